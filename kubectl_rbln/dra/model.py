@@ -1,0 +1,326 @@
+"""The Snapshot: one typed, normalized shape for everything the checks read.
+
+Whatever the source (a live cluster or a bundle) and whatever the API version
+(resource.k8s.io v1beta1, v1beta2, v1), the checks only ever see these types:
+- requests always have `exactly` or `first_available` (v1beta1's flat request
+  becomes `exactly`),
+- devices are flattened (v1beta1's `basic:` nesting is gone) and carry the
+  slice's driver, pool and node,
+- attribute and capacity names are qualified with the driver's domain,
+- attribute values are typed (int, bool, str, Version), capacities stay
+  quantity strings.
+Nothing downstream sees raw API dicts, except `raw` kept for evidence output.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+
+@dataclass(frozen=True, slots=True)
+class Version:
+    """A semantic-version attribute value (`{version: 1.2.3}`); compares as text, like the allocator."""
+
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
+
+
+AttrValue = Union[int, bool, str, Version]
+
+
+@dataclass(slots=True)
+class Device:
+    name: str
+    driver: str
+    pool: str
+    slice_name: str
+    node_name: str | None  # the slice's nodeName (or the device's own, per-device node selection)
+    attributes: dict[str, AttrValue]  # fully qualified: "dra.net/rdma", "resource.kubernetes.io/numaNode"
+    capacity: dict[str, str]  # fully qualified name -> quantity text ("64Gi")
+    taints: list[dict[str, Any]] = field(default_factory=list)
+    binding_conditions: list[str] = field(default_factory=list)
+    allow_multiple_allocations: bool = False
+    bad_attributes: list[str] = field(default_factory=list)  # entries with no or several value types
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        """The allocator's device id: driver/pool/device."""
+        return (self.driver, self.pool, self.name)
+
+    @property
+    def id(self) -> str:
+        return f"{self.driver}/{self.pool}/{self.name}"
+
+
+@dataclass(slots=True)
+class ResourceSlice:
+    name: str
+    driver: str
+    pool: str
+    generation: int
+    resource_slice_count: int
+    node_name: str | None
+    all_nodes: bool
+    node_selector: dict[str, Any] | None
+    per_device_node_selection: bool
+    devices: list[Device]
+    shared_counters: list[dict[str, Any]] = field(default_factory=list)
+    api_version: str = ""
+
+
+@dataclass(slots=True)
+class ExactRequest:
+    """One concrete way to satisfy a request: `exactly`, or one `firstAvailable` entry."""
+
+    device_class: str
+    selectors: list[str]  # CEL expressions; a selector without `cel` is kept as "" (an allocator error)
+    allocation_mode: str = "ExactCount"  # "ExactCount" | "All" | anything else (an allocator error)
+    count: int = 1
+    admin_access: bool = False
+    tolerations: list[dict[str, Any]] = field(default_factory=list)
+    capacity: dict[str, Any] | None = None
+    name: str = ""  # subrequest name; "" for `exactly`
+
+
+@dataclass(slots=True)
+class Request:
+    name: str
+    exactly: ExactRequest | None
+    first_available: list[ExactRequest] = field(default_factory=list)
+
+    @property
+    def alternatives(self) -> list[ExactRequest]:
+        """What the allocator tries, in order."""
+        return [self.exactly] if self.exactly is not None else list(self.first_available)
+
+
+@dataclass(slots=True)
+class Constraint:
+    requests: list[str]  # empty: applies to every request of the claim
+    match_attribute: str | None = None
+    distinct_attribute: str | None = None
+
+
+@dataclass(slots=True)
+class ClaimSpec:
+    requests: list[Request]
+    constraints: list[Constraint]
+    config: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class AllocationResult:
+    request: str  # "req" or "req/sub"
+    driver: str
+    pool: str
+    device: str
+    admin_access: bool = False
+    share_id: str | None = None
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.driver, self.pool, self.device)
+
+
+@dataclass(slots=True)
+class Allocation:
+    results: list[AllocationResult]
+    node_selector: dict[str, Any] | None = None
+
+
+@dataclass(slots=True)
+class ResourceClaim:
+    name: str
+    namespace: str
+    uid: str
+    spec: ClaimSpec
+    allocation: Allocation | None
+    reserved_for: list[dict[str, Any]]
+    owner_pod: str | None  # controller owner of kind Pod
+    pod_claim_name: str | None  # annotation resource.kubernetes.io/pod-claim-name
+    deleting: bool = False
+    raw: dict[str, Any] = field(default_factory=dict, repr=False)
+
+
+@dataclass(slots=True)
+class ResourceClaimTemplate:
+    name: str
+    namespace: str
+    spec: ClaimSpec
+    raw: dict[str, Any] = field(default_factory=dict, repr=False)
+
+
+@dataclass(slots=True)
+class DeviceClass:
+    name: str
+    selectors: list[str]
+    extended_resource_name: str | None = None
+    config: list[dict[str, Any]] = field(default_factory=list)
+    raw: dict[str, Any] = field(default_factory=dict, repr=False)
+
+
+@dataclass(slots=True)
+class PodClaimRef:
+    name: str
+    resource_claim_name: str | None = None
+    resource_claim_template_name: str | None = None
+
+
+@dataclass(slots=True)
+class ContainerState:
+    """A container's current and last state, reduced to what a diagnosis reads."""
+
+    name: str
+    ready: bool = False
+    restart_count: int = 0
+    state: str = ""  # "running" | "waiting" | "terminated" | ""
+    reason: str = ""  # e.g. CrashLoopBackOff, Error, OOMKilled
+    message: str = ""
+    last_reason: str = ""
+    last_exit_code: int | None = None
+
+
+@dataclass(slots=True)
+class Container:
+    name: str
+    requests: dict[str, str] = field(default_factory=dict)
+    limits: dict[str, str] = field(default_factory=dict)
+    claims: list[dict[str, str]] = field(default_factory=list)  # {name, request?}
+    run_as_user: int | None = None
+
+
+@dataclass(slots=True)
+class Condition:
+    type: str
+    status: str
+    reason: str = ""
+    message: str = ""
+
+
+@dataclass(slots=True)
+class Pod:
+    name: str
+    namespace: str
+    uid: str
+    phase: str
+    node_name: str | None
+    labels: dict[str, str]
+    node_selector: dict[str, str]
+    affinity: dict[str, Any]
+    tolerations: list[dict[str, Any]]
+    resource_claims: list[PodClaimRef]
+    claim_statuses: dict[str, str | None]  # pod claim name -> generated claim name (None: not needed)
+    conditions: dict[str, Condition]
+    containers: list[Container]
+    container_states: list[ContainerState]
+    run_as_user: int | None = None  # pod-level securityContext.runAsUser
+    scheduler_name: str = "default-scheduler"
+    raw: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+
+@dataclass(slots=True)
+class Node:
+    name: str
+    labels: dict[str, str]
+    taints: list[dict[str, Any]]
+    allocatable: dict[str, str]
+    unschedulable: bool = False
+    ready: bool = True
+    kubelet_version: str = ""
+
+
+@dataclass(slots=True)
+class Event:
+    namespace: str
+    involved_kind: str
+    involved_name: str
+    involved_namespace: str
+    reason: str
+    message: str
+    type: str = "Normal"
+    count: int = 1
+    last_timestamp: str = ""
+    source: str = ""  # reporting component (default-scheduler, kubelet, resource-claim controller...)
+
+
+@dataclass(slots=True)
+class PodLog:
+    """A container log captured by `dump` (kind PodLog, apiVersion kubectl-rbln/v1)."""
+
+    namespace: str
+    pod: str
+    container: str
+    previous: bool
+    log: str
+
+
+@dataclass(slots=True)
+class ExecCapture:
+    """A command's result captured by `dump` (kind ExecCapture, apiVersion kubectl-rbln/v1)."""
+
+    namespace: str
+    pod: str
+    container: str
+    command: list[str]
+    stdout: str
+    stderr: str
+    exit_code: int
+
+
+@dataclass(slots=True)
+class SourceProblem:
+    """Something the source could not read; degrades one check, not the command."""
+
+    kind: str  # e.g. "ResourceClaim"
+    message: str  # one line: "list resourceclaims.resource.k8s.io at the cluster scope: forbidden"
+    code: str = "error"  # "forbidden" | "not-served" | "error"
+
+
+@dataclass(slots=True)
+class Snapshot:
+    """Everything one command reads, taken once; every check is a pure function of it."""
+
+    nodes: dict[str, Node] = field(default_factory=dict)
+    pods: list[Pod] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
+    claims: list[ResourceClaim] = field(default_factory=list)
+    templates: list[ResourceClaimTemplate] = field(default_factory=list)
+    device_classes: dict[str, DeviceClass] = field(default_factory=dict)
+    slices: list[ResourceSlice] = field(default_factory=list)
+    logs: list[PodLog] = field(default_factory=list)
+    captures: list[ExecCapture] = field(default_factory=list)
+    resource_api_version: str | None = None  # newest resource.k8s.io version seen or served
+    server_version: str | None = None  # e.g. "v1.34.2" (live), None offline unless known
+    problems: list[SourceProblem] = field(default_factory=list)
+    source: str = ""  # "cluster <context>" or "files a.json, b.yaml"
+
+    def pod(self, namespace: str, name: str) -> Pod | None:
+        for pod in self.pods:
+            if pod.name == name and pod.namespace == namespace:
+                return pod
+        return None
+
+    def claim(self, namespace: str, name: str) -> ResourceClaim | None:
+        for claim in self.claims:
+            if claim.name == name and claim.namespace == namespace:
+                return claim
+        return None
+
+    def template(self, namespace: str, name: str) -> ResourceClaimTemplate | None:
+        for template in self.templates:
+            if template.name == name and template.namespace == namespace:
+                return template
+        return None
+
+    def problem_for(self, kind: str) -> SourceProblem | None:
+        for problem in self.problems:
+            if problem.kind == kind:
+                return problem
+        return None

@@ -1,0 +1,1 @@
+"""remedy package."""
