@@ -234,6 +234,7 @@ class Node:
     unschedulable: bool = False
     ready: bool = True
     kubelet_version: str = ""
+    container_runtime: str = ""  # status.nodeInfo.containerRuntimeVersion, e.g. "containerd://1.7.22"
 
 
 @dataclass(slots=True)

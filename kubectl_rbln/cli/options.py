@@ -1,0 +1,143 @@
+"""Flags every command shares, parsed by the plugin itself.
+
+kubectl never forwards its own flags to a plugin (`kubectl --context x rbln` is an
+error), so `--kubeconfig`, `--context`, `-n` and friends must come after `rbln`
+and are ours to parse (ecosystem-facts.md section 4.5).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import click
+
+OUTPUT_FORMATS = ("table", "wide", "json", "yaml")
+SEVERITIES = ("error", "warning", "info")
+
+
+@dataclass(slots=True)
+class Options:
+    """What the shared flags say, handed to every command."""
+
+    kubeconfig: str | None = None
+    context: str | None = None
+    namespace: str | None = None  # None: the context's namespace, else "default"
+    all_namespaces: bool = False
+    request_timeout: float = 30.0
+    filenames: list[str] = field(default_factory=list)
+    output: str = "table"
+    jq: str | None = None
+    color: bool = True
+    fail_on: str = "error"
+    lang: str = "en"
+
+    @property
+    def offline(self) -> bool:
+        return bool(self.filenames)
+
+
+def parse_timeout(value: str) -> float:
+    """kubectl's --request-timeout: `30`, `30s`, `1m`, `500ms`; 0 means no timeout."""
+    text = value.strip().lower()
+    units = (("ms", 0.001), ("s", 1.0), ("m", 60.0), ("h", 3600.0))
+    for suffix, scale in units:
+        if text.endswith(suffix) and text[: -len(suffix)].replace(".", "", 1).isdigit():
+            return float(text[: -len(suffix)]) * scale
+    if text.replace(".", "", 1).isdigit():
+        return float(text)
+    raise click.BadParameter(f"{value!r} is not a duration such as 30s, 1m or 500ms", param_hint="--request-timeout")
+
+
+def default_lang() -> str:
+    for var in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        value = os.environ.get(var, "")
+        if value:
+            return "ko" if value.lower().startswith("ko") else "en"
+    return "en"
+
+
+def color_enabled(no_color: bool) -> bool:
+    return not no_color and "NO_COLOR" not in os.environ
+
+
+def common_options(*, all_namespaces: bool = True, output: bool = True) -> Callable[..., Any]:
+    """Add the shared flags to a command and pass an `Options` as its `opts` argument."""
+
+    def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(func)
+        def wrapper(**kwargs: Any) -> Any:
+            opts = Options(
+                kubeconfig=kwargs.pop("kubeconfig"),
+                context=kwargs.pop("context"),
+                namespace=kwargs.pop("namespace"),
+                all_namespaces=kwargs.pop("all_namespaces", False),
+                request_timeout=parse_timeout(kwargs.pop("request_timeout")),
+                filenames=list(kwargs.pop("filenames")),
+                output=kwargs.pop("output", "table"),
+                jq=kwargs.pop("jq_expr", None),
+                color=color_enabled(kwargs.pop("no_color")),
+                fail_on=kwargs.pop("fail_on", "error"),
+                lang=kwargs.pop("lang") or default_lang(),
+            )
+            if opts.jq and opts.output in ("table", "wide"):
+                opts.output = "json"
+            return func(opts=opts, **kwargs)
+
+        params = [
+            click.option("--kubeconfig", metavar="PATH", help="Kubeconfig file (default: $KUBECONFIG, ~/.kube/config)."),
+            click.option("--context", metavar="NAME", help="Kubeconfig context to use."),
+            click.option("-n", "--namespace", metavar="NS", help="Namespace (default: the context's, else default)."),
+            click.option(
+                "--request-timeout",
+                default="30s",
+                show_default=True,
+                metavar="DURATION",
+                help="Give up on a cluster that does not answer (exit 3).",
+            ),
+            click.option(
+                "-f",
+                "--filename",
+                "filenames",
+                multiple=True,
+                metavar="PATH",
+                help="Read a bundle or kubectl -o json|yaml output (file, folder, - for stdin) "
+                "instead of a cluster. Repeatable.",
+            ),
+            click.option("--no-color", is_flag=True, help="No colour (also: NO_COLOR set)."),
+            click.option(
+                "--lang",
+                type=click.Choice(["en", "ko"]),
+                default=None,
+                help="Language of findings (default: from LANG).",
+            ),
+        ]
+        if all_namespaces:
+            params.append(click.option("-A", "--all-namespaces", is_flag=True, help="Look in every namespace."))
+        if output:
+            params += [
+                click.option(
+                    "-o",
+                    "--output",
+                    type=click.Choice(OUTPUT_FORMATS),
+                    default="table",
+                    show_default=True,
+                    help="Output format.",
+                ),
+                click.option("--jq", "jq_expr", metavar="EXPR", help="Filter the JSON output with a jq expression."),
+                click.option(
+                    "--fail-on",
+                    type=click.Choice(SEVERITIES),
+                    default="error",
+                    show_default=True,
+                    help="Exit 1 when a finding reaches this severity.",
+                ),
+            ]
+        for param in reversed(params):
+            wrapper = param(wrapper)
+        return wrapper
+
+    return decorate

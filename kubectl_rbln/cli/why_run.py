@@ -1,0 +1,83 @@
+"""The body of `why`: read once, pick the Pods, diagnose each, render one report."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kubectl_rbln.cli.options import Options
+from kubectl_rbln.cluster.files import load_objects
+from kubectl_rbln.cluster.source import default_namespace, load_snapshot
+from kubectl_rbln.diagnose.context import is_device_pod
+from kubectl_rbln.diagnose.features import choose_features
+from kubectl_rbln.diagnose.findings import SCHEMA_VERSION, exit_code_for
+from kubectl_rbln.diagnose.why import WhyOptions, diagnose_pod
+from kubectl_rbln.dra.model import Pod, ResourceClaimTemplate, Snapshot
+from kubectl_rbln.dra.normalize import normalize_template
+from kubectl_rbln.errors import InputError, NotFoundError
+from kubectl_rbln.render.output import emit_document
+from kubectl_rbln.render.why_table import render_report
+
+
+def load_rct_file(path: str) -> ResourceClaimTemplate:
+    templates = [o for o in load_objects([path]) if o.get("kind") == "ResourceClaimTemplate"]
+    if len(templates) != 1:
+        raise InputError(f"--with-rct {path}: expected one ResourceClaimTemplate, found {len(templates)}")
+    return normalize_template(templates[0])
+
+
+def needs_attention(pod: Pod) -> bool:
+    if pod.phase == "Pending":
+        return True
+    return any(s.restart_count > 0 or s.reason == "CrashLoopBackOff" for s in pod.container_states)
+
+
+def select_pods(snapshot: Snapshot, names: list[str], namespace: str | None) -> list[Pod]:
+    """Named Pods (an error if one is missing), else every device Pod that is Pending or crashing."""
+    if names:
+        chosen = []
+        for name in names:
+            ns, _, short = name.rpartition("/") if "/" in name else (namespace or "default", "", name)
+            pod = snapshot.pod(ns, short)
+            if pod is None:
+                where = snapshot.source or "the cluster"
+                raise NotFoundError(f'pod "{short}" not found in namespace "{ns}" ({where})')
+            chosen.append(pod)
+        return chosen
+    return [
+        pod
+        for pod in snapshot.pods
+        if (namespace is None or pod.namespace == namespace) and is_device_pod(pod) and needs_attention(pod)
+    ]
+
+
+def run_why(opts: Options, names: list[str], *, with_rct: str | None, k8s_version: str | None,
+            feature_gates: str | None) -> tuple[str, int]:
+    replacement = load_rct_file(with_rct) if with_rct else None
+    snapshot, collected = load_snapshot(opts)
+    namespace = None if opts.all_namespaces else default_namespace(opts, collected)
+    pods = select_pods(snapshot, names, namespace)
+    choice = choose_features(snapshot, k8s_version, feature_gates)
+    from kubectl_rbln.dra.allocator import Features  # noqa: PLC0415
+
+    options = WhyOptions(lang=opts.lang, features=Features.from_choice(choice), with_rct=replacement,
+                         assumptions=choice.describe())
+    diagnoses = [diagnose_pod(snapshot, pod, options) for pod in pods]
+    report: dict[str, Any] = {
+        "apiVersion": SCHEMA_VERSION,
+        "kind": "WhyReport",
+        "source": snapshot.source,
+        "assumptions": choice.describe(),
+        "pods": [d.to_dict() for d in diagnoses],
+    }
+    if not pods:
+        scope = "any namespace" if namespace is None else f'namespace "{namespace}"'
+        report["message"] = f"no Pending or crashing device Pod in {scope}; name a Pod to diagnose it anyway"
+    code = exit_code_for([f for d in diagnoses for f in d.findings], opts.fail_on)
+    if opts.jq or opts.output in ("json", "yaml"):
+        import io  # noqa: PLC0415
+
+        buffer = io.StringIO()
+        emit_document(report, opts.output, opts.jq, stream=buffer)
+        return buffer.getvalue(), code
+    return render_report(report, color=opts.color, wide=opts.output == "wide"), code
+

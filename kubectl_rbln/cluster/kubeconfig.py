@@ -1,0 +1,92 @@
+"""Kubeconfig and context resolution, the way kubectl does it, without ever writing the file.
+
+`KUBECONFIG` may hold several paths (merged, first definition wins); `--kubeconfig`
+names one. The client's `persist_config=True` default would write refreshed tokens
+back into the user's kubeconfig: we always pass False (ecosystem-facts.md 6.1).
+The Kubernetes client is imported inside the functions, never at module import.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from kubectl_rbln.errors import KubeconfigError
+
+
+@dataclass(frozen=True, slots=True)
+class KubeContext:
+    config_file: str | None  # None: $KUBECONFIG (possibly several paths) or ~/.kube/config
+    context: str
+    namespace: str
+    cluster: str
+
+
+def _config_location(explicit: str | None) -> str:
+    if explicit:
+        return explicit
+    env = os.environ.get("KUBECONFIG", "")
+    return env if env else os.path.expanduser("~/.kube/config")
+
+
+def _existing(location: str) -> list[str]:
+    return [p for p in location.split(os.pathsep) if p and os.path.exists(os.path.expanduser(p))]
+
+
+def resolve_context(kubeconfig: str | None, context: str | None, namespace: str | None) -> KubeContext:
+    """Which context, cluster and namespace a command will use; a bad kubeconfig is one clear error."""
+    location = _config_location(kubeconfig)
+    if kubeconfig and not os.path.exists(os.path.expanduser(kubeconfig)):
+        raise KubeconfigError(f"kubeconfig {kubeconfig} does not exist")
+    if not _existing(location):
+        raise KubeconfigError(
+            f"no kubeconfig found (looked at {location})",
+            hint="set KUBECONFIG or pass --kubeconfig, or read a bundle with -f",
+        )
+    from kubernetes.config import kube_config  # noqa: PLC0415 - keep --help light
+
+    try:
+        loader = kube_config._get_kube_config_loader(filename=location, persist_config=False)
+        contexts = loader.list_contexts()
+        current = loader.current_context
+    except Exception as exc:  # the client raises ConfigException, yaml errors, KeyError...
+        raise KubeconfigError(f"cannot read kubeconfig {location}: {_one_line(exc)}") from None
+    by_name = {c.get("name"): c for c in contexts or [] if isinstance(c, dict)}
+    name = context or (current or {}).get("name")
+    if not name:
+        raise KubeconfigError(f"kubeconfig {location} has no current-context; pass --context")
+    if name not in by_name:
+        known = ", ".join(sorted(str(n) for n in by_name)) or "none"
+        raise KubeconfigError(f'context "{name}" not found in {location} (contexts: {known})')
+    body = by_name[name].get("context") or {}
+    return KubeContext(
+        config_file=location,
+        context=name,
+        namespace=namespace or body.get("namespace") or "default",
+        cluster=str(body.get("cluster", "")),
+    )
+
+
+def new_api_client(ctx: KubeContext, *, timeout: float) -> Any:
+    """A fresh ApiClient with its own Configuration (never the global default, never persisted)."""
+    from kubernetes import client  # noqa: PLC0415
+    from kubernetes.config import kube_config  # noqa: PLC0415
+
+    configuration = client.Configuration()
+    configuration.retries = False  # fail within --request-timeout instead of retrying three times
+    try:
+        kube_config.load_kube_config(
+            config_file=ctx.config_file,
+            context=ctx.context,
+            client_configuration=configuration,
+            persist_config=False,
+        )
+    except Exception as exc:
+        raise KubeconfigError(f"cannot use context {ctx.context}: {_one_line(exc)}") from None
+    return client.ApiClient(configuration=configuration)
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    return text.splitlines()[0] if text else type(exc).__name__

@@ -1,0 +1,157 @@
+"""Serve a bundle as a read-only Kubernetes API on loopback, for real kubectl and client libraries.
+
+`kubectl rbln serve BUNDLE` and the end-to-end tests both use this: point
+kubectl at `ReplayServer.kubeconfig()` and `get`, `logs`, `exec` and
+`describe` work against a dump, offline (the idea of replicatedhq/sbctl).
+It answers discovery, list/get with selectors and pagination, pods/log from
+PodLog items and pods/exec from ExecCapture items; every other verb gets a
+405 Status. Every request lands in `audit`, so tests can prove nothing wrote.
+
+Layout: `replay_resources` (what a bundle serves), `replay_store` (the index),
+`replay_select` (selectors), `replay_discovery` (documents and Status),
+`replay_http` (routing), `replay_ws` + `replay_exec` (exec streaming),
+`replay_audit` (the request log), and this module (the public face).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import yaml
+
+from kubectl_rbln.cluster.replay_audit import Audit, AuditEntry
+from kubectl_rbln.cluster.replay_http import ReplayHTTPServer
+from kubectl_rbln.cluster.replay_store import ObjectStore
+from kubectl_rbln.errors import InputError
+
+__all__ = ["AuditEntry", "ReplayServer", "run"]
+
+
+class ReplayServer:
+    """A read-only Kubernetes API over a list of object dicts; bound on creation, served by `start()`."""
+
+    def __init__(self, objects: list[dict[str, Any]], host: str = "127.0.0.1", port: int = 0) -> None:
+        self.store = ObjectStore(objects)
+        self._audit = Audit()
+        self._thread: threading.Thread | None = None
+        self._serving = False
+        self._life_lock = threading.Lock()
+        try:
+            self._httpd = ReplayHTTPServer((host, port), self.store, self._audit)
+        except OSError as exc:  # port taken, address not local: the user's to fix, not a traceback
+            raise InputError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+
+    # ------------------------------------------------------------ lifecycle
+
+    def start(self) -> ReplayServer:
+        """Serve in a daemon thread; returns self so `ReplayServer(objs).start()` reads well."""
+        with self._life_lock:
+            if self._thread is None and not self._serving:
+                self._serving = True
+                self._thread = threading.Thread(
+                    target=self._httpd.serve_forever,
+                    kwargs={"poll_interval": 0.1},
+                    name="rbln-replay",
+                    daemon=True,
+                )
+                self._thread.start()
+        return self
+
+    def serve_forever(self) -> None:
+        """Serve in the calling thread until `stop()` is called from another one (or Ctrl-C)."""
+        with self._life_lock:
+            if self._serving:
+                raise RuntimeError("the replay server is already serving")
+            self._serving = True
+        try:
+            self._httpd.serve_forever(poll_interval=0.2)
+        finally:
+            self._httpd.server_close()
+
+    def stop(self) -> None:
+        """Stop serving and release the port; safe to call twice, or without `start()`."""
+        with self._life_lock:
+            serving, thread = self._serving, self._thread
+            self._serving, self._thread = False, None
+        if serving:
+            self._httpd.shutdown()
+        if thread is not None:
+            thread.join(timeout=5)
+        self._httpd.server_close()
+
+    def __enter__(self) -> ReplayServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # ------------------------------------------------------------ addresses and kubeconfig
+
+    @property
+    def port(self) -> int:
+        return int(self._httpd.server_address[1])
+
+    @property
+    def host(self) -> str:
+        return self._httpd.public_host
+
+    @property
+    def url(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
+
+    def kubeconfig(self, context_name: str = "rbln-replay", namespace: str | None = None) -> dict[str, Any]:
+        """A kubeconfig whose current context talks to this server (plain HTTP, a dummy token)."""
+        context: dict[str, Any] = {"cluster": context_name, "user": context_name}
+        if namespace:
+            context["namespace"] = namespace
+        return {
+            "apiVersion": "v1",
+            "kind": "Config",
+            "clusters": [{"name": context_name, "cluster": {"server": self.url}}],
+            "users": [{"name": context_name, "user": {"token": "rbln-replay-read-only"}}],
+            "contexts": [{"name": context_name, "context": context}],
+            "current-context": context_name,
+            "preferences": {},
+        }
+
+    def kubeconfig_yaml(self, context_name: str = "rbln-replay", namespace: str | None = None) -> str:
+        return yaml.safe_dump(self.kubeconfig(context_name, namespace), sort_keys=False)
+
+    # ------------------------------------------------------------ audit
+
+    @property
+    def audit(self) -> list[AuditEntry]:
+        """A copy of every request so far, in the order replies were started."""
+        return self._audit.entries()
+
+    def write_attempts(self) -> list[AuditEntry]:
+        """Requests with a write verb (all refused with 405, unless something is badly wrong)."""
+        return [entry for entry in self.audit if entry.is_write]
+
+    def clear_audit(self) -> None:
+        self._audit.clear()
+
+
+def run(
+    objects: list[dict[str, Any]],
+    host: str = "127.0.0.1",
+    port: int = 0,
+    on_ready: Callable[[ReplayServer], None] | None = None,
+) -> None:
+    """Serve in the calling thread until Ctrl-C (the `kubectl rbln serve` path).
+
+    `on_ready` runs once the port is bound and before serving starts: print the
+    kubeconfig there. Connections queue in the listen backlog meanwhile.
+    """
+    server = ReplayServer(objects, host, port)
+    try:
+        if on_ready is not None:
+            on_ready(server)
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server._httpd.server_close()

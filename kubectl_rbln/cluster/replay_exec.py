@@ -1,0 +1,93 @@
+"""pods/exec replayed from ExecCapture items, over the Kubernetes websocket channel protocol.
+
+The server side of what kubelet streams: stdout on channel 1, stderr on 2, then
+the exit status on channel 3 (a Status for v4/v5, which is where kubectl and the
+Python client's `returncode` read the exit code), then a close frame.
+Nothing is ever run: an unrecorded command fails with exit code 126 and says so.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+from dataclasses import dataclass
+from typing import Any, BinaryIO
+
+from kubectl_rbln.cluster.replay_store import ObjectStore
+from kubectl_rbln.cluster.replay_ws import (
+    ChannelProtocol,
+    channel_frame,
+    close_frame,
+    drain_until_close,
+)
+
+STDOUT, STDERR, STATUS = 1, 2, 3
+NO_CAPTURE_EXIT_CODE = 126
+CHUNK = 32 * 1024
+
+
+@dataclass(frozen=True)
+class ExecResult:
+    stdout: bytes
+    stderr: bytes
+    exit_code: int
+
+
+def replay(store: ObjectStore, namespace: str, pod: str, container: str, command: list[str]) -> ExecResult:
+    """The recorded output of `command`, or a 126 failure naming what is missing."""
+    capture = store.find_capture(namespace, pod, container, tuple(command))
+    if capture is None:
+        message = (
+            f"kubectl-rbln replay: no exec capture recorded for {json.dumps(command)} "
+            f"in container {container!r} of pod {namespace}/{pod}\n"
+        )
+        return ExecResult(b"", message.encode("utf-8"), NO_CAPTURE_EXIT_CODE)
+    return ExecResult(capture.stdout.encode("utf-8"), capture.stderr.encode("utf-8"), capture.exit_code)
+
+
+def exit_status(command: list[str], exit_code: int) -> dict[str, Any]:
+    """The Status kubelet writes on the error channel (v4 and v5)."""
+    if exit_code == 0:
+        return {"metadata": {}, "status": "Success"}
+    return {
+        "metadata": {},
+        "status": "Failure",
+        "message": (
+            "command terminated with non-zero exit code: error executing command "
+            f"[{' '.join(command)}], exit code {exit_code}"
+        ),
+        "reason": "NonZeroExitCode",
+        "details": {"causes": [{"reason": "ExitCode", "message": str(exit_code)}]},
+    }
+
+
+def stream(
+    sock: socket.socket,
+    reader: BinaryIO,
+    protocol: ChannelProtocol,
+    command: list[str],
+    result: ExecResult,
+    *,
+    want_stdout: bool = True,
+    want_stderr: bool = True,
+    tty: bool = False,
+    close_timeout: float = 2.0,
+) -> None:
+    """Write the result on its channels, the status, a close frame; then wait for the client's close."""
+    out = bytearray()
+    stderr_channel = STDOUT if tty else STDERR  # a TTY has no separate stderr
+    if want_stdout:
+        out += _chunks(protocol, STDOUT, result.stdout)
+    if want_stderr or tty:
+        out += _chunks(protocol, stderr_channel, result.stderr)
+    if protocol.status_json:
+        out += channel_frame(protocol, STATUS, json.dumps(exit_status(command, result.exit_code)).encode())
+    elif result.exit_code != 0:
+        out += channel_frame(protocol, STATUS, exit_status(command, result.exit_code)["message"].encode())
+    out += close_frame(1000)
+    sock.sendall(bytes(out))
+    drain_until_close(sock, reader, close_timeout)
+
+
+def _chunks(protocol: ChannelProtocol, channel: int, data: bytes) -> bytes:
+    return b"".join(channel_frame(protocol, channel, data[i : i + CHUNK]) for i in range(0, len(data), CHUNK))

@@ -1,0 +1,436 @@
+"""HTTP routing of the replay server: one request in, one document or Status out.
+
+Maps kube-apiserver URLs onto the ObjectStore (discovery, list, get, pods/log,
+pods/exec), refuses every write with 405, and turns any fault into a Status
+body, never a traceback. Runs in ThreadingHTTPServer worker threads; the store
+is immutable and the audit locked, so handlers share nothing else.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, unquote, urlsplit
+
+from kubectl_rbln.cluster import replay_exec
+from kubectl_rbln.cluster.replay_audit import READ_METHODS, Audit, AuditEntry, is_exec_path
+from kubectl_rbln.cluster.replay_discovery import (
+    api_group,
+    api_group_list,
+    api_resource_list,
+    api_versions,
+    not_found,
+    status,
+    version_info,
+)
+from kubectl_rbln.cluster.replay_resources import Group, Resource
+from kubectl_rbln.cluster.replay_select import SelectorError, parse_field_selector, parse_label_selector
+from kubectl_rbln.cluster.replay_store import ContinueError, ObjectStore, Stored, encode
+from kubectl_rbln.cluster.replay_ws import accept_key, choose_protocol, parse_protocol_header
+
+MAX_DISCARDED_BODY = 16 * 1024 * 1024
+
+
+class BadRequest(Exception):
+    """A request the apiserver would answer with 400 and this message."""
+
+
+class ReplayHTTPServer(ThreadingHTTPServer):
+    """The listening socket, with what handlers need: the store, the audit, the public address."""
+
+    daemon_threads = True
+    allow_reuse_address = True
+    request_queue_size = 128
+
+    def __init__(self, address: tuple[str, int], store: ObjectStore, audit: Audit) -> None:
+        if ":" in address[0]:
+            self.address_family = socket.AF_INET6
+        super().__init__(address, ReplayHandler)
+        self.store = store
+        self.audit = audit
+
+    @property
+    def public_host(self) -> str:
+        """The address clients should use: wildcard binds map to loopback."""
+        host = str(self.server_address[0])
+        return {"0.0.0.0": "127.0.0.1", "": "127.0.0.1", "::": "::1"}.get(host, host)
+
+
+class ReplayHandler(BaseHTTPRequestHandler):
+    """Routes one request; every reply is a Status or a document, never a traceback."""
+
+    protocol_version = "HTTP/1.1"
+    server_version = "kubectl-rbln-replay"
+    sys_version = ""
+    server: ReplayHTTPServer
+
+    # ------------------------------------------------------------ plumbing
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+        """Quiet: the audit list is the record."""
+
+    def send_response(self, code: int, message: str | None = None) -> None:
+        """Audit before the reply leaves: a client that saw a reply also finds it in the audit."""
+        self._code = code
+        self._audit_once()
+        super().send_response(code, message)
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """Malformed request lines and unknown methods: a Status body instead of stdlib HTML."""
+        self.close_connection = True
+        reason = {400: "BadRequest", 414: "RequestURITooLong", 431: "BadRequest", 501: "MethodNotAllowed"}
+        body = status(code, reason.get(code, "BadRequest"), message or "bad request")
+        self._audited = False
+        self._send_json(code, body)
+
+    def do_GET(self) -> None:
+        self._dispatch()
+
+    do_HEAD = do_POST = do_PUT = do_PATCH = do_DELETE = do_OPTIONS = do_GET
+
+    def _dispatch(self) -> None:
+        self._code = 0
+        self._audited = False
+        try:
+            self._discard_body()
+            self._route()
+        except BadRequest as exc:
+            self._send_json(400, status(400, "BadRequest", str(exc)))
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+        except Exception as exc:  # noqa: BLE001 - the last line of defence: a 500 Status, not a traceback
+            self.close_connection = True
+            if not self._code:
+                self._send_json(500, status(500, "InternalError", f"replay server error: {exc!r}"))
+        finally:
+            self._audit_once()
+
+    def _audit_once(self) -> None:
+        if getattr(self, "_audited", False):
+            return
+        self._audited = True
+        raw = getattr(self, "path", "") or ""
+        parts = urlsplit(raw)
+        entry = AuditEntry(
+            getattr(self, "command", "") or "", parts.path, parts.query, getattr(self, "_code", 0)
+        )
+        self.server.audit.record(entry)
+
+    def _discard_body(self) -> None:
+        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+            self.close_connection = True
+            return
+        try:
+            length = int(self.headers.get("Content-Length") or 0)
+        except ValueError:
+            raise BadRequest("invalid Content-Length") from None
+        if length > MAX_DISCARDED_BODY or length < 0:
+            self.close_connection = True
+        elif length:
+            self.rfile.read(length)
+
+    def _send_body(
+        self, code: int, body: bytes, content_type: str, headers: dict[str, str] | None = None
+    ) -> None:
+        self.send_response(code)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "no-cache, private")
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        if self.command != "HEAD" and code not in (204, 304):
+            self.wfile.write(body)
+
+    def _send_json(self, code: int, doc: Any, headers: dict[str, str] | None = None) -> None:
+        self._send_body(code, encode(doc), "application/json", headers)
+
+    # ------------------------------------------------------------ routing
+
+    def _route(self) -> None:
+        parts = urlsplit(self.path)
+        segments = [unquote(s) for s in parts.path.split("/") if s]
+        query = _parse_query(parts.query)
+        store = self.server.store
+        exec_target = is_exec_path(segments)
+
+        if self.command == "OPTIONS":
+            allow = "GET, POST, OPTIONS" if exec_target else "GET, HEAD, OPTIONS"
+            self._send_body(204, b"", "text/plain", {"Allow": allow})
+            return
+        if self.command not in READ_METHODS and not exec_target:
+            self._send_json(
+                405,
+                status(
+                    405,
+                    "MethodNotAllowed",
+                    f"the replay server is read-only: {self.command} is not allowed "
+                    "(it serves a recorded bundle; nothing can be changed)",
+                ),
+                {"Allow": "GET, HEAD, OPTIONS"},
+            )
+            return
+
+        if segments in (["version"],):
+            self._send_json(200, version_info(store.server_version))
+        elif segments in (["healthz"], ["livez"], ["readyz"]):
+            self._send_body(200, b"ok", "text/plain; charset=utf-8")
+        elif segments == ["api"]:
+            self._send_json(200, api_versions(f"{self.server.public_host}:{self.server.server_address[1]}"))
+        elif segments == ["apis"]:
+            self._send_json(200, api_group_list(store.groups))
+        elif segments[:1] == ["api"] and len(segments) >= 2:
+            self._route_group(store, store.groups[""], segments[1], segments[2:], query)
+        elif segments[:1] == ["apis"] and len(segments) >= 2 and segments[1] in store.groups and segments[1]:
+            group = store.groups[segments[1]]
+            if len(segments) == 2:
+                self._send_json(200, api_group(group))
+            else:
+                self._route_group(store, group, segments[2], segments[3:], query)
+        else:
+            self._not_found_path()
+
+    def _not_found_path(self) -> None:
+        self._send_json(404, status(404, "NotFound", "the server could not find the requested resource"))
+
+    def _route_group(
+        self, store: ObjectStore, group: Group, version: str, rest: list[str], query: dict[str, list[str]]
+    ) -> None:
+        if version not in group.versions:
+            self._not_found_path()
+            return
+        if not rest:
+            self._send_json(200, api_resource_list(group, version))
+            return
+        namespace: str | None = None
+        if rest[0] == "namespaces" and len(rest) >= 3:
+            namespace, rest = rest[1], rest[2:]
+        plural, name, sub = rest[0], _at(rest, 1), _at(rest, 2)
+        resource = group.resources.get(plural)
+        if resource is None or len(rest) > 3 or (namespace is not None and not resource.namespaced):
+            self._not_found_path()
+            return
+        if resource.namespaced and namespace is None and name is not None:
+            self._not_found_path()
+            return
+        if name is None:
+            self._list(store, resource, version, namespace, query)
+            return
+        stored = store.get(resource, namespace or "", name)
+        if sub is None or sub == "status":
+            if stored is None:
+                self._send_json(404, not_found(resource, name))
+            else:
+                self._send_body(200, stored.raw, "application/json")
+        elif group.name == "" and plural == "pods" and sub == "log":
+            self._pod_log(store, resource, namespace or "", name, stored, query)
+        elif group.name == "" and plural == "pods" and sub == "exec":
+            self._pod_exec(store, resource, namespace or "", name, stored, query)
+        else:
+            self._not_found_path()
+
+    # ------------------------------------------------------------ list
+
+    def _list(
+        self,
+        store: ObjectStore,
+        resource: Resource,
+        version: str,
+        namespace: str | None,
+        query: dict[str, list[str]],
+    ) -> None:
+        if _parse_bool(query, "watch"):
+            self._send_json(
+                405,
+                status(
+                    405,
+                    "MethodNotAllowed",
+                    "watch is not supported by the replay server (a bundle never changes)",
+                ),
+            )
+            return
+        limit_text = _last(query, "limit")
+        if limit_text and not (limit_text.isdigit()):
+            raise BadRequest(f"invalid limit {limit_text!r}: must be a non-negative integer")
+        try:
+            labels = parse_label_selector(_last(query, "labelSelector"))
+            fields = parse_field_selector(_last(query, "fieldSelector"), resource.plural)
+            page = store.list(
+                resource, namespace, labels, fields, int(limit_text or 0), _last(query, "continue")
+            )
+        except (SelectorError, ContinueError) as exc:
+            raise BadRequest(str(exc)) from None
+        meta: dict[str, Any] = {"resourceVersion": store.resource_version}
+        if page.continue_token:
+            meta["continue"] = page.continue_token
+            meta["remainingItemCount"] = page.remaining
+        api_version = f"{resource.group}/{version}" if resource.group else version
+        self._send_body(
+            200, _list_body(f"{resource.kind}List", api_version, meta, page.items), "application/json"
+        )
+
+    # ------------------------------------------------------------ pods/log
+
+    def _pod_log(
+        self,
+        store: ObjectStore,
+        resource: Resource,
+        namespace: str,
+        pod: str,
+        stored: Stored | None,
+        query: dict[str, list[str]],
+    ) -> None:
+        containers = store.pod_containers(stored.obj) if stored else store.log_containers(namespace, pod)
+        if stored is None and not containers:
+            self._send_json(404, not_found(resource, pod))
+            return
+        container = _last(query, "container") or _default_container(stored, containers)
+        if not container:
+            raise BadRequest(
+                f"a container name must be specified for pod {pod}, choose one of: [{' '.join(containers)}]"
+            )
+        if container not in containers:
+            raise BadRequest(f"container {container} is not valid for pod {pod}")
+        previous = _parse_bool(query, "previous")
+        log = store.logs.get((namespace, pod, container, previous))
+        if log is None:
+            if previous:
+                raise BadRequest(f'previous terminated container "{container}" in pod "{pod}" not found')
+            self._send_json(
+                404,
+                status(
+                    404,
+                    "NotFound",
+                    f'no log of container "{container}" in pod "{pod}" was recorded in the bundle',
+                    {"name": pod, "kind": "pods"},
+                ),
+            )
+            return
+        self._send_body(200, _trim_log(log, query).encode("utf-8"), "text/plain")
+
+    # ------------------------------------------------------------ pods/exec
+
+    def _pod_exec(
+        self,
+        store: ObjectStore,
+        resource: Resource,
+        namespace: str,
+        pod: str,
+        stored: Stored | None,
+        query: dict[str, list[str]],
+    ) -> None:
+        command = query.get("command", [])
+        if not command:
+            raise BadRequest("you must specify at least 1 command")
+        containers = store.pod_containers(stored.obj) if stored else []
+        container = _last(query, "container") or (containers[0] if containers else "")
+        if stored is None and store.find_capture(namespace, pod, container, tuple(command)) is None:
+            self._send_json(404, not_found(resource, pod))
+            return
+        if stored is not None and container not in containers:
+            raise BadRequest(f"container {container} is not valid for pod {pod}")
+        upgrade = self.headers.get("Upgrade", "").lower()
+        if "websocket" not in upgrade:
+            raise BadRequest(
+                "the replay server streams exec over websocket only "
+                "(v5.channel.k8s.io, v4.channel.k8s.io); SPDY and plain requests are not supported"
+            )
+        key = self.headers.get("Sec-WebSocket-Key", "")
+        if not key:
+            raise BadRequest("websocket upgrade without Sec-WebSocket-Key")
+        protocol = choose_protocol(
+            parse_protocol_header(self.headers.get_all("Sec-WebSocket-Protocol") or [])
+        )
+        if protocol is None:
+            raise BadRequest(
+                "no supported websocket subprotocol offered (want v5.channel.k8s.io or v4.channel.k8s.io)"
+            )
+        result = replay_exec.replay(store, namespace, pod, container, command)
+        self.send_response(101, "Switching Protocols")
+        self.send_header("Upgrade", "websocket")
+        self.send_header("Connection", "Upgrade")
+        self.send_header("Sec-WebSocket-Accept", accept_key(key))
+        self.send_header("Sec-WebSocket-Protocol", protocol.name)
+        self.end_headers()
+        self.wfile.flush()
+        self.close_connection = True
+        replay_exec.stream(
+            self.connection,
+            self.rfile,
+            protocol,
+            command,
+            result,
+            want_stdout=_parse_bool(query, "stdout", default=True),
+            want_stderr=_parse_bool(query, "stderr", default=True),
+            tty=_parse_bool(query, "tty"),
+        )
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def _at(items: list[str], index: int) -> str | None:
+    return items[index] if len(items) > index else None
+
+
+def _parse_query(text: str) -> dict[str, list[str]]:
+    try:
+        return parse_qs(text, keep_blank_values=True, max_num_fields=1000)
+    except ValueError as exc:
+        raise BadRequest(f"malformed query: {exc}") from None
+
+
+def _last(query: dict[str, list[str]], name: str) -> str:
+    values = query.get(name)
+    return values[-1] if values else ""
+
+
+def _parse_bool(query: dict[str, list[str]], name: str, default: bool = False) -> bool:
+    """The apiserver's query bool: absent is the default, "0"/"false" are false, anything else true."""
+    if name not in query:
+        return default
+    return _last(query, name).lower() not in ("0", "false")
+
+
+def _default_container(stored: Stored | None, containers: list[str]) -> str:
+    """The container kubelet would pick: the default-container annotation, else the only one."""
+    if stored is not None:
+        annotations = stored.obj.get("metadata", {}).get("annotations") or {}
+        chosen = (
+            annotations.get("kubectl.kubernetes.io/default-container")
+            if isinstance(annotations, dict)
+            else None
+        )
+        if isinstance(chosen, str) and chosen in containers:
+            return chosen
+        spec_containers = stored.obj.get("spec", {}).get("containers") or []
+        if len(spec_containers) == 1:
+            return containers[0]
+        return ""
+    return containers[0] if len(containers) == 1 else ""
+
+
+def _trim_log(log: str, query: dict[str, list[str]]) -> str:
+    """Honour tailLines and limitBytes (kubectl logs --tail / --limit-bytes)."""
+    tail = _last(query, "tailLines")
+    if tail:
+        if not tail.lstrip("-").isdigit():
+            raise BadRequest(f"invalid tailLines {tail!r}")
+        count = int(tail)
+        if count >= 0:
+            lines = log.splitlines(keepends=True)
+            log = "".join(lines[-count:]) if count else ""
+    limit = _last(query, "limitBytes")
+    if limit:
+        if not limit.isdigit() or int(limit) == 0:
+            raise BadRequest(f"invalid limitBytes {limit!r}: must be a positive integer")
+        log = log.encode("utf-8")[: int(limit)].decode("utf-8", "ignore")
+    return log
+
+
+def _list_body(kind: str, api_version: str, meta: dict[str, Any], items: list[Stored]) -> bytes:
+    """The list document, splicing each item's pre-encoded JSON instead of re-encoding it."""
+    head = json.dumps({"kind": kind, "apiVersion": api_version, "metadata": meta}, separators=(",", ":"))
+    return head[:-1].encode("utf-8") + b',"items":[' + b",".join(s.raw for s in items) + b"]}"

@@ -1,0 +1,263 @@
+"""Label and field selectors, parsed and matched the way kube-apiserver does.
+
+Only what kubectl sends and the apiserver accepts: label selectors with
+=, ==, !=, in, notin, exists and !exists (plus gt/lt), field selectors with
+=, == and != on the fields each resource supports. Anything else raises
+`SelectorError`, which the server turns into a 400 Status, never a traceback.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from kubectl_rbln.cluster.replay_resources import metadata
+
+
+class SelectorError(ValueError):
+    """A selector the apiserver would refuse with 400 BadRequest."""
+
+
+# ---------------------------------------------------------------- labels
+
+_LABEL_TOKEN = re.compile(r"\s*(\(|\)|,|!=|==|=|!|>|<|[^\s(),!=<>]+)")
+
+
+@dataclass(frozen=True)
+class LabelRequirement:
+    key: str
+    op: str  # "=", "!=", "in", "notin", "exists", "!exists", "gt", "lt"
+    values: tuple[str, ...] = ()
+
+    def matches(self, labels: dict[str, str]) -> bool:
+        present = self.key in labels
+        value = labels.get(self.key)
+        if self.op == "exists":
+            return present
+        if self.op == "!exists":
+            return not present
+        if self.op in ("=", "in"):
+            return present and value in self.values
+        if self.op in ("!=", "notin"):
+            return not present or value not in self.values
+        if not present:
+            return False
+        try:
+            number, bound = int(str(value)), int(self.values[0])
+        except ValueError:
+            return False
+        return number > bound if self.op == "gt" else number < bound
+
+
+def _tokenize_labels(text: str) -> list[str]:
+    tokens: list[str] = []
+    pos = 0
+    while pos < len(text):
+        if text[pos:].strip() == "":
+            break
+        match = _LABEL_TOKEN.match(text, pos)
+        if not match:
+            raise SelectorError(f"unable to parse requirement: invalid label selector {text!r}")
+        tokens.append(match.group(1))
+        pos = match.end()
+    return tokens
+
+
+def parse_label_selector(text: str) -> list[LabelRequirement]:
+    """`app=x,tier in (a,b),!canary` -> requirements (all must match)."""
+    tokens = _tokenize_labels(text)
+    reqs: list[LabelRequirement] = []
+    i = 0
+
+    def take() -> str:
+        nonlocal i
+        if i >= len(tokens):
+            raise SelectorError(f"unable to parse requirement: unexpected end of selector {text!r}")
+        i += 1
+        return tokens[i - 1]
+
+    while i < len(tokens):
+        token = take()
+        if token == "!":
+            key = _label_key(take(), text)
+            reqs.append(LabelRequirement(key, "!exists"))
+        else:
+            key = _label_key(token, text)
+            nxt = tokens[i] if i < len(tokens) else ","
+            if nxt == ",":
+                reqs.append(LabelRequirement(key, "exists"))
+            elif nxt in ("=", "==", "!="):
+                take()
+                value = tokens[i] if i < len(tokens) and tokens[i] != "," else ""
+                if value:
+                    take()
+                _check_word(value, text, allow_empty=True)
+                reqs.append(LabelRequirement(key, "!=" if nxt == "!=" else "=", (value,)))
+            elif nxt in ("in", "notin"):
+                take()
+                reqs.append(LabelRequirement(key, nxt, _label_set(take, text)))
+            elif nxt in (">", "<"):
+                take()
+                bound = take()
+                if not re.fullmatch(r"-?\d+", bound):
+                    raise SelectorError(f"unable to parse requirement: {bound!r} is not an integer")
+                reqs.append(LabelRequirement(key, "gt" if nxt == ">" else "lt", (bound,)))
+            else:
+                raise SelectorError(f"unable to parse requirement: unexpected {nxt!r} in {text!r}")
+        if i < len(tokens):
+            if tokens[i] != ",":
+                raise SelectorError(f"unable to parse requirement: expected ',' in {text!r}")
+            i += 1
+            if i >= len(tokens):
+                raise SelectorError(f"unable to parse requirement: trailing ',' in {text!r}")
+    return reqs
+
+
+def _label_set(take: Callable[[], str], text: str) -> tuple[str, ...]:
+    if take() != "(":
+        raise SelectorError(f"unable to parse requirement: expected '(' in {text!r}")
+    values: list[str] = []
+    expect_value = True
+    while True:
+        token = take()
+        if token == ")":
+            if expect_value and values:
+                values.append("")
+            return tuple(values)
+        if token == ",":
+            if expect_value:
+                values.append("")
+            expect_value = True
+            continue
+        if not expect_value:
+            raise SelectorError(f"unable to parse requirement: expected ',' or ')' in {text!r}")
+        _check_word(token, text, allow_empty=False)
+        values.append(token)
+        expect_value = False
+
+
+def _label_key(token: str, text: str) -> str:
+    if token in ("(", ")", ",", "=", "==", "!=", "!", ">", "<", "in", "notin"):
+        raise SelectorError(f"unable to parse requirement: expected a label key in {text!r}")
+    _check_word(token, text, allow_empty=False)
+    return token
+
+
+def _check_word(token: str, text: str, *, allow_empty: bool) -> None:
+    if not token and allow_empty:
+        return
+    if not re.fullmatch(r"[A-Za-z0-9._/-]+", token):
+        raise SelectorError(f"unable to parse requirement: invalid label {token!r} in {text!r}")
+
+
+def match_labels(reqs: list[LabelRequirement], obj: dict[str, Any]) -> bool:
+    labels = metadata(obj).get("labels")
+    labels = labels if isinstance(labels, dict) else {}
+    return all(req.matches(labels) for req in reqs)
+
+
+# ---------------------------------------------------------------- fields
+
+_COMMON_FIELDS = ("metadata.name", "metadata.namespace")
+# plural -> fields the apiserver supports beyond metadata.name/namespace
+SUPPORTED_FIELDS: dict[str, tuple[str, ...]] = {
+    "pods": (
+        "spec.nodeName",
+        "spec.restartPolicy",
+        "spec.schedulerName",
+        "spec.serviceAccountName",
+        "spec.hostNetwork",
+        "status.phase",
+        "status.podIP",
+        "status.nominatedNodeName",
+    ),
+    "events": (
+        "involvedObject.kind",
+        "involvedObject.namespace",
+        "involvedObject.name",
+        "involvedObject.uid",
+        "involvedObject.apiVersion",
+        "involvedObject.resourceVersion",
+        "involvedObject.fieldPath",
+        "reason",
+        "reportingComponent",
+        "source",
+        "type",
+    ),
+    "nodes": ("spec.unschedulable",),
+    "namespaces": ("status.phase",),
+    "resourceslices": ("spec.nodeName", "spec.driver"),
+}
+
+
+@dataclass(frozen=True)
+class FieldRequirement:
+    field: str
+    value: str
+    negate: bool
+
+    def matches(self, obj: dict[str, Any]) -> bool:
+        return (field_value(obj, self.field) == self.value) != self.negate
+
+
+def field_value(obj: dict[str, Any], path: str) -> str:
+    """The string form the apiserver compares: missing is "", booleans are "true"/"false"."""
+    if path == "source":
+        source = obj.get("source")
+        return str(source.get("component", "")) if isinstance(source, dict) else ""
+    node: Any = obj
+    for part in path.split("."):
+        if not isinstance(node, dict):
+            return ""
+        node = node.get(part)
+    if node is None:
+        return ""
+    if isinstance(node, bool):
+        return "true" if node else "false"
+    return str(node)
+
+
+def _split_unescaped(text: str, sep: str) -> list[str]:
+    parts, current, escaped = [], [], False
+    for char in text:
+        if escaped:
+            current.append("\\" + char)
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char == sep:
+            parts.append("".join(current))
+            current = []
+        else:
+            current.append(char)
+    if escaped:
+        raise SelectorError(f"invalid field selector {text!r}: trailing backslash")
+    parts.append("".join(current))
+    return parts
+
+
+def _unescape(text: str) -> str:
+    return re.sub(r"\\(.)", r"\1", text)
+
+
+def parse_field_selector(text: str, plural: str) -> list[FieldRequirement]:
+    """`spec.nodeName=n1,status.phase!=Failed` -> requirements; unknown fields are refused."""
+    allowed = _COMMON_FIELDS + SUPPORTED_FIELDS.get(plural, ())
+    reqs: list[FieldRequirement] = []
+    for term in _split_unescaped(text, ","):
+        if not term.strip():
+            continue
+        match = re.match(r"^((?:[^\\=!]|\\.)+?)\s*(!=|==|=)(.*)$", term)
+        if not match:
+            raise SelectorError(f"invalid selector: '{term}'; can't understand '{term}'")
+        name, op, value = match.group(1).strip(), match.group(2), match.group(3)
+        if name not in allowed:
+            raise SelectorError(f"field label not supported: {name}")
+        reqs.append(FieldRequirement(name, _unescape(value), op == "!="))
+    return reqs
+
+
+def match_fields(reqs: list[FieldRequirement], obj: dict[str, Any]) -> bool:
+    return all(req.matches(obj) for req in reqs)

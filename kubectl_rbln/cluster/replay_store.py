@@ -1,0 +1,267 @@
+"""The bundle as an indexed, read-only object store: list, get, logs and exec captures.
+
+Built once when the server starts and never mutated, so request threads read it
+without locks. Each object is JSON-encoded once up front: a list reply is then
+a join of ready bytes, which keeps an 18 MB bundle fast to serve.
+
+Versions are not converted. An object is listed under every served version of
+its group exactly as stored, keeping its own `apiVersion`: a bundle mixing
+v1 and v1beta1 ResourceSlices shows all of them to `kubectl get resourceslices`
+(which asks the preferred version), and each item still says how to read it.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import shlex
+from dataclasses import dataclass
+from typing import Any
+
+from kubectl_rbln.cluster.replay_resources import (
+    PRIVATE_API_VERSION,
+    Group,
+    Resource,
+    build_groups,
+    is_servable,
+    metadata,
+    object_name,
+    object_namespace,
+    split_api_version,
+)
+from kubectl_rbln.cluster.replay_select import (
+    FieldRequirement,
+    LabelRequirement,
+    match_fields,
+    match_labels,
+)
+
+DEFAULT_SERVER_VERSION = "v1.34.0"
+_SHELLS = ("sh", "bash", "/bin/sh", "/bin/bash", "/usr/bin/sh", "/usr/bin/bash")
+
+
+class ContinueError(ValueError):
+    """A continue token this server did not issue (or issued for another bundle)."""
+
+
+@dataclass(frozen=True)
+class Stored:
+    """One object, its sort key and its encoded JSON."""
+
+    namespace: str
+    name: str
+    obj: dict[str, Any]
+    raw: bytes
+
+
+@dataclass(frozen=True)
+class ListPage:
+    items: list[Stored]
+    continue_token: str
+    remaining: int
+
+
+@dataclass(frozen=True)
+class ExecCapture:
+    namespace: str
+    pod: str
+    container: str
+    command: tuple[str, ...]
+    stdout: str
+    stderr: str
+    exit_code: int
+
+
+def encode(obj: Any) -> bytes:
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def shell_text(command: tuple[str, ...]) -> str:
+    """What a command runs, as shell text: `sh -c X` is X, argv is its quoted join."""
+    if len(command) == 3 and command[0] in _SHELLS and command[1] == "-c":
+        return " ".join(command[2].split())
+    return " ".join(shlex.join(command).split())
+
+
+class ObjectStore:
+    """Immutable index of a bundle, keyed by (group, plural)."""
+
+    def __init__(self, objects: list[dict[str, Any]]) -> None:
+        servable = [o for o in objects if isinstance(o, dict) and is_servable(o)]
+        private = [o for o in objects if isinstance(o, dict) and o.get("apiVersion") == PRIVATE_API_VERSION]
+        servable.extend(_synthesized_namespaces(servable))
+        self.groups: dict[str, Group] = build_groups(servable)
+        self.resource_version = _max_resource_version(servable)
+        self._by_resource: dict[tuple[str, str], list[Stored]] = {}
+        self._index: dict[tuple[str, str], dict[tuple[str, str], Stored]] = {}
+        self._load(servable)
+        self.logs: dict[tuple[str, str, str, bool], str] = {}
+        self.captures: list[ExecCapture] = []
+        self.server_version = DEFAULT_SERVER_VERSION
+        self._load_private(private)
+
+    # ------------------------------------------------------------ loading
+
+    def _load(self, objects: list[dict[str, Any]]) -> None:
+        for obj in objects:
+            group, _ = split_api_version(obj["apiVersion"])
+            resource = self.resource_for_kind(group, obj["kind"])
+            if resource is None:
+                continue
+            namespace = object_namespace(obj) if resource.namespaced else ""
+            stored = Stored(namespace, object_name(obj), obj, encode(obj))
+            # a later copy of the same object (another file, another version) wins
+            self._index.setdefault((group, resource.plural), {})[(namespace, stored.name)] = stored
+        for key, entries in self._index.items():
+            self._by_resource[key] = [entries[k] for k in sorted(entries)]
+
+    def _load_private(self, objects: list[dict[str, Any]]) -> None:
+        for obj in objects:
+            kind = obj.get("kind")
+            namespace, name = object_namespace(obj), object_name(obj)
+            container = obj.get("container")
+            container = container if isinstance(container, str) else ""
+            if kind == "PodLog":
+                log = obj.get("log")
+                key = (namespace, name, container, bool(obj.get("previous")))
+                self.logs[key] = log if isinstance(log, str) else ""
+            elif kind == "ExecCapture":
+                command = obj.get("command")
+                if not isinstance(command, list):
+                    continue
+                code = obj.get("exitCode", 0)
+                self.captures.append(
+                    ExecCapture(
+                        namespace,
+                        name,
+                        container,
+                        tuple(str(part) for part in command),
+                        str(obj.get("stdout") or ""),
+                        str(obj.get("stderr") or ""),
+                        code if isinstance(code, int) and not isinstance(code, bool) else 1,
+                    )
+                )
+            elif kind == "ClusterInfo" and isinstance(obj.get("serverVersion"), str):
+                self.server_version = obj["serverVersion"]
+
+    # ------------------------------------------------------------ lookups
+
+    def resource_for_kind(self, group: str, kind: str) -> Resource | None:
+        grp = self.groups.get(group)
+        if grp is None:
+            return None
+        return next((r for r in grp.resources.values() if r.kind == kind), None)
+
+    def resource(self, group: str, version: str, plural: str) -> Resource | None:
+        grp = self.groups.get(group)
+        if grp is None or version not in grp.versions:
+            return None
+        return grp.resources.get(plural)
+
+    def get(self, resource: Resource, namespace: str, name: str) -> Stored | None:
+        return self._index.get((resource.group, resource.plural), {}).get((namespace, name))
+
+    def list(
+        self,
+        resource: Resource,
+        namespace: str | None,
+        labels: list[LabelRequirement],
+        fields: list[FieldRequirement],
+        limit: int,
+        continue_token: str,
+    ) -> ListPage:
+        """Items in (namespace, name) order, filtered, then one page of at most `limit` (0: all)."""
+        start = self._decode_continue(continue_token) if continue_token else None
+        matched: list[Stored] = []
+        for stored in self._by_resource.get((resource.group, resource.plural), []):
+            if namespace is not None and stored.namespace != namespace:
+                continue
+            if start is not None and (stored.namespace, stored.name) <= start:
+                continue
+            if labels and not match_labels(labels, stored.obj):
+                continue
+            if fields and not match_fields(fields, stored.obj):
+                continue
+            matched.append(stored)
+        if limit <= 0 or len(matched) <= limit:
+            return ListPage(matched, "", 0)
+        page = matched[:limit]
+        last = page[-1]
+        return ListPage(page, self._encode_continue(last.namespace, last.name), len(matched) - limit)
+
+    def pod_containers(self, pod: dict[str, Any]) -> list[str]:
+        """Names of the pod's containers, init containers and ephemeral containers."""
+        spec = pod.get("spec")
+        spec = spec if isinstance(spec, dict) else {}
+        names: list[str] = []
+        for key in ("containers", "initContainers", "ephemeralContainers"):
+            for container in spec.get(key) or []:
+                if isinstance(container, dict) and isinstance(container.get("name"), str):
+                    names.append(container["name"])
+        return names
+
+    def find_capture(
+        self, namespace: str, pod: str, container: str, command: tuple[str, ...]
+    ) -> ExecCapture | None:
+        """The recorded run of `command`: an exact argv match first, then the same shell text."""
+        candidates = [
+            c
+            for c in self.captures
+            if c.namespace == namespace and c.pod == pod and (not c.container or c.container == container)
+        ]
+        exact = next((c for c in candidates if c.command == command), None)
+        if exact is not None:
+            return exact
+        wanted = shell_text(command)
+        return next((c for c in candidates if shell_text(c.command) == wanted), None)
+
+    def log_containers(self, namespace: str, pod: str) -> list[str]:
+        return sorted({k[2] for k in self.logs if k[0] == namespace and k[1] == pod})
+
+    # ------------------------------------------------------------ continue tokens
+
+    def _encode_continue(self, namespace: str, name: str) -> str:
+        payload = encode({"v": 1, "rv": self.resource_version, "start": [namespace, name]})
+        return base64.urlsafe_b64encode(payload).decode("ascii").rstrip("=")
+
+    def _decode_continue(self, token: str) -> tuple[str, str]:
+        try:
+            padded = token + "=" * (-len(token) % 4)
+            data = json.loads(base64.urlsafe_b64decode(padded.encode("ascii")))
+            start = data["start"]
+            if data.get("rv") != self.resource_version:
+                raise ContinueError("continue key is for another resource version")
+            if not (isinstance(start, list) and len(start) == 2 and all(isinstance(s, str) for s in start)):
+                raise ContinueError("continue key is malformed")
+            return start[0], start[1]
+        except ContinueError:
+            raise
+        except (binascii.Error, ValueError, KeyError, TypeError, UnicodeError) as exc:
+            raise ContinueError(f"continue key is not valid: {exc}") from None
+
+
+def _synthesized_namespaces(objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A Namespace object for `default` and each namespace objects use but the bundle lacks."""
+    given = {object_name(o) for o in objects if o.get("kind") == "Namespace" and o.get("apiVersion") == "v1"}
+    used = {object_namespace(o) for o in objects} | {"default"}
+    return [
+        {
+            "apiVersion": "v1",
+            "kind": "Namespace",
+            "metadata": {"name": ns, "labels": {"kubernetes.io/metadata.name": ns}},
+            "spec": {"finalizers": ["kubernetes"]},
+            "status": {"phase": "Active"},
+        }
+        for ns in sorted(used - given - {""})
+    ]
+
+
+def _max_resource_version(objects: list[dict[str, Any]]) -> str:
+    """The highest numeric resourceVersion in the bundle: what a list made after it would carry."""
+    best = 1
+    for obj in objects:
+        value = metadata(obj).get("resourceVersion")
+        if isinstance(value, str) and value.isdigit():
+            best = max(best, int(value))
+    return str(best)

@@ -1,0 +1,245 @@
+"""The only place that reads a cluster or files: both paths end in the same raw objects.
+
+Live reads and `-f` bundles produce one list of raw objects, normalized by the
+same `build_snapshot`; what only a live read knows (server version, the
+resource.k8s.io versions served, lists that were forbidden) travels in a
+`kubectl-rbln/v1 ClusterInfo` item. That is why `why -f dump.json` and `why`
+against the live cluster give identical answers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from kubectl_rbln.cluster.files import load_objects
+from kubectl_rbln.cluster.kubeconfig import KubeContext, resolve_context
+from kubectl_rbln.cluster.live import ApiRefusal, LiveClient
+from kubectl_rbln.cli.options import Options
+from kubectl_rbln.dra.model import Snapshot
+from kubectl_rbln.dra.normalize import PLUGIN_API_VERSION, VERSION_ORDER, build_snapshot
+from kubectl_rbln.errors import ClusterError
+
+RESOURCE_GROUP = "resource.k8s.io"
+LOG_TAIL_LINES = 500
+LOG_LIMIT_BYTES = 256 * 1024
+DEVICE_RESOURCE_PREFIXES = ("rebellions.ai/", "rdma/")
+
+
+@dataclass(frozen=True, slots=True)
+class ListSpec:
+    kind: str
+    resource: str
+    group: str  # "" for core
+    namespaced: bool
+
+
+CORE_LISTS = (
+    ListSpec("Node", "nodes", "", False),
+    ListSpec("Pod", "pods", "", True),
+    ListSpec("Event", "events", "", True),
+)
+DRA_LISTS = (
+    ListSpec("DeviceClass", "deviceclasses", RESOURCE_GROUP, False),
+    ListSpec("ResourceSlice", "resourceslices", RESOURCE_GROUP, False),
+    ListSpec("ResourceClaimTemplate", "resourceclaimtemplates", RESOURCE_GROUP, True),
+    ListSpec("ResourceClaim", "resourceclaims", RESOURCE_GROUP, True),
+)
+
+
+def list_path(spec: ListSpec, version: str, namespace: str | None) -> str:
+    base = "/api/v1" if not spec.group else f"/apis/{spec.group}/{version}"
+    if spec.namespaced and namespace:
+        return f"{base}/namespaces/{namespace}/{spec.resource}"
+    return f"{base}/{spec.resource}"
+
+
+@dataclass(slots=True)
+class Collected:
+    objects: list[dict[str, Any]]
+    namespace: str | None  # None: all namespaces
+    context: KubeContext | None
+
+
+def is_device_pod(pod: dict[str, Any]) -> bool:
+    """A Pod with DRA claims or Rebellions / RDMA extended resources."""
+    spec = pod.get("spec") or {}
+    if spec.get("resourceClaims"):
+        return True
+    for container in spec.get("containers") or []:
+        resources = container.get("resources") or {}
+        names = list((resources.get("requests") or {})) + list((resources.get("limits") or {}))
+        if any(name.startswith(DEVICE_RESOURCE_PREFIXES) for name in names):
+            return True
+    return False
+
+
+def crashing_containers(pod: dict[str, Any]) -> list[str]:
+    """Containers that restarted or sit in a crash loop: their previous log says why."""
+    names = []
+    for status in (pod.get("status") or {}).get("containerStatuses") or []:
+        waiting = ((status.get("state") or {}).get("waiting") or {}).get("reason", "")
+        if status.get("restartCount", 0) > 0 or waiting == "CrashLoopBackOff":
+            names.append(str(status.get("name", "")))
+    return [n for n in names if n]
+
+
+class LiveCollector:
+    """Reads every list a diagnosis needs, in parallel, degrading per list on 403."""
+
+    def __init__(self, opts: Options) -> None:
+        self.ctx = resolve_context(opts.kubeconfig, opts.context, opts.namespace)
+        self.client = LiveClient(self.ctx, timeout=opts.request_timeout)
+        self.namespace = None if opts.all_namespaces else self.ctx.namespace
+        self.problems: list[dict[str, str]] = []
+
+    def server_version(self) -> str:
+        info = self.client.get("/version")
+        return str(info.get("gitVersion", "")) if isinstance(info, dict) else ""
+
+    def resource_versions(self) -> list[str]:
+        """The resource.k8s.io versions served, newest first; [] when DRA is not served."""
+        try:
+            group = self.client.get(f"/apis/{RESOURCE_GROUP}")
+        except ApiRefusal as refusal:
+            code = "not-served" if refusal.status == 404 else "forbidden"
+            self.problems.append({"kind": RESOURCE_GROUP, "code": code, "message": refusal.message})
+            return []
+        served = [str(v.get("version")) for v in group.get("versions") or [] if isinstance(v, dict)]
+        return [v for v in VERSION_ORDER if v in served]
+
+    def _read(self, spec: ListSpec, version: str) -> list[dict[str, Any]]:
+        path = list_path(spec, version, self.namespace)
+        try:
+            return self.client.list(path)
+        except ApiRefusal as refusal:
+            self.problems.append({"kind": spec.kind, "code": _code(refusal), "message": refusal.message})
+            return []
+
+    def _read_one(self, spec: ListSpec, version: str) -> list[dict[str, Any]]:
+        return self._read_claims(version) if spec.kind == "ResourceClaim" else self._read(spec, version)
+
+    def _read_claims(self, version: str) -> list[dict[str, Any]]:
+        """Claims of every namespace hold devices too; fall back to ours when that list is forbidden."""
+        spec = DRA_LISTS[3]
+        try:
+            return self.client.list(list_path(spec, version, None))
+        except ApiRefusal as refusal:
+            if self.namespace is None:
+                self.problems.append({"kind": "ResourceClaim", "code": _code(refusal), "message": refusal.message})
+                return []
+            note = f"{refusal.message}; claims in other namespaces are invisible, devices they hold look free"
+            self.problems.append({"kind": "ResourceClaim", "code": _code(refusal), "message": note})
+            try:
+                return self.client.list(list_path(spec, version, self.namespace))
+            except ApiRefusal as again:
+                self.problems.append({"kind": "ResourceClaim", "code": _code(again), "message": again.message})
+                return []
+
+    def collect(self) -> list[dict[str, Any]]:
+        version = self.server_version()  # first contact: unreachable clusters end here (exit 3)
+        versions = self.resource_versions()
+        jobs: list[tuple[ListSpec, str]] = [(spec, "v1") for spec in CORE_LISTS]
+        if versions:
+            jobs += [(spec, versions[0]) for spec in DRA_LISTS]
+        with ThreadPoolExecutor(max_workers=min(8, len(jobs))) as pool:
+            lists = list(pool.map(lambda job: self._read_one(*job), jobs))
+        objects = [obj for items in lists for obj in items]
+        objects.extend(self.previous_logs([o for o in objects if o.get("kind") == "Pod"]))
+        objects.append(cluster_info(version, versions, self.problems, self.ctx.context))
+        return objects
+
+    def previous_logs(self, pods: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+        """PodLog items for the crashing containers of device Pods (the memlock check reads them)."""
+        logs = []
+        for pod in pods:
+            if not is_device_pod(pod):
+                continue
+            meta = pod.get("metadata") or {}
+            for container in crashing_containers(pod):
+                text = self.read_log(meta.get("namespace", ""), meta.get("name", ""), container)
+                if text is not None:
+                    logs.append(pod_log(meta, container, text))
+        return logs
+
+    def read_log(self, namespace: str, pod: str, container: str) -> str | None:
+        from kubernetes.client.exceptions import ApiException  # noqa: PLC0415
+
+        path = f"/api/v1/namespaces/{namespace}/pods/{pod}/log"
+        query = {"container": container, "previous": "true", "tailLines": LOG_TAIL_LINES,
+                 "limitBytes": LOG_LIMIT_BYTES}
+        api = self.client._api()
+        try:
+            response = api.call_api(
+                path, "GET", query_params=list(query.items()), auth_settings=["BearerToken"],
+                _preload_content=False, _return_http_data_only=True,
+                _request_timeout=self.client.timeout or None,
+            )
+        except ApiException as exc:
+            if exc.status in (400, 403, 404):
+                self.problems.append({"kind": "PodLog", "code": "forbidden" if exc.status == 403 else "error",
+                                      "message": f"logs of {namespace}/{pod} container {container}: "
+                                      f"HTTP {exc.status}"})
+                return None
+            raise ClusterError(f"reading logs of {namespace}/{pod}: HTTP {exc.status}") from None
+        return response.data.decode("utf-8", "replace")
+
+
+def _code(refusal: ApiRefusal) -> str:
+    return "forbidden" if refusal.status == 403 else "not-served"
+
+
+def pod_log(meta: dict[str, Any], container: str, text: str) -> dict[str, Any]:
+    return {
+        "apiVersion": PLUGIN_API_VERSION,
+        "kind": "PodLog",
+        "metadata": {"name": meta.get("name", ""), "namespace": meta.get("namespace", "")},
+        "container": container,
+        "previous": True,
+        "log": text,
+    }
+
+
+def cluster_info(version: str, resource_versions: list[str], problems: list[dict[str, str]],
+                 context: str) -> dict[str, Any]:
+    """What only a live read knows, kept so that a bundle diagnoses like the cluster it came from."""
+    return {
+        "apiVersion": PLUGIN_API_VERSION,
+        "kind": "ClusterInfo",
+        "metadata": {"name": context or "cluster"},
+        "serverVersion": version,
+        "resourceVersions": resource_versions,
+        "problems": problems,
+    }
+
+
+def collect(opts: Options) -> Collected:
+    """Raw objects from `-f` files, or from the cluster the kubeconfig names."""
+    if opts.offline:
+        namespace = None if opts.all_namespaces else opts.namespace
+        return Collected(objects=load_objects(opts.filenames), namespace=namespace, context=None)
+    collector = LiveCollector(opts)
+    return Collected(objects=collector.collect(), namespace=collector.namespace, context=collector.ctx)
+
+
+def load_snapshot(opts: Options) -> tuple[Snapshot, Collected]:
+    collected = collect(opts)
+    if opts.offline:
+        label = "files " + ", ".join(opts.filenames)
+    else:
+        label = f"context {collected.context.context}" if collected.context else "cluster"
+    snapshot = build_snapshot(collected.objects, source=label)
+    if not opts.offline and snapshot.resource_api_version is None and not snapshot.problem_for(RESOURCE_GROUP):
+        raise ClusterError("the cluster answered, but resource.k8s.io could not be read")
+    return snapshot, collected
+
+
+def default_namespace(opts: Options, collected: Collected) -> str:
+    """-n wins; live: the context's namespace; offline: `default`."""
+    if opts.namespace:
+        return opts.namespace
+    if collected.context is not None:
+        return collected.context.namespace
+    return "default"

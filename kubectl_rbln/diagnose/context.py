@@ -1,0 +1,104 @@
+"""What every `why` check needs to know about one Pod: its claims, layer by layer.
+
+A Pod's claim goes through four layers (seed 001's table): the DeviceClasses,
+the drivers' ResourceSlices, the ResourceClaimTemplate, and the generated
+ResourceClaim in `status.resourceClaimStatuses`. `PodClaim` resolves one
+`spec.resourceClaims[]` entry through them, once, for all checks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from kubectl_rbln.dra.model import ClaimSpec, Pod, PodClaimRef, ResourceClaim, ResourceClaimTemplate, Snapshot
+
+DEVICE_RESOURCE_PREFIXES = ("rebellions.ai/", "rdma/")
+
+
+@dataclass(slots=True)
+class PodClaim:
+    ref: PodClaimRef
+    template: ResourceClaimTemplate | None  # the RCT, when the entry names one and it exists
+    claim: ResourceClaim | None  # the generated or named claim, when it exists
+    claim_name: str | None  # what the claim is (or would be) called
+    status_recorded: bool  # the claim controller wrote status.resourceClaimStatuses for it
+
+    @property
+    def spec(self) -> ClaimSpec | None:
+        """The spec the scheduler allocates: the claim's own, else the template's (a virtual claim)."""
+        if self.claim is not None:
+            return self.claim.spec
+        return self.template.spec if self.template is not None else None
+
+    @property
+    def allocated(self) -> bool:
+        return self.claim is not None and self.claim.allocation is not None
+
+
+@dataclass(slots=True)
+class PodContext:
+    snapshot: Snapshot
+    pod: Pod
+    claims: list[PodClaim] = field(default_factory=list)
+
+    @property
+    def unallocated(self) -> list[PodClaim]:
+        return [c for c in self.claims if not c.allocated]
+
+    @property
+    def extended_resources(self) -> dict[str, str]:
+        """Device-plugin resources the Pod asks for (rebellions.ai/ATOM, rdma/hca...)."""
+        found: dict[str, str] = {}
+        for container in self.pod.containers:
+            for name, value in {**container.limits, **container.requests}.items():
+                if name.startswith(DEVICE_RESOURCE_PREFIXES):
+                    found[name] = value
+        return found
+
+
+def resolve_claims(snapshot: Snapshot, pod: Pod) -> list[PodClaim]:
+    """Follow each `spec.resourceClaims[]` entry to its template and claim (dra-facts.md 4.6)."""
+    resolved = []
+    for ref in pod.resource_claims:
+        template = None
+        if ref.resource_claim_template_name:
+            template = snapshot.template(pod.namespace, ref.resource_claim_template_name)
+        if ref.resource_claim_name:
+            name: str | None = ref.resource_claim_name
+            recorded = True
+        else:
+            name = pod.claim_statuses.get(ref.name)
+            recorded = ref.name in pod.claim_statuses
+        claim = snapshot.claim(pod.namespace, name) if name else None
+        if claim is None and not ref.resource_claim_name:
+            claim = _claim_by_annotation(snapshot, pod, ref.name)
+        resolved.append(
+            PodClaim(ref=ref, template=template, claim=claim, claim_name=name, status_recorded=recorded)
+        )
+    return resolved
+
+
+def _claim_by_annotation(snapshot: Snapshot, pod: Pod, pod_claim_name: str) -> ResourceClaim | None:
+    """A generated claim whose status entry is missing from a stale Pod copy: owner + annotation."""
+    for claim in snapshot.claims:
+        if (
+            claim.namespace == pod.namespace
+            and claim.owner_pod == pod.name
+            and claim.pod_claim_name == pod_claim_name
+        ):
+            return claim
+    return None
+
+
+def pod_context(snapshot: Snapshot, pod: Pod) -> PodContext:
+    return PodContext(snapshot=snapshot, pod=pod, claims=resolve_claims(snapshot, pod))
+
+
+def is_device_pod(pod: Pod) -> bool:
+    if pod.resource_claims:
+        return True
+    return any(
+        name.startswith(DEVICE_RESOURCE_PREFIXES)
+        for container in pod.containers
+        for name in {**container.requests, **container.limits}
+    )

@@ -1,0 +1,153 @@
+"""`why` as a pure function: a Snapshot and a Pod in, a diagnosis out.
+
+The order follows the issue: the Pod itself, the four claim layers, the events,
+the per-node allocator simulation, then node preparation (memlock, RDS label,
+device-plugin mode). Root causes found early suppress their downstream symptoms
+(a missing RCT explains an uncreated claim; an unsatisfiable constraint explains
+an unallocated claim), so each slug appears only for its own situation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from kubectl_rbln.diagnose.checks.crash import check_crashes
+from kubectl_rbln.diagnose.checks.events import check_events, relevant_events
+from kubectl_rbln.diagnose.checks.layers import (
+    check_device_classes,
+    check_driver_slices,
+    check_templates_and_claims,
+)
+from kubectl_rbln.diagnose.checks.node_prep import check_device_plugin_mode, check_rds_label
+from kubectl_rbln.diagnose.checks.simulation import SimulationOutcome, check_simulation
+from kubectl_rbln.diagnose.context import PodContext, pod_context
+from kubectl_rbln.diagnose.findings import Finding, build_finding, dedupe, ordered
+from kubectl_rbln.dra.allocator import Features
+from kubectl_rbln.dra.model import Pod, ResourceClaimTemplate, Snapshot
+
+# A finding of the key slug makes the listed downstream slugs redundant for this Pod.
+SUPPRESSES = {
+    "claim-template-missing": {"claim-not-created", "claim-not-allocated"},
+    "claim-not-created": {"claim-not-allocated"},
+    "device-class-missing": {"claim-not-allocated", "driver-slices-missing"},
+    "dra-api-unavailable": {
+        "device-class-missing", "claim-template-missing", "claim-not-created", "claim-not-allocated",
+        "driver-slices-missing",
+    },
+}
+
+
+@dataclass(slots=True)
+class WhyOptions:
+    lang: str = "en"
+    features: Features = field(default_factory=Features)
+    with_rct: ResourceClaimTemplate | None = None
+    assumptions: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class PodDiagnosis:
+    pod: Pod
+    verdict: str
+    findings: list[Finding]
+    nodes: list[dict[str, Any]]
+    events: list[dict[str, Any]]
+    features: dict[str, Any]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "pod": self.pod.key,
+            "phase": self.pod.phase,
+            "node": self.pod.node_name,
+            "verdict": self.verdict,
+            "findings": [f.to_dict() for f in self.findings],
+            "nodes": self.nodes,
+            "events": self.events,
+            "assumptions": self.features,
+        }
+
+
+def _apply_with_rct(ctx: PodContext, template: ResourceClaimTemplate) -> None:
+    """Diagnose as if `template` replaced the Pod's RCT: unallocated claims become virtual claims of it."""
+    for claim in ctx.claims:
+        if claim.ref.resource_claim_template_name and not claim.allocated:
+            claim.template = replace(template, namespace=ctx.pod.namespace)
+            claim.claim = None
+            claim.status_recorded = True
+
+
+def _dra_unavailable(ctx: PodContext, lang: str) -> list[Finding]:
+    problem = ctx.snapshot.problem_for("resource.k8s.io")
+    if problem is None or not (ctx.pod.resource_claims or problem.code == "not-served"):
+        return []
+    values = {"version": ctx.snapshot.server_version or "unknown"}
+    evidence = {"serverVersion": ctx.snapshot.server_version, "problem": problem.message}
+    return [build_finding("dra-api-unavailable", lang, values, evidence=evidence)]
+
+
+def _degraded(ctx: PodContext, lang: str) -> list[Finding]:
+    return [
+        build_finding(
+            "source-degraded",
+            lang,
+            {"kind": problem.kind},
+            evidence={"kind": problem.kind, "code": problem.code, "message": problem.message},
+            severity="warning",
+        )
+        for problem in ctx.snapshot.problems
+        if problem.kind != "resource.k8s.io"
+    ]
+
+
+def _suppress(findings: list[Finding]) -> list[Finding]:
+    present = {f.slug for f in findings}
+    hidden = set().union(*(SUPPRESSES.get(slug, set()) for slug in present))
+    return [f for f in findings if f.slug not in hidden]
+
+
+def verdict_for(pod: Pod, findings: list[Finding], lang: str) -> str:
+    state = pod.phase
+    scheduled = pod.conditions.get("PodScheduled")
+    if state == "Pending" and scheduled and scheduled.status == "False":
+        state = f"Pending ({scheduled.reason or 'unscheduled'})"
+    blocking = [f for f in findings if f.severity == "error"]
+    if lang == "ko":
+        if blocking:
+            return f"Pod {pod.key} 상태 {state}: {blocking[0].title}"
+        return f"Pod {pod.key} 상태 {state}: 고칠 것이 없습니다"
+    if blocking:
+        return f"Pod {pod.key} is {state}: {blocking[0].title}"
+    if findings:
+        return f"Pod {pod.key} is {state}: nothing blocks it; {len(findings)} note(s) below"
+    return f"Pod {pod.key} is {state}: nothing to fix"
+
+
+def diagnose_pod(snapshot: Snapshot, pod: Pod, options: WhyOptions) -> PodDiagnosis:
+    lang = options.lang
+    ctx = pod_context(snapshot, pod)
+    if options.with_rct is not None:
+        _apply_with_rct(ctx, options.with_rct)
+    findings: list[Finding] = []
+    findings += _dra_unavailable(ctx, lang)
+    findings += check_device_classes(ctx, lang)
+    findings += check_templates_and_claims(ctx, lang)
+    findings += check_driver_slices(ctx, lang)
+    outcome = SimulationOutcome()
+    if not findings or all(f.slug == "driver-slices-missing" for f in findings):
+        outcome = check_simulation(ctx, lang, options.features)
+        findings += outcome.findings
+    findings += check_events(ctx, lang, outcome)
+    findings += check_rds_label(ctx, lang)
+    findings += check_device_plugin_mode(ctx, lang)
+    findings += check_crashes(ctx, lang)
+    findings += _degraded(ctx, lang)
+    findings = ordered(dedupe(_suppress(findings)))
+    return PodDiagnosis(
+        pod=pod,
+        verdict=verdict_for(pod, findings, lang),
+        findings=findings,
+        nodes=outcome.nodes,
+        events=[e for e in relevant_events(ctx)],
+        features=options.assumptions,
+    )

@@ -1,0 +1,675 @@
+"""Offline simulation of the structured DRA allocator for one node (dra-facts.md §2).
+
+Follows k8s.io/dynamic-resource-allocation `structured/internal/*/allocator_*.go`:
+pools (§2.3) -> per-request preparation with the upstream error texts (§2.4) ->
+depth-first search over claims, requests, device slots, candidates in pool x
+slice x device order, with backtracking; the first complete solution wins (§2.5).
+
+Speed-ups that keep the first solution identical:
+- within one request only increasing candidate positions are tried
+  (combinations, as upstream master's `startLocation` does);
+- a candidate whose subtree failed makes later *interchangeable* candidates
+  (same free/pool state, same candidacy for every later request, same values
+  for every constraint that can see it) fail without search;
+- failures are memoized at request boundaries by (constraint states, devices
+  in use that later requests could pick);
+- when no CEL error or invalid pool could surface, requests with too few
+  candidates, or matchAttribute constraints no value group can satisfy, fail
+  before any search.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from kubectl_rbln.dra.cel import CelError, compile_selector
+from kubectl_rbln.dra.constraints import Constraint, DistinctAttribute, MatchAttribute, blocking_taints, typed
+from kubectl_rbln.dra.constraints import lookup_attribute as _lookup
+from kubectl_rbln.dra.explain import CandidateCounts, Failure, explain_failure
+from kubectl_rbln.dra.model import (
+    AllocationResult,
+    ClaimSpec,
+    Device,
+    DeviceClass,
+    ExactRequest,
+    Node,
+    ResourceSlice,
+)
+from kubectl_rbln.dra.pools import Pool, PoolError, gather_pools, slice_totals
+
+MAX_RESULTS = 32  # resourceapi.AllocationResultsMaxSize
+
+NOT_CANDIDATE, CANDIDATE, ERROR = 0, 1, 2
+# Why a device is not a candidate for a request, in the order the allocator checks.
+STAGE_CLASS, STAGE_REQUEST, STAGE_BINDING, STAGE_TAINT, STAGE_OK, STAGE_ERROR = range(6)
+_OUTCOME = {
+    STAGE_CLASS: NOT_CANDIDATE,
+    STAGE_REQUEST: NOT_CANDIDATE,
+    STAGE_BINDING: NOT_CANDIDATE,
+    STAGE_TAINT: NOT_CANDIDATE,
+    STAGE_OK: CANDIDATE,
+    STAGE_ERROR: ERROR,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Features:
+    """Scheduler-side feature gates that change allocation (dra-facts.md §5). Defaults: Kubernetes 1.34."""
+
+    version: int = 34  # Kubernetes minor version, 32..35
+    prioritized_list: bool = True
+    admin_access: bool = True
+    consumable_capacity: bool = False
+    device_taints: bool = False
+    partitionable: bool = False
+    binding_conditions: bool = False
+
+    @classmethod
+    def defaults(cls, version: int) -> Features:
+        """The default gates of a Kubernetes 1.<version> scheduler."""
+        return cls(version=version, prioritized_list=version >= 34, admin_access=version >= 34)
+
+
+@dataclass(slots=True)
+class ClaimToAllocate:
+    namespace: str
+    name: str
+    spec: ClaimSpec
+
+    @property
+    def key(self) -> str:
+        """klog.KObj formatting: "ns/name", or just the name without a namespace."""
+        return f"{self.namespace}/{self.name}" if self.namespace else self.name
+
+
+class AllocatorError(Exception):
+    """A fatal allocator error: the scheduler fails the whole attempt with
+    `running "DynamicResources" filter plugin: <message>` (dra-facts.md §1.3)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+@dataclass(slots=True)
+class NodeResult:
+    node: str
+    fits: bool
+    results: dict[str, list[AllocationResult]] = field(default_factory=dict)  # claim key -> results
+    node_selectors: dict[str, dict | None] = field(
+        default_factory=dict
+    )  # claim key -> allocation nodeSelector
+    error: AllocatorError | None = None
+    failure: Failure | None = None
+    candidates: dict[tuple[str, str], CandidateCounts] = field(default_factory=dict)  # (claim, request) ->
+    steps: int = 0
+
+
+class _Capped(Exception):
+    pass
+
+
+@dataclass(slots=True)
+class _Alt:
+    """One way to satisfy one request ("requestData" upstream)."""
+
+    claim: int
+    request: int
+    base: str  # request name
+    sub: str  # subrequest name, "" for `exactly`
+    spec: ExactRequest
+    device_class: DeviceClass
+    count: int = 0
+    stage: list[int] = field(default_factory=list)  # per device position: STAGE_*
+    outcome: list[int] = field(default_factory=list)  # per device position: CANDIDATE / NOT_CANDIDATE / ERROR
+    free: list[int] = field(default_factory=list)  # candidates not allocated elsewhere, in usable pools
+    errors: dict[int, str] = field(default_factory=dict)  # position -> fatal message
+    all_devices: list[int] | None = None
+    order: int = 0  # global index among all alternatives
+
+    @property
+    def name(self) -> str:
+        return f"{self.base}/{self.sub}" if self.sub else self.base
+
+    @property
+    def msg_name(self) -> str:
+        return self.sub or self.base  # upstream `request.name()` is the subrequest's own name
+
+
+class _Allocation:
+    """State of one Allocate call."""
+
+    def __init__(
+        self,
+        node: Node,
+        claims: list[ClaimToAllocate],
+        pools: list[Pool],
+        classes: dict[str, DeviceClass],
+        allocated: set[tuple[str, str, str]],
+        features: Features,
+        max_steps: int,
+    ) -> None:
+        self.node = node
+        self.claims = claims
+        self.pools = pools
+        self.classes = classes
+        self.allocated = allocated
+        self.features = features
+        self.max_steps = max_steps
+        self.devices: list[Device] = []
+        self.pool_of: list[int] = []
+        for pi, pool in enumerate(pools):
+            for d in pool.devices:
+                self.devices.append(d)
+                self.pool_of.append(pi)
+        self.is_allocated = [d.key in allocated for d in self.devices]
+        self.alts: list[list[list[_Alt]]] = []  # claim -> request -> alternatives
+        self.constraints: list[list[Constraint]] = []
+        self.using: dict[int, set[int]] = {}  # position -> claims allocating it
+        self.results: list[list[tuple[_Alt, int]]] = [[] for _ in claims]
+        self.steps = 0
+        self._sig_cache: dict[tuple[int, int], tuple] = {}
+        self._memo: set[tuple] = set()
+        self._future: list[set[int]] = []
+
+    # ------------------------------------------------------------ preparation (§2.4)
+
+    def prepare(self) -> None:
+        f = self.features
+        order = 0
+        for ci, claim in enumerate(self.claims):
+            per_claim: list[list[_Alt]] = []
+            min_total = 0
+            for ri, request in enumerate(claim.spec.requests):
+                if request.first_available and not f.prioritized_list:
+                    raise AllocatorError(
+                        f"claim {claim.key}, request {request.name}: has subrequests, "
+                        "but the DRAPrioritizedList feature is disabled"
+                    )
+                alternatives = []
+                for spec in request.alternatives:
+                    alt = self._validate(
+                        ci, ri, request.name, spec if request.first_available else spec, request
+                    )
+                    alt.order = order
+                    order += 1
+                    alternatives.append(alt)
+                min_total += min((a.count for a in alternatives), default=0)
+                per_claim.append(alternatives)
+            if min_total > MAX_RESULTS:
+                raise AllocatorError(
+                    f"claim {claim.key}: number of requested devices {min_total} "
+                    f"exceeds the claim limit of {MAX_RESULTS}"
+                )
+            constraints: list[Constraint] = []
+            for i, c in enumerate(claim.spec.constraints):
+                if c.match_attribute:
+                    constraints.append(MatchAttribute(c.match_attribute, list(c.requests)))
+                elif c.distinct_attribute and f.consumable_capacity:
+                    constraints.append(DistinctAttribute(c.distinct_attribute, list(c.requests)))
+                else:
+                    raise AllocatorError(
+                        f"claim {claim.key}, constraint #{i}: empty constraint (unsupported constraint type?)"
+                    )
+            self.alts.append(per_claim)
+            self.constraints.append(constraints)
+
+    def _validate(self, ci: int, ri: int, base: str, spec: ExactRequest, request) -> _Alt:
+        claim = self.claims[ci]
+        sub = spec.name if request.first_available else ""
+        name = sub or base
+        for i, expr in enumerate(spec.selectors):
+            if not expr:
+                raise AllocatorError(
+                    f"claim {claim.key}, request {name}, selector #{i}: "
+                    "CEL expression empty (unsupported selector type?)"
+                )
+        if spec.admin_access and not self.features.admin_access:
+            raise AllocatorError(
+                f"claim {claim.key}, request {name}: admin access is requested, but the feature is disabled"
+            )
+        if not spec.device_class:
+            raise AllocatorError(
+                f"claim {claim.key}, request {name}: missing device class name (unsupported request type?)"
+            )
+        cls = self.classes.get(spec.device_class)
+        if cls is None:
+            raise AllocatorError(
+                f"claim {claim.key}, request {name}: could not retrieve device class "
+                f'{spec.device_class}: deviceclass.resource.k8s.io "{spec.device_class}" not found'
+            )
+        alt = _Alt(ci, ri, base, sub, spec, cls)
+        alt.stage = [self._selectable(alt, pos) for pos in range(len(self.devices))]
+        alt.outcome = [_OUTCOME[st] for st in alt.stage]
+        admin = spec.admin_access
+        alt.free = [
+            pos
+            for pos, o in enumerate(alt.outcome)
+            if o == CANDIDATE and (admin or not self.is_allocated[pos]) and self._pool_usable(pos)
+        ]
+        if spec.allocation_mode == "ExactCount":
+            alt.count = spec.count
+        elif spec.allocation_mode == "All":
+            alt.all_devices = []
+            for pi, pool in enumerate(self.pools):
+                if pool.incomplete:
+                    raise AllocatorError(
+                        f"claim {claim.key}, request {name}: asks for all devices, "
+                        f"but resource pool {pool.id} is currently being updated"
+                    )
+                if pool.invalid_reason and self.features.version >= 35:
+                    raise AllocatorError(
+                        f"claim {claim.key}, request {name}: asks for all devices, "
+                        f"but resource pool {pool.id} is currently invalid"
+                    )
+                for pos in range(len(self.devices)):
+                    if self.pool_of[pos] != pi:
+                        continue
+                    if alt.outcome[pos] == ERROR:
+                        raise AllocatorError(alt.errors[pos])
+                    if alt.outcome[pos] == CANDIDATE:
+                        alt.all_devices.append(pos)
+            alt.count = len(alt.all_devices)
+        else:
+            raise AllocatorError(
+                f"claim {claim.key}, request {name}: unsupported count mode {spec.allocation_mode}"
+            )
+        return alt
+
+    def _selectable(self, alt: _Alt, pos: int) -> int:
+        """Class selectors, then request selectors, then binding/taint filters (isSelectable);
+        returns the stage that rejected the device (STAGE_*), kept for the explanation."""
+        device = self.devices[pos]
+        f = self.features
+        claim = self.claims[alt.claim]
+        for stage, owner, exprs in (
+            (STAGE_CLASS, f"class {alt.device_class.name}", alt.device_class.selectors),
+            (STAGE_REQUEST, f"claim {claim.key}", alt.spec.selectors),
+        ):
+            for i, expr in enumerate(exprs):
+                try:
+                    ok = compile_selector(expr, consumable_capacity=f.consumable_capacity).matches(device)
+                except CelError as err:
+                    alt.errors[pos] = f"{owner}: selector #{i}: {err}"
+                    return STAGE_ERROR
+                if not ok:
+                    return stage
+        if f.version >= 34 and device.binding_conditions and not f.binding_conditions:
+            return STAGE_BINDING
+        if f.device_taints and f.version >= 33 and blocking_taints(device, alt.spec.tolerations, f.version):
+            return STAGE_TAINT
+        return STAGE_OK
+
+    # ------------------------------------------------------------ pruning
+
+    def _flat_alts(self) -> list[_Alt]:
+        return [a for per_claim in self.alts for alts in per_claim for a in alts]
+
+    def prunable(self) -> bool:
+        """Early failure is exact only when the search could not have hit a fatal error first."""
+        if self.features.version < 35 and any(p.invalid_reason for p in self.pools):
+            return False
+        for ci, per_claim in enumerate(self.alts):
+            if self.constraints[ci] and any(a.all_devices is not None for alts in per_claim for a in alts):
+                return False  # an `All` request may hit the constraint error first
+        return not any(a.errors for a in self._flat_alts())
+
+    def hopeless(self) -> bool:
+        """True when some request cannot be met even alone, or a matchAttribute has no value group."""
+        for ci, per_claim in enumerate(self.alts):
+            for alts in per_claim:
+                if not any(self._alone_ok(a) for a in alts):
+                    return True
+            for c in self.constraints[ci]:
+                if isinstance(c, MatchAttribute) and not self._some_group(ci, c):
+                    return True
+        return False
+
+    def _alone_ok(self, alt: _Alt) -> bool:
+        if alt.all_devices is None:
+            return len(alt.free) >= alt.count
+        if not alt.all_devices and self.features.version >= 33:
+            return False
+        return alt.spec.admin_access or not any(self.is_allocated[p] for p in alt.all_devices)
+
+    def _some_group(self, ci: int, c: MatchAttribute) -> bool:
+        """Some value of the attribute has enough free candidates for every covered request."""
+        covered = [alts for alts in self.alts[ci] if any(_covers(c.requests, a) for a in alts)]
+        per_alt: dict[int, dict[tuple, int]] = {}
+        values: set[tuple] = set()
+        for alts in covered:
+            for a in alts:
+                counts: dict[tuple, int] = {}
+                for pos in a.free:
+                    v = _lookup(self.devices[pos], c.attribute)
+                    if v is not None:
+                        t = typed(v)
+                        counts[t] = counts.get(t, 0) + 1
+                per_alt[a.order] = counts
+                values.update(counts)
+        if not covered:
+            return True
+        return any(
+            all(
+                any(
+                    a.all_devices is not None
+                    or not _covers(c.requests, a)
+                    or per_alt[a.order].get(v, 0) >= a.count
+                    for a in alts
+                )
+                for alts in covered
+            )
+            for v in values
+        )
+
+    def _pool_usable(self, pos: int) -> bool:
+        pool = self.pools[self.pool_of[pos]]
+        if self.features.version >= 35:
+            return not pool.incomplete and not pool.invalid_reason
+        return True
+
+    # ------------------------------------------------------------ search (§2.5)
+
+    def search(self) -> bool:
+        flat = self._flat_alts()
+        # devices that alternatives from a given global position onwards could pick
+        self._future = [set() for _ in range(len(flat) + 1)]
+        for i in range(len(flat) - 1, -1, -1):
+            a = flat[i]
+            self._future[i] = self._future[i + 1] | {p for p, o in enumerate(a.outcome) if o != NOT_CANDIDATE}
+        self._flat = flat
+        return self._claim(0)
+
+    def _claim(self, ci: int) -> bool:
+        if ci >= len(self.claims):
+            return True
+        return self._request(ci, 0)
+
+    def _request(self, ci: int, ri: int) -> bool:
+        if ri >= len(self.alts[ci]):
+            return self._claim(ci + 1)
+        alts = self.alts[ci][ri]
+        first = alts[0].order
+        future = self._future[first]
+        key = (
+            ci,
+            ri,
+            tuple(c.state() for c in self.constraints[ci]),
+            len(self.results[ci]),
+            frozenset((p, tuple(sorted(cs))) for p, cs in self.using.items() if cs and p in future),
+        )
+        if key in self._memo:
+            return False
+        for alt in alts:
+            if self._slot(alt, 0, 0):
+                return True
+        self._memo.add(key)
+        return False
+
+    def _slot(self, alt: _Alt, slot: int, start: int) -> bool:
+        ci = alt.claim
+        if alt.all_devices is not None and not alt.all_devices and self.features.version >= 33:
+            return False  # "At least one device is required for 'All' allocation mode"
+        if slot >= alt.count:
+            return self._request(ci, alt.request + 1)
+        if len(self.results[ci]) + alt.count - slot > MAX_RESULTS:
+            return False
+        if alt.all_devices is not None:
+            pos = alt.all_devices[slot]
+            if not self._allocate(alt, pos, must=True):
+                return False
+            if self._slot(alt, slot + 1, 0):
+                return True
+            self._release(alt, pos)
+            return False
+        failed: set[tuple] = set()
+        version = self.features.version
+        admin = alt.spec.admin_access
+        for pos in range(start, len(self.devices)):
+            self.steps += 1
+            if self.steps > self.max_steps:
+                raise _Capped()
+            pool = self.pools[self.pool_of[pos]]
+            if version >= 35 and (pool.incomplete or pool.invalid_reason):
+                continue
+            if pool.invalid_reason and 33 <= version <= 34:
+                raise AllocatorError(f"pool {pool.name} is invalid: {pool.invalid_reason}")
+            users = self.using.get(pos)
+            if admin and version >= 34 and users and ci in users:
+                continue
+            if not admin and (self.is_allocated[pos] or users):
+                continue
+            outcome = alt.outcome[pos]
+            if outcome == ERROR:
+                raise AllocatorError(alt.errors[pos])
+            if outcome != CANDIDATE:
+                continue
+            if pool.invalid_reason and version <= 32:
+                raise AllocatorError(f"pool {pool.name} is invalid: {pool.invalid_reason}")
+            sig = self._signature(alt, pos)
+            if sig in failed:
+                continue
+            if not self._allocate(alt, pos, must=False):
+                continue
+            if self._slot(alt, slot + 1, pos + 1):
+                return True
+            self._release(alt, pos)
+            failed.add(sig)
+        return False
+
+    def _signature(self, alt: _Alt, pos: int) -> tuple:
+        """What makes two candidates interchangeable for everything after this slot."""
+        cached = self._sig_cache.get((alt.order, pos))
+        if cached is not None:
+            return cached
+        device = self.devices[pos]
+        later = self._flat[alt.order + 1 :]
+        membership = tuple(a.outcome[pos] for a in later if a.claim != alt.claim or a.request != alt.request)
+        seen_by = [alt] + [a for a in later if a.outcome[pos] != NOT_CANDIDATE]
+        values = []
+        for ci in range(alt.claim, len(self.claims)):
+            for c in self.constraints[ci]:
+                if any(a.claim == ci and _covers(c.requests, a) for a in seen_by):
+                    v = _lookup(device, c.attribute)
+                    values.append(None if v is None else typed(v))
+        sig = (
+            self.is_allocated[pos],
+            bool(self.pools[self.pool_of[pos]].invalid_reason),
+            membership,
+            tuple(values),
+        )
+        self._sig_cache[(alt.order, pos)] = sig
+        return sig
+
+    def _allocate(self, alt: _Alt, pos: int, must: bool) -> bool:
+        device = self.devices[pos]
+        ci = alt.claim
+        users = self.using.get(pos)
+        if alt.spec.admin_access:
+            if self.features.version >= 34 and users and ci in users:
+                return False
+        elif self.is_allocated[pos] or users:
+            return False
+        f = self.features
+        if f.device_taints and f.version >= 33 and blocking_taints(device, alt.spec.tolerations, f.version):
+            return False
+        added: list[Constraint] = []
+        for c in self.constraints[ci]:
+            if not c.add(alt.base, alt.sub, device):
+                for done in reversed(added):
+                    done.remove(alt.base, alt.sub, device)
+                if must:
+                    raise AllocatorError(
+                        f"claim {self.claims[ci].key}, request {alt.msg_name}: cannot add device "
+                        f"{device.id} because a claim constraint would not be satisfied"
+                    )
+                return False
+            added.append(c)
+        self.using.setdefault(pos, set()).add(ci)
+        self.results[ci].append((alt, pos))
+        return True
+
+    def _release(self, alt: _Alt, pos: int) -> None:
+        ci = alt.claim
+        self.results[ci].pop()
+        self.using[pos].discard(ci)
+        device = self.devices[pos]
+        for c in reversed(self.constraints[ci]):
+            c.remove(alt.base, alt.sub, device)
+
+    # ------------------------------------------------------------ results (§2.10)
+
+    def claim_results(self) -> tuple[dict[str, list[AllocationResult]], dict[str, dict | None]]:
+        out: dict[str, list[AllocationResult]] = {}
+        selectors: dict[str, dict | None] = {}
+        slices = {s.name: s for p in self.pools for s in p.slices}
+        for ci, claim in enumerate(self.claims):
+            res = []
+            for alt, pos in self.results[ci]:
+                d = self.devices[pos]
+                res.append(
+                    AllocationResult(alt.name, d.driver, d.pool, d.name, admin_access=alt.spec.admin_access)
+                )
+            out[claim.key] = res
+            selectors[claim.key] = _node_selector(
+                [slices.get(self.devices[p].slice_name) for _, p in self.results[ci]], self.node.name
+            )
+        return out, selectors
+
+
+def _covers(requests: list[str], alt: _Alt) -> bool:
+    if not requests:
+        return True
+    return alt.base in requests or (bool(alt.sub) and alt.name in requests)
+
+
+def _node_selector(slices: list[ResourceSlice | None], node: str) -> dict | None:
+    """createNodeSelector: node-local if any device is, else the union of single-term selectors."""
+    expressions: list[dict] = []
+    fields: list[dict] = []
+    for s in slices:
+        if s is None:
+            continue
+        if s.node_name:
+            return {
+                "nodeSelectorTerms": [
+                    {"matchFields": [{"key": "metadata.name", "operator": "In", "values": [node]}]}
+                ]
+            }
+        terms = (s.node_selector or {}).get("nodeSelectorTerms") or []
+        if len(terms) == 1:
+            for req in terms[0].get("matchExpressions") or []:
+                if req not in expressions:
+                    expressions.append(req)
+            for req in terms[0].get("matchFields") or []:
+                if req not in fields:
+                    fields.append(req)
+    if not expressions and not fields:
+        return None
+    term: dict = {}
+    if expressions:
+        term["matchExpressions"] = expressions
+    if fields:
+        term["matchFields"] = fields
+    return {"nodeSelectorTerms": [term]}
+
+
+def allocate(
+    node: Node,
+    claims: list[ClaimToAllocate],
+    slices: list[ResourceSlice],
+    classes: dict[str, DeviceClass],
+    allocated: set[tuple[str, str, str]],
+    features: Features,
+    *,
+    max_steps: int = 200_000,
+    pools: list[Pool] | None = None,
+) -> NodeResult:
+    """Simulate `Allocate` for one node; explain the failure when nothing fits.
+
+    `allocated` holds driver/pool/device keys of every allocated claim's results,
+    without adminAccess results (dra-facts.md §2.2). `pools` may be passed when
+    the caller gathered them already (simulate_cluster).
+    """
+    result = NodeResult(node=node.name, fits=False)
+    try:
+        if pools is None:
+            pools = gather_pools(
+                node,
+                slices,
+                version=features.version,
+                partitionable=features.partitionable,
+                totals=slice_totals(slices),
+            )
+    except PoolError as err:
+        wording = "add node slice" if features.version <= 32 else "gather pool information"
+        result.error = AllocatorError(f"{wording}: {err}")
+        return result
+    state = _Allocation(node, claims, pools, classes, allocated, features, max_steps)
+    capped = False
+    try:
+        state.prepare()
+        # counts/groups prove failure without searching only when no fatal error could come first
+        fits = False if state.prunable() and state.hopeless() else state.search()
+    except AllocatorError as err:
+        result.error = err
+        fits = False
+    except _Capped:
+        capped = True
+        fits = False
+    result.steps = state.steps
+    if fits:
+        result.fits = True
+        result.results, result.node_selectors = state.claim_results()
+    if state.alts:
+        result.candidates = _counts(state)
+    if not fits and result.error is None:
+        result.failure = explain_failure(state, result.candidates, capped=capped)
+    return result
+
+
+def _counts(state: _Allocation) -> dict[tuple[str, str], CandidateCounts]:
+    from kubectl_rbln.dra.explain import candidate_counts
+
+    return candidate_counts(state)
+
+
+def simulate_cluster(
+    nodes: list[Node],
+    slices: list[ResourceSlice],
+    classes: dict[str, DeviceClass],
+    claims: list[ClaimToAllocate],
+    allocated: set[tuple[str, str, str]],
+    features: Features,
+    *,
+    max_steps: int = 200_000,
+) -> list[NodeResult]:
+    """`allocate` on every node. Slices are indexed by node once; selectors are memoized
+    per distinct device signature (cel.Selector), so large uniform clusters stay cheap."""
+    by_node: dict[str, list[ResourceSlice]] = {}
+    shared: list[ResourceSlice] = []
+    for s in slices:
+        if s.node_name and not s.per_device_node_selection:
+            by_node.setdefault(s.node_name, []).append(s)
+        else:
+            shared.append(s)
+    totals = slice_totals(slices) if features.version >= 35 else None
+    out = []
+    for node in nodes:
+        node_slices = by_node.get(node.name, []) + shared if shared else by_node.get(node.name, [])
+        try:
+            pools = gather_pools(
+                node,
+                node_slices,
+                version=features.version,
+                partitionable=features.partitionable,
+                totals=totals,
+            )
+        except PoolError:
+            pools = None  # allocate() reports it
+        out.append(
+            allocate(
+                node, claims, node_slices, classes, allocated, features, max_steps=max_steps, pools=pools
+            )
+        )
+    return out

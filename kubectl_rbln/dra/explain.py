@@ -1,0 +1,462 @@
+"""Why the allocator found no solution on a node: the plugin's value-add.
+
+The real allocator only reports `cannot allocate all claims` (dra-facts.md §1.2,
+§6); here every request is re-checked against every device of the node to say
+which selector, constraint, or other claim is in the way. Works on the state of
+one `allocator._Allocation` (duck-typed to avoid an import cycle).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from kubectl_rbln.dra.cel import CelError, compile_selector
+from kubectl_rbln.dra.constraints import lookup_attribute, typed
+from kubectl_rbln.dra.model import Device, Version
+from kubectl_rbln.dra.references import cached_references as find_references
+from kubectl_rbln.dra.references import split_conjuncts
+
+MISSING_TEXT = "<missing>"
+
+
+@dataclass(slots=True)
+class CandidateCounts:
+    """How many devices of the node survive each filter, for one request (or subrequest)."""
+
+    claim: str
+    request: str  # "req" or "req/sub"
+    device_class: str
+    drivers: list[str]  # drivers the class selects (from `device.driver == "..."`), [] if unknown
+    needed: int  # count, or for `All` the number of matching devices (at least 1 from 1.33)
+    on_node: int = 0  # devices of the class's drivers in the node's pools
+    class_match: int = 0
+    request_match: int = 0
+    free: int = 0  # matching and not allocated to another claim (pool usable)
+    usable: int = 0  # free and not blocked by an untolerated taint
+    errors: int = 0  # devices on which a selector fails with a CEL error
+
+    @property
+    def summary(self) -> str:
+        driver = "/".join(self.drivers) or "any driver"
+        return (
+            f"{self.request}: {self.on_node} {driver} devices, {self.class_match} match class "
+            f"{self.device_class}, {self.request_match} match the request, {self.free} free, "
+            f"{self.needed} needed"
+        )
+
+
+@dataclass(slots=True)
+class SelectorExclusion:
+    owner: str  # "class <name>" or "request <name>"
+    index: int  # selector index
+    expression: str
+    conjunct: str | None  # the `&&` term that excludes, when the selector is a conjunction
+    excluded: int  # devices it excludes first
+    values: dict[str, dict[str, int]] = field(default_factory=dict)  # attribute -> value text -> devices
+    error: str | None = None  # a CEL runtime error seen on these devices
+
+    @property
+    def summary(self) -> str:
+        term = f"`{self.conjunct}` of " if self.conjunct else ""
+        seen = "; ".join(f"{attr} values {dict(vals)}" for attr, vals in self.values.items())
+        text = f"{self.excluded} excluded by {term}{self.owner} selector #{self.index}"
+        return f"{text} ({seen})" if seen else text
+
+
+@dataclass(slots=True)
+class ConstraintGroup:
+    value: str  # attribute value text
+    counts: dict[str, int]  # request -> usable candidates with this value
+    needed: dict[str, int]
+    devices: dict[str, list[str]] = field(default_factory=dict)
+
+    @property
+    def viable(self) -> bool:
+        return all(self.counts.get(r, 0) >= n for r, n in self.needed.items())
+
+
+@dataclass(slots=True)
+class Failure:
+    kind: str  # no-devices | selector | exhausted | tainted | constraint | incomplete-pool | invalid-pool
+    #            | search-capped | no-solution
+    summary: str
+    claim: str = ""
+    request: str = ""
+    scheduler_message: str = "cannot allocate all claims"  # what the node's status says
+    details: list[str] = field(default_factory=list)
+    exclusions: list[SelectorExclusion] = field(default_factory=list)
+    holders: list[str] = field(default_factory=list)  # devices held by other claims (exhausted)
+    constraint_index: int | None = None
+    constraint_kind: str | None = None  # "matchAttribute" | "distinctAttribute"
+    attribute: str | None = None
+    groups: list[ConstraintGroup] = field(default_factory=list)
+    lacking: list[str] = field(default_factory=list)  # candidates without the attribute
+
+
+def value_text(value: Any) -> str:
+    if value is None:
+        return MISSING_TEXT
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, Version):
+        return value.text
+    return str(value)
+
+
+def _drivers(cls: Any) -> list[str]:
+    out: list[str] = []
+    for expr in cls.selectors:
+        for d in sorted(find_references(expr).driver_compared):
+            if d not in out:
+                out.append(d)
+    return out
+
+
+def _passes(exprs: list[str], device: Device, consumable: bool) -> tuple[int | None, str | None]:
+    """Index of the first selector that rejects (or errors on) the device; (None, None) if all pass."""
+    for i, expr in enumerate(exprs):
+        try:
+            if not compile_selector(expr, consumable_capacity=consumable).matches(device):
+                return i, None
+        except CelError as err:
+            return i, str(err)
+    return None, None
+
+
+def candidate_counts(state: Any) -> dict[tuple[str, str], CandidateCounts]:
+    """Counts from the stages the allocator recorded per device (no selector is evaluated again)."""
+    from kubectl_rbln.dra.allocator import STAGE_BINDING, STAGE_CLASS, STAGE_ERROR, STAGE_OK, STAGE_REQUEST
+
+    f = state.features
+    out: dict[tuple[str, str], CandidateCounts] = {}
+    for per_claim in state.alts:
+        for alts in per_claim:
+            for alt in alts:
+                claim = state.claims[alt.claim].key
+                drivers = _drivers(alt.device_class)
+                needed = alt.count if alt.all_devices is None else max(alt.count, 1 if f.version >= 33 else 0)
+                c = CandidateCounts(claim, alt.name, alt.device_class.name, drivers, needed)
+                admin = alt.spec.admin_access
+                for pos, stage in enumerate(alt.stage):
+                    if drivers and state.devices[pos].driver not in drivers:
+                        continue
+                    c.on_node += 1
+                    if stage == STAGE_ERROR:
+                        c.errors += 1
+                        continue
+                    if stage == STAGE_CLASS:
+                        continue
+                    c.class_match += 1
+                    if stage in (STAGE_REQUEST, STAGE_BINDING):
+                        continue
+                    c.request_match += 1
+                    if (state.is_allocated[pos] and not admin) or not state._pool_usable(pos):
+                        continue
+                    c.free += 1
+                    c.usable += stage == STAGE_OK
+                out[(claim, alt.name)] = c
+    return out
+
+
+def _exclusions(state: Any, alt: Any, counts: CandidateCounts) -> list[SelectorExclusion]:
+    """For each device of the class's drivers: the first selector (and conjunct) that drops it."""
+    consumable = state.features.consumable_capacity
+    groups: dict[tuple[str, int, str | None], SelectorExclusion] = {}
+    for device in state.devices:
+        if counts.drivers and device.driver not in counts.drivers:
+            continue
+        for owner, exprs in (
+            (f"class {alt.device_class.name}", alt.device_class.selectors),
+            (f"request {alt.name}", alt.spec.selectors),
+        ):
+            bad, err = _passes(exprs, device, consumable)
+            if bad is None:
+                continue
+            expr = exprs[bad]
+            conjunct = _failing_conjunct(expr, device, consumable)
+            key = (owner, bad, conjunct)
+            ex = groups.get(key)
+            if ex is None:
+                ex = groups[key] = SelectorExclusion(owner, bad, expr, conjunct, 0, error=err)
+            ex.excluded += 1
+            refs = find_references(conjunct or expr)
+            for name in sorted(refs.attributes):
+                value = value_text(device.attributes.get(name))
+                ex.values.setdefault(name, Counter())[value] += 1  # type: ignore[index]
+            for name in sorted(refs.capacities):
+                ex.values.setdefault(name, Counter())[device.capacity.get(name, MISSING_TEXT)] += 1  # type: ignore[index]
+            break
+    out = sorted(groups.values(), key=lambda e: -e.excluded)
+    for ex in out:
+        ex.values = {k: dict(v) for k, v in ex.values.items()}
+    return out
+
+
+def _failing_conjunct(expr: str, device: Device, consumable: bool) -> str | None:
+    parts = split_conjuncts(expr)
+    if len(parts) < 2:
+        return None
+    for part in parts:
+        try:
+            if not compile_selector(part, consumable_capacity=consumable).matches(device):
+                return part
+        except CelError:
+            return part
+    return None
+
+
+def _usable_positions(state: Any, alt: Any) -> list[int]:
+    return alt.free
+
+
+def explain_failure(state: Any, counts: dict[tuple[str, str], CandidateCounts], *, capped: bool) -> Failure:
+    f = state.features
+    sched = "cannot allocate all claims"
+    if f.version >= 35 and any(p.invalid_reason for p in state.pools):
+        sched = "invalid resource pools were encountered"
+    if capped:
+        failure = Failure(
+            "search-capped",
+            f"gave up after {state.steps} search steps without a solution; "
+            "Kubernetes 1.34+ stops at its filter timeout (10 s by default) with "
+            "`timed out trying to allocate devices`, 1.32/1.33 keep searching",
+        )
+        if f.version >= 34:
+            failure.scheduler_message = "timed out trying to allocate devices"
+        return failure
+    for per_claim in state.alts:
+        for alts in per_claim:
+            failure = _request_failure(state, alts, counts)
+            if failure is not None:
+                failure.scheduler_message = sched
+                return failure
+    for ci in range(len(state.claims)):
+        for index in range(len(state.constraints[ci])):
+            failure = _constraint_failure(state, ci, index)
+            if failure is not None:
+                failure.scheduler_message = sched
+                return failure
+    failure = _competition(state, counts) or Failure(
+        "no-solution",
+        "each request can be met alone, but no combination satisfies all requests and constraints",
+    )
+    failure.scheduler_message = sched
+    return failure
+
+
+def _request_failure(
+    state: Any, alts: list[Any], counts: dict[tuple[str, str], CandidateCounts]
+) -> Failure | None:
+    """A request none of whose alternatives has enough usable devices even on its own."""
+    f = state.features
+    verdicts = []
+    for alt in alts:
+        c = counts[(state.claims[alt.claim].key, alt.name)]
+        if alt.all_devices is not None:
+            ok = (c.request_match >= 1 or f.version < 33) and c.usable == c.request_match
+        else:
+            ok = c.usable >= c.needed
+        if ok:
+            return None
+        verdicts.append((alt, c))
+    alt, c = verdicts[0]
+    claim = state.claims[alt.claim].key
+    base = Failure("", "", claim=claim, request=alt.name, details=[v[1].summary for v in verdicts])
+    drivers = "/".join(c.drivers) or "any driver"
+    if c.on_node == 0:
+        incomplete = [
+            p.id for p in state.pools if p.driver in c.drivers and (p.incomplete or p.invalid_reason)
+        ]
+        base.kind = "no-devices"
+        base.summary = f"request {alt.name} of claim {claim}: no device of {drivers} on this node"
+        if incomplete:
+            base.kind = "incomplete-pool"
+            base.summary += f" (pools skipped as incomplete or invalid: {', '.join(incomplete)})"
+        return base
+    if c.request_match < c.needed:
+        base.kind = "selector"
+        base.exclusions = _exclusions(state, alt, c)
+        top = base.exclusions[0].summary if base.exclusions else ""
+        base.summary = (
+            f"request {alt.name} of claim {claim}: {c.request_match} of {c.on_node} {drivers} devices "
+            f"match its selectors, {c.needed} needed" + (f"; {top}" if top else "")
+        )
+        return base
+    if c.free < c.needed:
+        held = [state.devices[p].id for p, o in enumerate(alt.outcome) if o == 1 and state.is_allocated[p]]
+        skipped = [
+            state.pools[state.pool_of[p]].id
+            for p, o in enumerate(alt.outcome)
+            if o == 1 and not state._pool_usable(p)
+        ]
+        if skipped and c.free + len(skipped) >= c.needed:
+            base.kind = "incomplete-pool"
+            base.summary = (
+                f"request {alt.name} of claim {claim}: matching devices are in pools that are "
+                f"incomplete or invalid ({', '.join(sorted(set(skipped)))}), {c.free} usable, "
+                f"{c.needed} needed"
+            )
+            return base
+        base.kind = "exhausted"
+        base.holders = held
+        base.summary = (
+            f"request {alt.name} of claim {claim}: {c.request_match} devices match but "
+            f"{len(held)} are allocated to other claims; {c.free} free, {c.needed} needed"
+        )
+        return base
+    base.kind = "tainted"
+    base.summary = (
+        f"request {alt.name} of claim {claim}: {c.free} free matching devices, but only {c.usable} "
+        f"have no untolerated taint; {c.needed} needed"
+    )
+    return base
+
+
+def _covered(state: Any, ci: int, requests: list[str]) -> list[Any]:
+    """The first alternative of each request a constraint covers."""
+    out = []
+    for alts in state.alts[ci]:
+        for alt in alts:
+            if not requests or alt.base in requests or (alt.sub and alt.name in requests):
+                out.append(alt)
+                break
+    return out
+
+
+def _constraint_failure(state: Any, ci: int, index: int) -> Failure | None:
+    from kubectl_rbln.dra.constraints import MatchAttribute
+
+    c = state.constraints[ci][index]
+    alts = _covered(state, ci, c.requests)
+    if not alts:
+        return None
+    claim = state.claims[ci].key
+    kind = "matchAttribute" if isinstance(c, MatchAttribute) else "distinctAttribute"
+    needed = {a.name: a.count for a in alts}
+    groups: dict[str, ConstraintGroup] = {}
+    members: dict[str, list[int]] = {}  # value -> device positions
+    lacking: list[str] = []
+    for alt in alts:
+        for pos in _usable_positions(state, alt):
+            device = state.devices[pos]
+            value = lookup_attribute(device, c.attribute)
+            if value is None:
+                if device.id not in lacking:
+                    lacking.append(device.id)
+                continue
+            text = value_text(value)
+            g = groups.setdefault(text, ConstraintGroup(text, {}, needed))
+            g.counts[alt.name] = g.counts.get(alt.name, 0) + 1
+            g.devices.setdefault(alt.name, []).append(device.name)
+            members.setdefault(text, []).append(pos)
+    over = ", ".join(c.requests) if c.requests else "all requests"
+    failure = Failure(
+        "constraint",
+        "",
+        claim=claim,
+        request=", ".join(needed),
+        constraint_index=index,
+        constraint_kind=kind,
+        attribute=c.attribute,
+        groups=list(groups.values()),
+        lacking=lacking,
+    )
+    need_text = ", ".join(f"{n} {r}" for r, n in needed.items())
+    if kind == "matchAttribute":
+        if any(g.viable for g in groups.values()):
+            return _distinct_within_groups(state, ci, failure, groups, members)
+        per_value = (
+            "; ".join(
+                f"{c.attribute}={g.value}: " + ", ".join(f"{g.counts.get(r, 0)} {r}" for r in needed)
+                for g in groups.values()
+            )
+            or "no candidate has the attribute"
+        )
+        failure.summary = (
+            f"claim {claim}, constraint #{index} matchAttribute {c.attribute} over [{over}]: "
+            f"no single value has enough devices for every request ({need_text} needed) — "
+            f"{per_value}"
+        )
+    else:
+        total = sum(needed.values())
+        if len(groups) >= total and all(
+            sum(1 for g in groups.values() if g.counts.get(r, 0)) >= n for r, n in needed.items()
+        ):
+            return None
+        per_value = (
+            "; ".join(
+                f"{c.attribute}={g.value}: " + ", ".join(f"{g.counts.get(r, 0)} {r}" for r in needed)
+                for g in groups.values()
+            )
+            or "no candidate has the attribute"
+        )
+        failure.summary = (
+            f"claim {claim}, constraint #{index} distinctAttribute {c.attribute} over [{over}]: "
+            f"{len(groups)} distinct values among candidates, {total} devices need distinct "
+            f"values — {per_value}"
+        )
+    if lacking:
+        failure.summary += f"; {len(lacking)} candidate(s) lack {c.attribute}"
+    return failure
+
+
+def _distinct_within_groups(
+    state: Any, ci: int, failure: Failure, groups: dict[str, ConstraintGroup], members: dict[str, list[int]]
+) -> Failure | None:
+    """matchAttribute groups that have the counts but break a distinctAttribute inside the group."""
+    from kubectl_rbln.dra.constraints import DistinctAttribute
+
+    viable = [g for g in groups.values() if g.viable]
+    for j, other in enumerate(state.constraints[ci]):
+        if not isinstance(other, DistinctAttribute):
+            continue
+        ok = False
+        notes = []
+        for g in viable:
+            covered = _covered(state, ci, other.requests)
+            usable = {p for alt in covered for p in _usable_positions(state, alt)}
+            distinct = set()
+            for pos in members.get(g.value, []):
+                v = lookup_attribute(state.devices[pos], other.attribute)
+                if pos in usable and v is not None:
+                    distinct.add(typed(v))
+            need = sum(a.count for a in _covered(state, ci, other.requests))
+            notes.append(
+                f"{failure.attribute}={g.value}: {len(distinct)} distinct {other.attribute}, {need} needed"
+            )
+            ok = ok or len(distinct) >= need
+        if not ok:
+            failure.summary = (
+                f"claim {failure.claim}: within every {failure.attribute} group the devices share "
+                f"{other.attribute} (constraint #{j} distinctAttribute) — " + "; ".join(notes)
+            )
+            failure.constraint_index = j
+            failure.constraint_kind = "distinctAttribute"
+            failure.details = notes
+            return failure
+    return None
+
+
+def _competition(state: Any, counts: dict[tuple[str, str], CandidateCounts]) -> Failure | None:
+    """Requests that each fit alone but together want more devices than the node has free."""
+    demand: dict[frozenset[int], list[Any]] = {}
+    for per_claim in state.alts:
+        for alts in per_claim:
+            alt = alts[0]
+            demand.setdefault(frozenset(_usable_positions(state, alt)), []).append(alt)
+    pool_union: set[int] = set()
+    wanted = 0
+    names = []
+    for positions, alts in demand.items():
+        pool_union |= positions
+        wanted += sum(a.count for a in alts)
+        names += [f"{state.claims[a.claim].key}/{a.name}" for a in alts]
+    if wanted > len(pool_union) and len(names) > 1:
+        return Failure(
+            "exhausted",
+            f"requests {', '.join(names)} together need {wanted} devices, "
+            f"only {len(pool_union)} matching devices are free on this node",
+        )
+    return None

@@ -1,0 +1,487 @@
+"""Raw API objects -> Snapshot, whatever resource.k8s.io version they come in.
+
+The differences this absorbs (dra-facts.md section 4):
+- v1beta1 requests are flat (`deviceClassName`, `count`, ...); v1beta2/v1 wrap them in
+  `exactly`; all three may carry `firstAvailable`.
+- v1beta1 devices nest attributes under `basic`; v1beta2/v1 are flat. Some doc samples
+  say `apiVersion: v1` and still nest under `basic`: accept both everywhere.
+- unqualified attribute and capacity names belong to the driver's domain.
+Objects that are missing fields they should have never raise: they normalize to
+empty values, and the problem is recorded where the checks can see it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from kubectl_rbln.dra.model import (
+    Allocation,
+    AllocationResult,
+    AttrValue,
+    ClaimSpec,
+    Condition,
+    Constraint,
+    Container,
+    ContainerState,
+    Device,
+    DeviceClass,
+    Event,
+    ExactRequest,
+    ExecCapture,
+    Node,
+    Pod,
+    PodClaimRef,
+    PodLog,
+    Request,
+    ResourceClaim,
+    ResourceClaimTemplate,
+    ResourceSlice,
+    Snapshot,
+    SourceProblem,
+    Version,
+)
+
+RESOURCE_GROUP = "resource.k8s.io"
+PLUGIN_API_VERSION = "kubectl-rbln/v1"
+VERSION_ORDER = ("v1", "v1beta2", "v1beta1", "v1alpha3")
+
+
+def _d(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _l(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _s(value: Any, default: str = "") -> str:
+    return value if isinstance(value, str) else default
+
+
+def _i(value: Any, default: int = 0) -> int:
+    if isinstance(value, bool):
+        return default
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        return int(value)
+    return default
+
+
+def _str_map(value: Any) -> dict[str, str]:
+    return {str(k): str(v) for k, v in _d(value).items() if v is not None}
+
+
+def qualify(name: str, driver: str) -> str:
+    """`numaNode` of driver `dra.net` is `dra.net/numaNode`; qualified names stay as they are."""
+    return name if "/" in name else f"{driver}/{name}"
+
+
+def typed_value(entry: Any) -> AttrValue | None:
+    """`{int: 1}` -> 1, `{version: "1.0.0"}` -> Version; no value or several -> None."""
+    if not isinstance(entry, dict):
+        return None
+    present = [key for key in ("int", "bool", "string", "version") if entry.get(key) is not None]
+    if len(present) != 1:
+        return None
+    key = present[0]
+    raw = entry[key]
+    if key == "int":
+        return raw if isinstance(raw, int) and not isinstance(raw, bool) else None
+    if key == "bool":
+        return raw if isinstance(raw, bool) else None
+    if key == "string":
+        return raw if isinstance(raw, str) else None
+    return Version(raw) if isinstance(raw, str) else None
+
+
+def _quantity_text(entry: Any) -> str | None:
+    if isinstance(entry, dict):
+        entry = entry.get("value")
+    if isinstance(entry, (int, float)) and not isinstance(entry, bool):
+        return str(entry)
+    return entry if isinstance(entry, str) else None
+
+
+def normalize_device(raw: Any, driver: str, pool: str, slice_name: str, node: str | None) -> Device:
+    raw = _d(raw)
+    body = _d(raw.get("basic")) or raw  # v1beta1 nests under `basic`
+    attributes: dict[str, AttrValue] = {}
+    bad: list[str] = []
+    for name, entry in _d(body.get("attributes")).items():
+        value = typed_value(entry)
+        if value is None:
+            bad.append(qualify(str(name), driver))
+        else:
+            attributes[qualify(str(name), driver)] = value
+    capacity = {
+        qualify(str(name), driver): text
+        for name, entry in _d(body.get("capacity")).items()
+        if (text := _quantity_text(entry)) is not None
+    }
+    device_node = body.get("nodeName")
+    return Device(
+        name=_s(raw.get("name")),
+        driver=driver,
+        pool=pool,
+        slice_name=slice_name,
+        node_name=device_node if isinstance(device_node, str) and device_node else node,
+        attributes=attributes,
+        capacity=capacity,
+        taints=[t for t in _l(body.get("taints")) if isinstance(t, dict)],
+        binding_conditions=[str(c) for c in _l(body.get("bindingConditions"))],
+        allow_multiple_allocations=body.get("allowMultipleAllocations") is True,
+        bad_attributes=bad,
+    )
+
+
+def normalize_slice(obj: dict[str, Any]) -> ResourceSlice:
+    spec = _d(obj.get("spec"))
+    meta = _d(obj.get("metadata"))
+    driver = _s(spec.get("driver"))
+    pool = _d(spec.get("pool"))
+    pool_name = _s(pool.get("name"))
+    node_name = spec.get("nodeName") if isinstance(spec.get("nodeName"), str) else None
+    name = _s(meta.get("name"))
+    return ResourceSlice(
+        name=name,
+        driver=driver,
+        pool=pool_name,
+        generation=_i(pool.get("generation")),
+        resource_slice_count=_i(pool.get("resourceSliceCount"), 1),
+        node_name=node_name or None,
+        all_nodes=spec.get("allNodes") is True,
+        node_selector=spec.get("nodeSelector") if isinstance(spec.get("nodeSelector"), dict) else None,
+        per_device_node_selection=spec.get("perDeviceNodeSelection") is True,
+        devices=[normalize_device(d, driver, pool_name, name, node_name) for d in _l(spec.get("devices"))],
+        shared_counters=[c for c in _l(spec.get("sharedCounters")) if isinstance(c, dict)],
+        api_version=_s(obj.get("apiVersion")),
+    )
+
+
+def _exact(body: dict[str, Any], name: str = "") -> ExactRequest:
+    selectors = []
+    for selector in _l(body.get("selectors")):
+        cel = _d(_d(selector).get("cel"))
+        selectors.append(_s(cel.get("expression")))
+    mode = _s(body.get("allocationMode"), "ExactCount") or "ExactCount"
+    count = _i(body.get("count"), 1) if mode == "ExactCount" else 0
+    return ExactRequest(
+        device_class=_s(body.get("deviceClassName")),
+        selectors=selectors,
+        allocation_mode=mode,
+        count=count,
+        admin_access=body.get("adminAccess") is True,
+        tolerations=[t for t in _l(body.get("tolerations")) if isinstance(t, dict)],
+        capacity=body.get("capacity") if isinstance(body.get("capacity"), dict) else None,
+        name=name,
+    )
+
+
+def normalize_request(raw: Any) -> Request:
+    raw = _d(raw)
+    subrequests = [_exact(_d(sub), _s(_d(sub).get("name"))) for sub in _l(raw.get("firstAvailable"))]
+    if isinstance(raw.get("exactly"), dict):
+        exactly: ExactRequest | None = _exact(raw["exactly"])
+    elif "deviceClassName" in raw and not subrequests:  # v1beta1 flat request
+        exactly = _exact(raw)
+    else:
+        exactly = None
+    return Request(name=_s(raw.get("name")), exactly=exactly, first_available=subrequests)
+
+
+def normalize_claim_spec(raw: Any) -> ClaimSpec:
+    devices = _d(_d(raw).get("devices"))
+    constraints = []
+    for entry in _l(devices.get("constraints")):
+        entry = _d(entry)
+        constraints.append(
+            Constraint(
+                requests=[str(r) for r in _l(entry.get("requests"))],
+                match_attribute=_s(entry.get("matchAttribute")) or None,
+                distinct_attribute=_s(entry.get("distinctAttribute")) or None,
+            )
+        )
+    return ClaimSpec(
+        requests=[normalize_request(r) for r in _l(devices.get("requests"))],
+        constraints=constraints,
+        config=[c for c in _l(devices.get("config")) if isinstance(c, dict)],
+    )
+
+
+def normalize_claim(obj: dict[str, Any]) -> ResourceClaim:
+    meta = _d(obj.get("metadata"))
+    status = _d(obj.get("status"))
+    allocation_raw = status.get("allocation")
+    allocation = None
+    if isinstance(allocation_raw, dict):
+        results = []
+        for result in _l(_d(allocation_raw.get("devices")).get("results")):
+            result = _d(result)
+            results.append(
+                AllocationResult(
+                    request=_s(result.get("request")),
+                    driver=_s(result.get("driver")),
+                    pool=_s(result.get("pool")),
+                    device=_s(result.get("device")),
+                    admin_access=result.get("adminAccess") is True,
+                    share_id=result.get("shareID") if isinstance(result.get("shareID"), str) else None,
+                )
+            )
+        selector = allocation_raw.get("nodeSelector")
+        allocation = Allocation(results=results, node_selector=selector if isinstance(selector, dict) else None)
+    owner = next(
+        (
+            _s(ref.get("name"))
+            for ref in map(_d, _l(meta.get("ownerReferences")))
+            if ref.get("kind") == "Pod" and ref.get("controller") is True
+        ),
+        None,
+    )
+    return ResourceClaim(
+        name=_s(meta.get("name")),
+        namespace=_s(meta.get("namespace"), "default"),
+        uid=_s(meta.get("uid")),
+        spec=normalize_claim_spec(obj.get("spec")),
+        allocation=allocation,
+        reserved_for=[r for r in _l(status.get("reservedFor")) if isinstance(r, dict)],
+        owner_pod=owner,
+        pod_claim_name=_d(meta.get("annotations")).get("resource.kubernetes.io/pod-claim-name"),
+        deleting=bool(meta.get("deletionTimestamp")),
+        raw=obj,
+    )
+
+
+def normalize_template(obj: dict[str, Any]) -> ResourceClaimTemplate:
+    meta = _d(obj.get("metadata"))
+    return ResourceClaimTemplate(
+        name=_s(meta.get("name")),
+        namespace=_s(meta.get("namespace"), "default"),
+        spec=normalize_claim_spec(_d(_d(obj.get("spec")).get("spec"))),
+        raw=obj,
+    )
+
+
+def normalize_class(obj: dict[str, Any]) -> DeviceClass:
+    spec = _d(obj.get("spec"))
+    return DeviceClass(
+        name=_s(_d(obj.get("metadata")).get("name")),
+        selectors=[_s(_d(_d(s).get("cel")).get("expression")) for s in _l(spec.get("selectors"))],
+        extended_resource_name=_s(spec.get("extendedResourceName")) or None,
+        config=[c for c in _l(spec.get("config")) if isinstance(c, dict)],
+        raw=obj,
+    )
+
+
+def _container_state(raw: dict[str, Any]) -> ContainerState:
+    state = _d(raw.get("state"))
+    kind = next((k for k in ("running", "waiting", "terminated") if k in state), "")
+    detail = _d(state.get(kind))
+    last = _d(raw.get("lastState"))
+    last_kind = next((k for k in ("terminated", "waiting", "running") if k in last), "")
+    last_detail = _d(last.get(last_kind))
+    exit_code = last_detail.get("exitCode")
+    return ContainerState(
+        name=_s(raw.get("name")),
+        ready=raw.get("ready") is True,
+        restart_count=_i(raw.get("restartCount")),
+        state=kind,
+        reason=_s(detail.get("reason")),
+        message=_s(detail.get("message")),
+        last_reason=_s(last_detail.get("reason")),
+        last_exit_code=exit_code if isinstance(exit_code, int) else None,
+    )
+
+
+def _run_as_user(security_context: Any) -> int | None:
+    value = _d(security_context).get("runAsUser")
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def normalize_pod(obj: dict[str, Any]) -> Pod:
+    meta = _d(obj.get("metadata"))
+    spec = _d(obj.get("spec"))
+    status = _d(obj.get("status"))
+    containers = []
+    for raw in map(_d, _l(spec.get("containers"))):
+        resources = _d(raw.get("resources"))
+        containers.append(
+            Container(
+                name=_s(raw.get("name")),
+                requests=_str_map(resources.get("requests")),
+                limits=_str_map(resources.get("limits")),
+                claims=[_str_map(c) for c in _l(resources.get("claims"))],
+                run_as_user=_run_as_user(raw.get("securityContext")),
+            )
+        )
+    claim_refs = [
+        PodClaimRef(
+            name=_s(ref.get("name")),
+            resource_claim_name=_s(ref.get("resourceClaimName")) or None,
+            resource_claim_template_name=_s(ref.get("resourceClaimTemplateName")) or None,
+        )
+        for ref in map(_d, _l(spec.get("resourceClaims")))
+    ]
+    claim_statuses = {
+        _s(entry.get("name")): (_s(entry.get("resourceClaimName")) or None)
+        for entry in map(_d, _l(status.get("resourceClaimStatuses")))
+    }
+    conditions = {
+        _s(c.get("type")): Condition(
+            type=_s(c.get("type")),
+            status=_s(c.get("status")),
+            reason=_s(c.get("reason")),
+            message=_s(c.get("message")),
+        )
+        for c in map(_d, _l(status.get("conditions")))
+    }
+    return Pod(
+        name=_s(meta.get("name")),
+        namespace=_s(meta.get("namespace"), "default"),
+        uid=_s(meta.get("uid")),
+        phase=_s(status.get("phase"), "Unknown"),
+        node_name=_s(spec.get("nodeName")) or None,
+        labels=_str_map(meta.get("labels")),
+        node_selector=_str_map(spec.get("nodeSelector")),
+        affinity=_d(spec.get("affinity")),
+        tolerations=[t for t in _l(spec.get("tolerations")) if isinstance(t, dict)],
+        resource_claims=claim_refs,
+        claim_statuses=claim_statuses,
+        conditions=conditions,
+        containers=containers,
+        container_states=[
+            _container_state(_d(c))
+            for c in _l(status.get("initContainerStatuses")) + _l(status.get("containerStatuses"))
+        ],
+        run_as_user=_run_as_user(spec.get("securityContext")),
+        scheduler_name=_s(spec.get("schedulerName"), "default-scheduler"),
+        raw=obj,
+    )
+
+
+def normalize_node(obj: dict[str, Any]) -> Node:
+    meta = _d(obj.get("metadata"))
+    spec = _d(obj.get("spec"))
+    status = _d(obj.get("status"))
+    ready = next(
+        (c.get("status") == "True" for c in map(_d, _l(status.get("conditions"))) if c.get("type") == "Ready"),
+        True,
+    )
+    return Node(
+        name=_s(meta.get("name")),
+        labels=_str_map(meta.get("labels")),
+        taints=[t for t in _l(spec.get("taints")) if isinstance(t, dict)],
+        allocatable=_str_map(status.get("allocatable")),
+        unschedulable=spec.get("unschedulable") is True,
+        ready=ready,
+        kubelet_version=_s(_d(status.get("nodeInfo")).get("kubeletVersion")),
+        container_runtime=_s(_d(status.get("nodeInfo")).get("containerRuntimeVersion")),
+    )
+
+
+def normalize_event(obj: dict[str, Any]) -> Event:
+    """core/v1 Events and events.k8s.io/v1 Events (`regarding`, `note`) alike."""
+    meta = _d(obj.get("metadata"))
+    involved = _d(obj.get("involvedObject")) or _d(obj.get("regarding"))
+    series = _d(obj.get("series"))
+    count = _i(obj.get("count")) or _i(series.get("count")) or 1
+    source = _s(_d(obj.get("source")).get("component")) or _s(obj.get("reportingController")) or _s(
+        obj.get("reportingComponent")
+    )
+    return Event(
+        namespace=_s(meta.get("namespace")),
+        involved_kind=_s(involved.get("kind")),
+        involved_name=_s(involved.get("name")),
+        involved_namespace=_s(involved.get("namespace")),
+        reason=_s(obj.get("reason")),
+        message=_s(obj.get("message")) or _s(obj.get("note")),
+        type=_s(obj.get("type"), "Normal"),
+        count=count,
+        last_timestamp=_s(obj.get("lastTimestamp"))
+        or _s(series.get("lastObservedTime"))
+        or _s(obj.get("eventTime"))
+        or _s(meta.get("creationTimestamp")),
+        source=source,
+    )
+
+
+def normalize_pod_log(obj: dict[str, Any]) -> PodLog:
+    meta = _d(obj.get("metadata"))
+    return PodLog(
+        namespace=_s(meta.get("namespace"), "default"),
+        pod=_s(meta.get("name")),
+        container=_s(obj.get("container")),
+        previous=obj.get("previous") is True,
+        log=_s(obj.get("log")),
+    )
+
+
+def normalize_exec_capture(obj: dict[str, Any]) -> ExecCapture:
+    meta = _d(obj.get("metadata"))
+    return ExecCapture(
+        namespace=_s(meta.get("namespace"), "default"),
+        pod=_s(meta.get("name")),
+        container=_s(obj.get("container")),
+        command=[str(part) for part in _l(obj.get("command"))],
+        stdout=_s(obj.get("stdout")),
+        stderr=_s(obj.get("stderr")),
+        exit_code=_i(obj.get("exitCode")),
+    )
+
+
+def group_version(api_version: str) -> tuple[str, str]:
+    group, _, version = api_version.rpartition("/")
+    return group, version
+
+
+def newest_resource_version(versions: Iterable[str]) -> str | None:
+    present = set(versions)
+    return next((v for v in VERSION_ORDER if v in present), None)
+
+
+def build_snapshot(objects: Iterable[dict[str, Any]], *, source: str = "") -> Snapshot:
+    """Every known kind is normalized; unknown kinds (Namespaces, CDI specs...) are ignored."""
+    snap = Snapshot(source=source)
+    resource_versions: set[str] = set()
+    for obj in objects:
+        if not isinstance(obj, dict):
+            continue
+        kind = obj.get("kind")
+        group, version = group_version(_s(obj.get("apiVersion")))
+        if group == RESOURCE_GROUP:
+            resource_versions.add(version)
+        if kind == "Pod":
+            snap.pods.append(normalize_pod(obj))
+        elif kind == "Node":
+            node = normalize_node(obj)
+            snap.nodes[node.name] = node
+        elif kind == "Event":
+            snap.events.append(normalize_event(obj))
+        elif kind == "ResourceSlice":
+            snap.slices.append(normalize_slice(obj))
+        elif kind == "ResourceClaim":
+            snap.claims.append(normalize_claim(obj))
+        elif kind == "ResourceClaimTemplate":
+            snap.templates.append(normalize_template(obj))
+        elif kind == "DeviceClass":
+            device_class = normalize_class(obj)
+            snap.device_classes[device_class.name] = device_class
+        elif kind == "PodLog" and obj.get("apiVersion") == PLUGIN_API_VERSION:
+            snap.logs.append(normalize_pod_log(obj))
+        elif kind == "ExecCapture" and obj.get("apiVersion") == PLUGIN_API_VERSION:
+            snap.captures.append(normalize_exec_capture(obj))
+        elif kind == "ClusterInfo" and obj.get("apiVersion") == PLUGIN_API_VERSION:
+            snap.server_version = _s(obj.get("serverVersion")) or None
+            served = [v for v in _l(obj.get("resourceVersions")) if isinstance(v, str)]
+            resource_versions.update(served)
+            for problem in map(_d, _l(obj.get("problems"))):
+                snap.problems.append(
+                    SourceProblem(
+                        kind=_s(problem.get("kind")),
+                        message=_s(problem.get("message")),
+                        code=_s(problem.get("code"), "error"),
+                    )
+                )
+    snap.resource_api_version = newest_resource_version(resource_versions)
+    return snap

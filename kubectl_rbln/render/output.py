@@ -1,0 +1,54 @@
+"""Machine output: -o json|yaml and --jq, the same for every command.
+
+`--jq` runs through the `jq` package (jq.py, current jq; not the unmaintained
+pyjq). Each result prints as jq prints it: one JSON document per line.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any, TextIO
+
+import yaml
+
+from kubectl_rbln.errors import InputError
+
+
+def to_json(document: Any) -> str:
+    return json.dumps(document, indent=2, ensure_ascii=False, default=str)
+
+
+def to_yaml(document: Any) -> str:
+    return yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=120)
+
+
+def apply_jq(expression: str, document: Any) -> list[Any]:
+    import jq  # noqa: PLC0415 - only the --jq path pays for it
+
+    try:
+        program = jq.compile(expression)
+    except ValueError as exc:
+        raise InputError(f"--jq: {str(exc).splitlines()[0]}") from None
+    try:
+        return list(program.input_value(document).all())
+    except ValueError as exc:
+        raise InputError(f"--jq: {str(exc).splitlines()[0]}") from None
+
+
+def emit_document(document: Any, output: str, jq_expr: str | None, stream: TextIO | None = None) -> None:
+    """Print a document as JSON or YAML, or the results of a jq filter over it."""
+    out = stream or sys.stdout
+    if jq_expr:
+        for result in apply_jq(jq_expr, document):
+            if isinstance(result, str) and output != "yaml":
+                out.write(json.dumps(result, ensure_ascii=False) + "\n")
+            elif output == "yaml":
+                out.write(to_yaml(result))
+            else:
+                out.write(json.dumps(result, ensure_ascii=False) + "\n")
+        return
+    if output == "yaml":
+        out.write(to_yaml(document))
+    else:
+        out.write(to_json(document) + "\n")

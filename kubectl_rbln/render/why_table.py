@@ -1,0 +1,93 @@
+"""The human view of `why`: the verdict first, then each finding with its evidence and fix.
+
+Meant to be taken in at a glance in a terminal: a symbol and a slug per finding,
+the evidence as short `key: value` lines, `fix:` lines that can be pasted, and a
+table of what the simulation found on each node.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import click
+from tabulate import tabulate
+
+SYMBOLS = {"error": "✗", "warning": "!", "info": "i"}
+COLORS = {"error": "red", "warning": "yellow", "info": "cyan"}
+MAX_NODE_ROWS = 20
+MAX_EVIDENCE_VALUE = 160
+
+
+def _style(text: str, color: bool, **style: Any) -> str:
+    return click.style(text, **style) if color else text
+
+
+def _short(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= MAX_EVIDENCE_VALUE else text[: MAX_EVIDENCE_VALUE - 3] + "..."
+
+
+def render_finding(finding: dict[str, Any], *, color: bool, wide: bool) -> list[str]:
+    severity = finding["severity"]
+    head = f"{SYMBOLS.get(severity, '-')} {severity:<7} {finding['slug']}"
+    lines = [_style(head, color, fg=COLORS.get(severity), bold=True) + f"  {finding['title']}"]
+    if finding.get("detail"):
+        lines.append(f"    {finding['detail']}")
+    evidence = finding.get("evidence") or {}
+    keys = list(evidence) if wide else list(evidence)[:8]
+    for key in keys:
+        value = evidence[key]
+        if value in (None, [], {}, ""):
+            continue
+        lines.append(f"    {key}: {_short(value) if not wide else json.dumps(value, ensure_ascii=False, default=str)}")
+    for index, command in enumerate(finding.get("remediation") or []):
+        prefix = "    fix: " if index == 0 else "         "
+        command_lines = str(command).splitlines() or [""]
+        lines.append(prefix + command_lines[0])
+        lines.extend("         " + extra for extra in command_lines[1:])
+    if finding.get("docs"):
+        lines.append(f"    docs: {finding['docs']}")
+    return lines
+
+
+def render_nodes(nodes: list[dict[str, Any]], *, wide: bool) -> list[str]:
+    if not nodes:
+        return []
+    rows = []
+    shown = nodes if wide else nodes[:MAX_NODE_ROWS]
+    for node in shown:
+        fits = {True: "yes", False: "no", None: "-"}[node.get("fits")]
+        rows.append([node["name"], fits, node.get("reason", "")])
+    lines = ["", "NODES (simulated DRA allocation)"]
+    lines += tabulate(rows, headers=["NODE", "FITS", "WHY"], tablefmt="plain").splitlines()
+    if len(nodes) > len(shown):
+        lines.append(f"... {len(nodes) - len(shown)} more nodes (-o wide or -o json shows all)")
+    return lines
+
+
+def render_events(events: list[dict[str, Any]]) -> list[str]:
+    if not events:
+        return []
+    lines = ["", "EVENTS"]
+    for event in events[-5:]:
+        count = f" (x{event['count']})" if event.get("count", 1) > 1 else ""
+        lines.append(f"  {event.get('type', '')} {event.get('reason', '')}{count}: {event.get('message', '')}")
+    return lines
+
+
+def render_diagnosis(diagnosis: dict[str, Any], *, color: bool, wide: bool) -> str:
+    lines = [_style(diagnosis["verdict"], color, bold=True)]
+    for finding in diagnosis["findings"]:
+        lines.append("")
+        lines.extend(render_finding(finding, color=color, wide=wide))
+    lines += render_nodes(diagnosis.get("nodes") or [], wide=wide)
+    lines += render_events(diagnosis.get("events") or [])
+    return "\n".join(lines)
+
+
+def render_report(report: dict[str, Any], *, color: bool, wide: bool) -> str:
+    blocks = [render_diagnosis(d, color=color, wide=wide) for d in report["pods"]]
+    if not blocks:
+        blocks = [report.get("message", "no device Pod needs attention")]
+    return "\n\n".join(blocks) + "\n"

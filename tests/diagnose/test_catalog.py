@@ -1,0 +1,185 @@
+"""The findings catalog: complete in both languages, consistent, documented, and safe to render."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from kubectl_rbln.diagnose.catalog import (
+    SEVERITIES,
+    CatalogEntry,
+    load_catalog,
+    missing_values,
+    parse_catalog,
+    pick_language,
+    placeholders,
+    render,
+)
+
+REPO = Path(__file__).resolve().parents[2]
+
+WHY_SLUGS = [
+    "dra-api-unavailable", "device-class-missing", "claim-template-missing", "claim-not-created",
+    "claim-not-allocated", "driver-slices-missing", "attribute-not-advertised", "selector-matches-nothing",
+    "selector-error", "constraint-unsatisfiable", "insufficient-devices", "devices-exhausted",
+    "feature-gate-disabled", "rds-label-missing", "memlock-limit", "device-plugin-mode", "not-device-related",
+]  # fmt: skip
+OTHER_SLUGS = [
+    "nic-count-mismatch", "npu-count-mismatch", "rds-devices-missing", "allocation-constraint-violated",
+    "source-degraded", "scheduler-error", "kubelet-prepare-failed", "pod-crashing",
+]  # fmt: skip
+ALL_SLUGS = WHY_SLUGS + OTHER_SLUGS
+HANGUL = re.compile(r"[\uac00-\ud7a3]")
+COMMAND = re.compile(r"^(kubectl|sudo|ls|lspci) ")
+
+
+@pytest.fixture(scope="module")
+def catalog() -> dict[str, CatalogEntry]:
+    return load_catalog()
+
+
+def test_every_slug_of_the_issues_is_in_the_catalog(catalog: dict[str, CatalogEntry]) -> None:
+    assert sorted(catalog) == sorted(ALL_SLUGS)
+
+
+def test_catalog_is_loaded_once(catalog: dict[str, CatalogEntry]) -> None:
+    assert load_catalog() is catalog
+
+
+@pytest.mark.parametrize("slug", ALL_SLUGS)
+def test_entry_is_complete_in_both_languages(catalog: dict[str, CatalogEntry], slug: str) -> None:
+    entry = catalog[slug]
+    assert entry.severity in SEVERITIES
+    for lang in ("en", "ko"):
+        assert entry.title[lang].strip(), lang
+        assert entry.summary[lang].strip(), lang
+        assert entry.remediation[lang], lang
+    for text in (entry.title["ko"], entry.summary["ko"]):
+        assert HANGUL.search(text), f"{slug}: Korean text is not Korean: {text}"
+    assert not HANGUL.search(entry.title["en"] + entry.summary["en"] + "".join(entry.remediation["en"]))
+
+
+@pytest.mark.parametrize("slug", ALL_SLUGS)
+def test_same_placeholders_in_both_languages_field_by_field(
+    catalog: dict[str, CatalogEntry], slug: str
+) -> None:
+    entry = catalog[slug]
+    assert placeholders(entry.title["en"]) == placeholders(entry.title["ko"])
+    assert placeholders(entry.summary["en"]) == placeholders(entry.summary["ko"])
+    en_lines = set().union(*(placeholders(line) for line in entry.remediation["en"]))
+    ko_lines = set().union(*(placeholders(line) for line in entry.remediation["ko"]))
+    assert en_lines == ko_lines
+
+
+@pytest.mark.parametrize("slug", ALL_SLUGS)
+def test_commands_are_identical_in_both_languages(catalog: dict[str, CatalogEntry], slug: str) -> None:
+    """A Korean reader must run exactly the command an English reader runs."""
+    entry = catalog[slug]
+    en = [line for line in entry.remediation["en"] if COMMAND.match(line)]
+    ko = [line for line in entry.remediation["ko"] if COMMAND.match(line)]
+    assert en == ko
+
+
+@pytest.mark.parametrize("slug", ALL_SLUGS)
+def test_docs_page_exists_in_the_rule_page_shape(catalog: dict[str, CatalogEntry], slug: str) -> None:
+    entry = catalog[slug]
+    assert entry.docs == f"docs/findings/{slug}.md"
+    page = (REPO / entry.docs).read_text(encoding="utf-8")
+    headings = re.findall(r"^## (.+)$", page, flags=re.MULTILINE)
+    assert headings == ["What it means", "Why it matters", "Example", "How to fix", "한국어 요약"]
+    assert page.startswith(f"# {slug}\n\nSeverity: {entry.severity}\n")
+
+
+def test_rct_changes_delete_before_apply(catalog: dict[str, CatalogEntry]) -> None:
+    """Kubernetes rejects an apply that changes an existing RCT's spec (seed 001, item (5))."""
+    for entry in catalog.values():
+        for lang in ("en", "ko"):
+            lines = entry.remediation[lang]
+            for i, line in enumerate(lines):
+                if re.match(r"kubectl -n \{namespace\} apply -f .*rct", line) and "delete" in " ".join(lines):
+                    assert any("delete resourceclaimtemplate" in prev for prev in lines[:i]), entry.slug
+
+
+def test_missing_numa_attribute_names_the_numa_unaligned_recipe(catalog: dict[str, CatalogEntry]) -> None:
+    rendered = render(catalog["attribute-not-advertised"], "en", namespace="llm", rct="npu-rdma")
+    lines = rendered.remediation
+    delete = lines.index("kubectl -n llm delete resourceclaimtemplate npu-rdma")
+    assert lines[delete + 1] == "kubectl -n llm apply -f examples/manifests/rct/numa-unaligned.yaml"
+    assert "kubectl rbln suggest-rct -n llm --rct npu-rdma" in lines
+
+
+def test_memlock_clears_sandboxes_before_restarting_containerd(catalog: dict[str, CatalogEntry]) -> None:
+    lines = catalog["memlock-limit"].remediation["en"]
+    crictl = next(i for i, line in enumerate(lines) if "sudo crictl rmp <pod-id>" in line)
+    restart = lines.index("sudo systemctl daemon-reload && sudo systemctl restart containerd")
+    assert crictl < restart
+    assert "[Service]\nLimitMEMLOCK=infinity" in "\n".join(lines)
+    assert any('default_ulimits = ["memlock=-1:-1"]' in line for line in lines)
+
+
+def test_feature_gate_and_rds_label_commands(catalog: dict[str, CatalogEntry]) -> None:
+    gate = render(
+        catalog["feature-gate-disabled"], "ko", gate="DRAConsumableCapacity", namespace="llm", rct="x"
+    )
+    assert "--feature-gates=DRAConsumableCapacity=true" in gate.remediation[0]
+    assert "kube-apiserver, kube-scheduler, kubelet" in gate.remediation[0]
+    rds = render(catalog["rds-label-missing"], "en", node="npu-node-1")
+    assert rds.remediation[0] == "kubectl label node npu-node-1 rebellions.ai/rds.present=true"
+
+
+def test_render_fills_values_and_keeps_unknown_placeholders_visible(catalog: dict[str, CatalogEntry]) -> None:
+    rendered = render(catalog["device-class-missing"], "ko", **{"class": "dranet", "namespace": "llm"})
+    assert rendered.lang == "ko"
+    assert rendered.title == "DeviceClass가 없습니다: dranet"
+    assert "kubectl -n llm delete resourceclaimtemplate {rct}" in rendered.remediation
+
+
+def test_render_unescapes_literal_braces(catalog: dict[str, CatalogEntry]) -> None:
+    rendered = render(catalog["claim-not-created"], "en", namespace="llm", pod="p")
+    assert "kubectl -n llm get pod p -o jsonpath='{.status.resourceClaimStatuses}'" in rendered.remediation
+
+
+def test_render_falls_back_to_english_and_never_raises(catalog: dict[str, CatalogEntry]) -> None:
+    class Hostile:
+        def __str__(self) -> str:
+            raise RuntimeError("no")
+
+    entry = catalog["pod-crashing"]
+    rendered = render(entry, "fr", container=Hostile(), pod=["a", "b"])
+    assert rendered.lang == "en"
+    assert rendered.title == entry.title["en"]  # the hostile value leaves the template as it was
+    assert "Pod a, b" in rendered.summary
+
+
+@pytest.mark.parametrize(
+    ("flag", "env", "expected"),
+    [
+        ("ko", {"LANG": "en_US.UTF-8"}, "ko"),
+        ("en", {"LANG": "ko_KR.UTF-8"}, "en"),
+        ("de", {}, "en"),
+        (None, {"LANG": "ko_KR.UTF-8"}, "ko"),
+        (None, {"LC_ALL": "ko_KR.UTF-8", "LANG": "en_US.UTF-8"}, "ko"),
+        (None, {"LC_ALL": "C", "LANG": "ko_KR.UTF-8"}, "en"),
+        (None, {"LC_ALL": "", "LANG": "ko"}, "ko"),
+        (None, {}, "en"),
+    ],
+)
+def test_pick_language(flag: str | None, env: dict[str, str], expected: str) -> None:
+    assert pick_language(flag, env) == expected
+
+
+def test_malformed_catalog_is_rejected() -> None:
+    good = {"title": {"en": "t"}, "summary": {"en": "s"}, "remediation": {"en": ["x"]}}
+    assert parse_catalog({"a": {"severity": "info", **good}})["a"].docs == "docs/findings/a.md"
+    with pytest.raises(ValueError, match="severity"):
+        parse_catalog({"a": {"severity": "fatal", **good}})
+    with pytest.raises(ValueError, match="remediation"):
+        parse_catalog({"a": {"severity": "info", **good, "remediation": {"en": "x"}}})
+
+
+def test_missing_values_names_what_a_check_forgot(catalog: dict[str, CatalogEntry]) -> None:
+    entry = catalog["rds-label-missing"]
+    assert missing_values(entry, {"node": "npu-node-1"}) == set()
+    assert missing_values(catalog["claim-not-created"], {"namespace": "llm"}, "ko") == {"pod"}
