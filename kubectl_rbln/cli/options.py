@@ -61,7 +61,10 @@ def default_lang() -> str:
 
 
 def color_enabled(no_color: bool) -> bool:
-    return not no_color and "NO_COLOR" not in os.environ
+    """Colour only on a terminal, never with --no-color or NO_COLOR (no-color.org)."""
+    import sys  # noqa: PLC0415
+
+    return not no_color and "NO_COLOR" not in os.environ and sys.stdout.isatty()
 
 
 def common_options(*, all_namespaces: bool = True, output: bool = True) -> Callable[..., Any]:

@@ -8,7 +8,7 @@ from kubectl_rbln.cli.options import Options
 from kubectl_rbln.cluster.files import load_objects
 from kubectl_rbln.cluster.source import default_namespace, load_snapshot
 from kubectl_rbln.diagnose.context import is_device_pod
-from kubectl_rbln.diagnose.features import choose_features
+from kubectl_rbln.diagnose.features import allocator_features, choose_features
 from kubectl_rbln.diagnose.findings import SCHEMA_VERSION, exit_code_for
 from kubectl_rbln.diagnose.why import WhyOptions, diagnose_pod
 from kubectl_rbln.dra.model import Pod, ResourceClaimTemplate, Snapshot
@@ -57,9 +57,7 @@ def run_why(opts: Options, names: list[str], *, with_rct: str | None, k8s_versio
     namespace = None if opts.all_namespaces else default_namespace(opts, collected)
     pods = select_pods(snapshot, names, namespace)
     choice = choose_features(snapshot, k8s_version, feature_gates)
-    from kubectl_rbln.dra.allocator import Features  # noqa: PLC0415
-
-    options = WhyOptions(lang=opts.lang, features=Features.from_choice(choice), with_rct=replacement,
+    options = WhyOptions(lang=opts.lang, features=allocator_features(choice), with_rct=replacement,
                          assumptions=choice.describe())
     diagnoses = [diagnose_pod(snapshot, pod, options) for pod in pods]
     report: dict[str, Any] = {

@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from kubectl_rbln.dra.allocator import Features
 from kubectl_rbln.dra.model import Snapshot
 from kubectl_rbln.errors import InputError
 
@@ -110,3 +111,8 @@ def choose_features(snapshot: Snapshot, k8s_version: str | None, gates_flag: str
     for name in explicit:
         reasons[name] = "--feature-gates"
     return FeatureChoice(minor=minor, gates=gates, reasons=reasons)
+
+
+def allocator_features(choice: FeatureChoice) -> Features:
+    """The allocator variant the chosen version and gates select."""
+    return Features(version=choice.minor, **choice.gates)

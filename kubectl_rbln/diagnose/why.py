@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from kubectl_rbln.diagnose.checks.attributes import check_attributes
 from kubectl_rbln.diagnose.checks.crash import check_crashes
 from kubectl_rbln.diagnose.checks.events import check_events, relevant_events
 from kubectl_rbln.diagnose.checks.layers import (
@@ -20,6 +21,7 @@ from kubectl_rbln.diagnose.checks.layers import (
     check_templates_and_claims,
 )
 from kubectl_rbln.diagnose.checks.node_prep import check_device_plugin_mode, check_rds_label
+from kubectl_rbln.diagnose.checks.rct_audit import check_rct_audit
 from kubectl_rbln.diagnose.checks.simulation import SimulationOutcome, check_simulation
 from kubectl_rbln.diagnose.context import PodContext, pod_context
 from kubectl_rbln.diagnose.findings import Finding, build_finding, dedupe, ordered
@@ -30,12 +32,18 @@ from kubectl_rbln.dra.model import Pod, ResourceClaimTemplate, Snapshot
 SUPPRESSES = {
     "claim-template-missing": {"claim-not-created", "claim-not-allocated"},
     "claim-not-created": {"claim-not-allocated"},
+    "not-device-related": {"claim-not-allocated"},
+    "rds-label-missing": {"not-device-related", "claim-not-allocated"},
     "device-class-missing": {"claim-not-allocated", "driver-slices-missing"},
     "dra-api-unavailable": {
         "device-class-missing", "claim-template-missing", "claim-not-created", "claim-not-allocated",
         "driver-slices-missing",
     },
 }
+
+
+# Findings after which the allocator has nothing meaningful to simulate.
+LAYER_BLOCKERS = {"dra-api-unavailable", "device-class-missing", "claim-template-missing", "claim-not-created"}
 
 
 @dataclass(slots=True)
@@ -100,6 +108,33 @@ def _degraded(ctx: PodContext, lang: str) -> list[Finding]:
     ]
 
 
+def _without_explained_constraints(simulated: list[Finding], found: list[Finding]) -> list[Finding]:
+    """A constraint on an attribute no device publishes is already explained by attribute-not-advertised."""
+    missing = {f.evidence.get("attribute") for f in found if f.slug == "attribute-not-advertised"}
+    layer_slugs = {f.slug for f in found}
+    return [
+        f for f in simulated
+        if not (f.slug == "constraint-unsatisfiable"
+                and str(f.evidence.get("constraint", "")).split(" ")[-1] in missing)
+        and not (f.slug == "driver-slices-missing" and "driver-slices-missing" in layer_slugs)
+    ]
+
+
+def _still_unallocated(ctx: PodContext, lang: str, findings: list[Finding],
+                       outcome: SimulationOutcome) -> list[Finding]:
+    """Pending with unallocated claims and no cause found: say so, with where the devices would fit."""
+    if ctx.pod.phase != "Pending" or ctx.pod.node_name or any(f.severity == "error" for f in findings):
+        return []
+    result = []
+    for claim in ctx.unallocated:
+        if claim.claim is None:
+            continue
+        values = {"namespace": ctx.pod.namespace, "pod": ctx.pod.name, "claim": claim.claim.name}
+        evidence = {"claim": f"{ctx.pod.namespace}/{claim.claim.name}", "simulationFitsOn": outcome.fitting}
+        result.append(build_finding("claim-not-allocated", lang, values, evidence=evidence))
+    return result
+
+
 def _suppress(findings: list[Finding]) -> list[Finding]:
     present = {f.slug for f in findings}
     hidden = set().union(*(SUPPRESSES.get(slug, set()) for slug in present))
@@ -133,15 +168,18 @@ def diagnose_pod(snapshot: Snapshot, pod: Pod, options: WhyOptions) -> PodDiagno
     findings += check_device_classes(ctx, lang)
     findings += check_templates_and_claims(ctx, lang)
     findings += check_driver_slices(ctx, lang)
+    findings += check_attributes(ctx, lang)
     outcome = SimulationOutcome()
-    if not findings or all(f.slug == "driver-slices-missing" for f in findings):
+    if not any(f.slug in LAYER_BLOCKERS for f in findings):
         outcome = check_simulation(ctx, lang, options.features)
-        findings += outcome.findings
+        findings += _without_explained_constraints(outcome.findings, findings)
+    findings += check_rct_audit(ctx, lang)
     findings += check_events(ctx, lang, outcome)
     findings += check_rds_label(ctx, lang)
     findings += check_device_plugin_mode(ctx, lang)
     findings += check_crashes(ctx, lang)
     findings += _degraded(ctx, lang)
+    findings += _still_unallocated(ctx, lang, findings, outcome)
     findings = ordered(dedupe(_suppress(findings)))
     return PodDiagnosis(
         pod=pod,

@@ -434,6 +434,7 @@ def _distinct_within_groups(
             )
             failure.constraint_index = j
             failure.constraint_kind = "distinctAttribute"
+            failure.attribute = other.attribute  # the constraint that fails; groups stay per match value
             failure.details = notes
             return failure
     return None

@@ -307,3 +307,11 @@ def split_conjuncts(expr: str) -> list[str]:
         pos = tok.end
     parts.append(expr[pos:].strip())
     return [p for p in parts if p] or [expr.strip()]
+
+
+def class_drivers(selectors: list[str]) -> set[str]:
+    """The drivers a DeviceClass selects through `device.driver == "..."` (empty when it does not say)."""
+    found: set[str] = set()
+    for expression in selectors:
+        found |= cached_references(expression).driver_compared
+    return found

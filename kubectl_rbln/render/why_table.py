@@ -17,6 +17,7 @@ SYMBOLS = {"error": "✗", "warning": "!", "info": "i"}
 COLORS = {"error": "red", "warning": "yellow", "info": "cyan"}
 MAX_NODE_ROWS = 20
 MAX_EVIDENCE_VALUE = 160
+MAX_REASON = 78  # NODE + FITS + WHY within 100 columns
 
 
 def _style(text: str, color: bool, **style: Any) -> str:
@@ -58,7 +59,12 @@ def render_nodes(nodes: list[dict[str, Any]], *, wide: bool) -> list[str]:
     shown = nodes if wide else nodes[:MAX_NODE_ROWS]
     for node in shown:
         fits = {True: "yes", False: "no", None: "-"}[node.get("fits")]
-        rows.append([node["name"], fits, node.get("reason", "")])
+        reason = node.get("reason", "")
+        if wide and node.get("failure"):
+            reason = node["failure"]["summary"]
+        elif len(reason) > MAX_REASON:
+            reason = reason[: MAX_REASON - 1] + "…"
+        rows.append([node["name"], fits, reason])
     lines = ["", "NODES (simulated DRA allocation)"]
     lines += tabulate(rows, headers=["NODE", "FITS", "WHY"], tablefmt="plain").splitlines()
     if len(nodes) > len(shown):
@@ -86,8 +92,22 @@ def render_diagnosis(diagnosis: dict[str, Any], *, color: bool, wide: bool) -> s
     return "\n".join(lines)
 
 
+def _signature(diagnosis: dict[str, Any]) -> tuple[tuple[str, str], ...]:
+    return tuple((f["slug"], f["title"]) for f in diagnosis["findings"])
+
+
 def render_report(report: dict[str, Any], *, color: bool, wide: bool) -> str:
-    blocks = [render_diagnosis(d, color=color, wide=wide) for d in report["pods"]]
+    """One block per Pod; Pods with exactly the same findings as an earlier one get one line."""
+    blocks = []
+    first_with: dict[tuple[tuple[str, str], ...], str] = {}
+    for diagnosis in report["pods"]:
+        signature = _signature(diagnosis)
+        if signature and signature in first_with and not wide:
+            blocks.append(_style(diagnosis["verdict"], color, bold=True)
+                          + f"\n    (same findings as {first_with[signature]})")
+            continue
+        first_with.setdefault(signature, diagnosis["pod"])
+        blocks.append(render_diagnosis(diagnosis, color=color, wide=wide))
     if not blocks:
         blocks = [report.get("message", "no device Pod needs attention")]
     return "\n\n".join(blocks) + "\n"

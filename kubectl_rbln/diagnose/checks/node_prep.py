@@ -28,7 +28,9 @@ def check_rds_label(ctx: PodContext, lang: str) -> list[Finding]:
     values = {"node": npu_nodes[0] if npu_nodes else "<node>", "namespace": ctx.pod.namespace, "pod": ctx.pod.name}
     evidence = {"podRequires": f"{RDS_LABEL}=true", "nodesWithLabel": [], "npuNodesWithoutLabel": npu_nodes}
     remediation = [f"kubectl label node {name} {RDS_LABEL}=true" for name in npu_nodes[1:]]
-    return [build_finding("rds-label-missing", lang, values, evidence=evidence, extra_remediation=remediation)]
+    blocking = "error" if ctx.pod.phase == "Pending" else None
+    return [build_finding("rds-label-missing", lang, values, evidence=evidence, extra_remediation=remediation,
+                          severity=blocking)]
 
 
 def _device_plugin_nodes(ctx: PodContext) -> dict[str, dict[str, str]]:

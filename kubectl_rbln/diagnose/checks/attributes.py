@@ -1,0 +1,156 @@
+"""Attributes the Pod's claims need that no device of the driver publishes (seed 001, item 5).
+
+Required: every `device.attributes[...]` a selector reads unguarded (request and
+DeviceClass selectors, for the drivers the class selects), and every
+`matchAttribute` / `distinctAttribute`, for the drivers of the requests it
+covers. Names are compared fully qualified, as the allocator does (dra-facts.md
+2.8, 3.2); a near miss is the same id under another domain, e.g.
+`dra.net/numaNode` for `resource.kubernetes.io/numaNode` (dranet up to v1.4.0,
+ecosystem-facts.md 0.1).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from kubectl_rbln.diagnose.checks.layers import drivers_of
+from kubectl_rbln.diagnose.context import PodContext
+from kubectl_rbln.diagnose.findings import Finding, build_finding
+from kubectl_rbln.dra.model import ClaimSpec, Device, Snapshot
+from kubectl_rbln.dra.references import cached_references
+
+ALIGNMENT_IDS = ("numaNode", "pcieRoot")
+
+
+@dataclass(frozen=True, slots=True)
+class Requirement:
+    attribute: str  # fully qualified
+    drivers: frozenset[str]
+    source: str  # "selector of request nic" | "matchAttribute over [npu, nic]"
+    kind: str  # "selector" | "matchAttribute" | "distinctAttribute"
+
+
+def _request_drivers(snapshot: Snapshot, spec: ClaimSpec) -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for request in spec.requests:
+        drivers: set[str] = set()
+        for alternative in request.alternatives:
+            drivers |= drivers_of(snapshot.device_classes.get(alternative.device_class), alternative.device_class)
+        out[request.name] = drivers
+    return out
+
+
+def requirements(snapshot: Snapshot, spec: ClaimSpec) -> list[Requirement]:
+    found: list[Requirement] = []
+    per_request = _request_drivers(snapshot, spec)
+    for request in spec.requests:
+        for alternative in request.alternatives:
+            device_class = snapshot.device_classes.get(alternative.device_class)
+            expressions = (device_class.selectors if device_class else []) + alternative.selectors
+            drivers = frozenset(per_request[request.name])
+            for expression in expressions:
+                refs = cached_references(expression)
+                for attribute in sorted(refs.attributes - refs.guarded):
+                    found.append(Requirement(attribute, drivers, f"selector of request {request.name}", "selector"))
+    for constraint in spec.constraints:
+        attribute = constraint.match_attribute or constraint.distinct_attribute
+        if not attribute:
+            continue
+        kind = "matchAttribute" if constraint.match_attribute else "distinctAttribute"
+        covered = constraint.requests or list(per_request)
+        drivers = frozenset(d for name in covered for d in per_request.get(name.split("/")[0], set()))
+        found.append(Requirement(attribute, drivers, f"{kind} over [{', '.join(covered)}]", kind))
+    return found
+
+
+def devices_by_driver(snapshot: Snapshot) -> dict[str, list[Device]]:
+    out: dict[str, list[Device]] = defaultdict(list)
+    for slice_ in snapshot.slices:
+        out[slice_.driver].extend(slice_.devices)
+    return out
+
+
+def near_misses(attribute: str, devices: list[Device]) -> list[str]:
+    """Published names with the same id under another domain (or only differing in case)."""
+    wanted = attribute.rsplit("/", 1)[-1].lower()
+    names = {name for device in devices for name in device.attributes}
+    return sorted(n for n in names if n != attribute and n.rsplit("/", 1)[-1].lower() == wanted)
+
+
+def _common_near_miss(attribute: str, drivers: frozenset[str], by_driver: dict[str, list[Device]]) -> str | None:
+    """A same-id attribute every driver of the constraint publishes: matching on it keeps the alignment."""
+    candidates: set[str] | None = None
+    for driver in drivers:
+        devices = by_driver.get(driver, [])
+        published = {n for n in near_misses(attribute, devices) if all(n in d.attributes for d in devices)}
+        if attribute in {n for d in devices for n in d.attributes}:
+            published.add(attribute)
+        candidates = published if candidates is None else candidates & published
+    options = sorted((candidates or set()) - {attribute})
+    return options[0] if options else None
+
+
+def check_attributes(ctx: PodContext, lang: str) -> list[Finding]:
+    findings = []
+    by_driver = devices_by_driver(ctx.snapshot)
+    seen: set[tuple[str, str]] = set()
+    for claim in ctx.unallocated:
+        spec = claim.spec
+        if spec is None:
+            continue
+        rct = claim.ref.resource_claim_template_name or "npu-rdma"
+        for requirement in requirements(ctx.snapshot, spec):
+            for driver in sorted(requirement.drivers):
+                devices = by_driver.get(driver, [])
+                key = (requirement.attribute, driver)
+                if not devices or key in seen:
+                    continue
+                if any(requirement.attribute in d.attributes for d in devices):
+                    continue
+                seen.add(key)
+                findings.append(_finding(ctx, lang, rct, requirement, driver, devices, by_driver))
+    return findings
+
+
+def _finding(ctx: PodContext, lang: str, rct: str, requirement: Requirement, driver: str,
+             devices: list[Device], by_driver: dict[str, list[Device]]) -> Finding:
+    misses = near_misses(requirement.attribute, devices)
+    nodes = sorted({d.node_name for d in devices if d.node_name})
+    evidence = {
+        "attribute": requirement.attribute,
+        "driver": driver,
+        "requiredBy": requirement.source,
+        "devicesOfDriver": len(devices),
+        "devicesPublishing": 0,
+        "nodes": nodes,
+        "nearMisses": misses,
+    }
+    recipe = None
+    extra: list[str] = []
+    attribute_id = requirement.attribute.rsplit("/", 1)[-1]
+    if requirement.kind != "selector" and attribute_id in ALIGNMENT_IDS:
+        recipe = "numa-unaligned"
+        common = _common_near_miss(requirement.attribute, requirement.drivers, by_driver)
+        if common:
+            evidence["alignmentAlternative"] = common
+            extra.append(
+                f"# every driver of the constraint publishes {common}: keep the alignment by matching on it"
+                if lang != "ko" else
+                f"# 제약 조건의 모든 드라이버가 {common}을(를) 게시합니다. 이 속성으로 맞추면 정렬을 유지합니다"
+            )
+            extra.append(f"kubectl -n {ctx.pod.namespace} get resourceclaimtemplate {rct} -o yaml > {rct}.yaml   "
+                         f"# change {requirement.kind}: {requirement.attribute} to {common}")
+            extra.append(f"kubectl -n {ctx.pod.namespace} delete resourceclaimtemplate {rct} && "
+                         f"kubectl -n {ctx.pod.namespace} apply -f {rct}.yaml")
+    elif requirement.kind == "selector":
+        recipe = "nic-selector" if driver == "dra.net" else None
+    values = {
+        "attribute": requirement.attribute,
+        "driver": driver,
+        "namespace": ctx.pod.namespace,
+        "rct": rct,
+        "near_miss": ", ".join(misses) or "none",
+    }
+    return build_finding("attribute-not-advertised", lang, values, evidence=evidence,
+                         extra_remediation=extra, recipe=recipe)

@@ -1,0 +1,78 @@
+"""Fields the API server dropped from the stored RCT because a feature gate is off.
+
+The API server silently clears gated fields on create (dra-facts.md section 5):
+`distinctAttribute` without DRAConsumableCapacity, `firstAvailable` without
+DRAPrioritizedList, `adminAccess` without DRAAdminAccess, `tolerations` without
+DRADeviceTaints. What the operator applied survives in the
+`kubectl.kubernetes.io/last-applied-configuration` annotation; comparing the two
+shows the gate is off even when every Pod is Running (allocated without the
+constraint they asked for).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from kubectl_rbln.diagnose.context import PodContext
+from kubectl_rbln.diagnose.findings import Finding, build_finding
+from kubectl_rbln.dra.model import ClaimSpec, ResourceClaimTemplate
+from kubectl_rbln.dra.normalize import normalize_claim_spec
+
+LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
+
+
+def applied_spec(template: ResourceClaimTemplate) -> ClaimSpec | None:
+    annotations = (template.raw.get("metadata") or {}).get("annotations") or {}
+    text = annotations.get(LAST_APPLIED)
+    if not isinstance(text, str):
+        return None
+    try:
+        applied: Any = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(applied, dict):
+        return None
+    return normalize_claim_spec(((applied.get("spec") or {}).get("spec")) or {})
+
+
+def dropped_fields(applied: ClaimSpec, stored: ClaimSpec) -> dict[str, str]:
+    """gate -> what disappeared between the applied and the stored spec."""
+    dropped: dict[str, str] = {}
+    stored_distinct = {c.distinct_attribute for c in stored.constraints if c.distinct_attribute}
+    for constraint in applied.constraints:
+        if constraint.distinct_attribute and constraint.distinct_attribute not in stored_distinct:
+            dropped["DRAConsumableCapacity"] = f"distinctAttribute: {constraint.distinct_attribute}"
+    stored_requests = {r.name: r for r in stored.requests}
+    for request in applied.requests:
+        kept = stored_requests.get(request.name)
+        if request.first_available and (kept is None or not kept.first_available):
+            dropped["DRAPrioritizedList"] = f"firstAvailable of request {request.name}"
+        for before in request.alternatives:
+            after = kept.alternatives[0] if kept and kept.alternatives else None
+            if before.admin_access and (after is None or not after.admin_access):
+                dropped["DRAAdminAccess"] = f"adminAccess of request {request.name}"
+            if before.tolerations and (after is None or not after.tolerations):
+                dropped["DRADeviceTaints"] = f"tolerations of request {request.name}"
+    return dropped
+
+
+def check_rct_audit(ctx: PodContext, lang: str) -> list[Finding]:
+    findings = []
+    for claim in ctx.claims:
+        template = claim.template
+        if template is None:
+            continue
+        applied = applied_spec(template)
+        if applied is None:
+            continue
+        for gate, field in dropped_fields(applied, template.spec).items():
+            values = {"gate": gate, "namespace": template.namespace, "rct": template.name}
+            evidence = {
+                "resourceClaimTemplate": f"{template.namespace}/{template.name}",
+                "applied": field,
+                "stored": "missing",
+                "component": "kube-apiserver (and kube-scheduler, kubelet)",
+            }
+            findings.append(build_finding("feature-gate-disabled", lang, values, evidence=evidence))
+    return findings
