@@ -1,15 +1,27 @@
-"""`kubectl rbln dump`: everything a diagnosis needs, as one kubectl-style List (docs/bundle.md)."""
+"""`kubectl rbln dump`: everything a diagnosis needs, as one kubectl-style List (docs/bundle.md).
+
+Lists that the cluster refuses (403) or does not serve (404) do not end the
+dump: they are recorded in the bundle's ClusterInfo and named on stderr, so the
+bundle diagnoses like the cluster it came from. `EXTRA_COLLECTORS` is where
+more evidence plugs in (exec probe captures); today the bundle holds none.
+"""
 
 from __future__ import annotations
 
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from kubectl_rbln.cli.options import Options, common_options
 from kubectl_rbln.errors import InputError
+
+if TYPE_CHECKING:
+    from kubectl_rbln.cluster.source import ExtraCollector
+
+# Run after the lists and crash logs, in order; each returns more bundle items.
+EXTRA_COLLECTORS: list[ExtraCollector] = []
 
 
 def as_list(objects: list[dict[str, Any]]) -> dict[str, Any]:
@@ -27,16 +39,22 @@ def dump(opts: Options, output_file: str | None) -> int:
     kubectl rbln dump -A --output-file bundle.json
     kubectl rbln why -f bundle.json POD        (offline, same answer)
     """
-    from kubectl_rbln.cluster.source import collect  # noqa: PLC0415
+    from kubectl_rbln.cluster.source import LiveCollector  # noqa: PLC0415
 
     if opts.offline:
         raise InputError("dump reads a live cluster; -f is for the other commands")
-    collected = collect(opts)
-    text = json.dumps(as_list(collected.objects), ensure_ascii=False, indent=1)
+    collector = LiveCollector(opts)
+    objects = collector.collect(EXTRA_COLLECTORS)
+    for problem in collector.problems:
+        click.echo(f"warning: {problem['message']}", err=True)
+    text = json.dumps(as_list(objects), ensure_ascii=False, indent=1) + "\n"
     if output_file:
-        with open(output_file, "w", encoding="utf-8") as handle:
-            handle.write(text + "\n")
-        click.echo(f"wrote {len(collected.objects)} objects to {output_file}", err=True)
+        try:
+            with open(output_file, "w", encoding="utf-8") as handle:
+                handle.write(text)
+        except OSError as exc:
+            raise InputError(f"--output-file {output_file}: {exc.strerror or exc}") from None
+        click.echo(f"wrote {len(objects)} objects to {output_file}", err=True)
     else:
-        sys.stdout.write(text + "\n")
+        sys.stdout.write(text)
     return 0

@@ -35,6 +35,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "dump": ("kubectl_rbln.cli.dump", "dump", "Write everything a diagnosis needs as one bundle (a kubectl List)."),
     "serve": ("kubectl_rbln.cli.serve", "serve", "Serve a bundle as a read-only Kubernetes API for kubectl."),
     "version": ("kubectl_rbln.cli.version", "version", "Print the plugin version and the cluster's version."),
+    "explain": ("kubectl_rbln.cli.explain", "explain", "Print the documentation page of a finding (en/ko)."),
+    "completion": ("kubectl_rbln.cli.completion", "completion", "Shell completion for kubectl rbln and bash/zsh/fish."),
 }
 
 
@@ -82,6 +84,7 @@ def _debug() -> bool:
 
 def main(argv: list[str] | None = None) -> None:
     """Run the CLI; expected failures print one line and exit with their documented code."""
+    _completion_hook(sys.argv[1:] if argv is None else argv)
     try:
         code = cli.main(args=argv, prog_name="kubectl rbln", standalone_mode=False)
     except RblnError as exc:
@@ -108,6 +111,17 @@ def main(argv: list[str] | None = None) -> None:
         click.echo(f"error: internal error: {type(exc).__name__}: {exc} (RBLN_DEBUG=1 shows the traceback)", err=True)
         sys.exit(EXIT_USAGE)
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def _completion_hook(args: list[str]) -> None:
+    """Shell completion, answered before click parses anything: hidden `__complete` (kubectl's
+    plugin protocol) and click's `_KUBECTL_RBLN_COMPLETE` (the bash/zsh/fish scripts)."""
+    instruction = os.environ.get("_KUBECTL_RBLN_COMPLETE")
+    if not instruction and (not args or args[0] != "__complete"):
+        return
+    from kubectl_rbln.cli import completion  # noqa: PLC0415
+
+    sys.exit(completion.run_click(instruction) if instruction else completion.run_cobra(args[1:]))
 
 
 def _silence_broken_pipe() -> Any:

@@ -1,6 +1,13 @@
-"""`kubectl rbln version`: the plugin's version, and the cluster's when one answers."""
+"""`kubectl rbln version`: the plugin's version, and the cluster's (or the bundle's).
+
+Like `kubectl version`, the plugin's own version is printed even when the cluster
+cannot be asked; the failure then ends the command with its exit code (3), so a
+script can tell "old cluster" from "no cluster".
+"""
 
 from __future__ import annotations
+
+from typing import Any
 
 import click
 
@@ -14,32 +21,46 @@ from kubectl_rbln.render.output import emit_document
 @common_options(all_namespaces=False)
 def version(opts: Options) -> int:
     """Print the plugin version and the cluster's version (or the bundle's)."""
-    document: dict[str, object] = {"plugin": __version__, "cluster": None, "resourceAPI": None}
+    document: dict[str, Any] = {"plugin": __version__, "cluster": None, "resourceAPI": None}
     note = ""
     try:
-        if opts.offline:
-            from kubectl_rbln.cluster.files import load_objects  # noqa: PLC0415
-            from kubectl_rbln.dra.normalize import build_snapshot  # noqa: PLC0415
+        note = _offline(document, opts) if opts.offline else _live(document, opts)
+    except RblnError:
+        _print(document, opts, "")  # what we know, then the error (one line, exit 3 or 2)
+        raise
+    _print(document, opts, note)
+    return 0
 
-            snapshot = build_snapshot(load_objects(opts.filenames))
-            document["cluster"] = snapshot.server_version
-            document["resourceAPI"] = snapshot.resource_api_version
-        else:
-            from kubectl_rbln.cluster.source import LiveCollector  # noqa: PLC0415
 
-            collector = LiveCollector(opts)
-            document["cluster"] = collector.server_version() or None
-            versions = collector.resource_versions()
-            document["resourceAPI"] = versions[0] if versions else None
-    except RblnError as exc:
-        note = exc.message
+def _offline(document: dict[str, Any], opts: Options) -> str:
+    from kubectl_rbln.cluster.files import load_objects  # noqa: PLC0415
+    from kubectl_rbln.dra.normalize import build_snapshot  # noqa: PLC0415
+
+    snapshot = build_snapshot(load_objects(opts.filenames))
+    document["cluster"] = snapshot.server_version
+    document["resourceAPI"] = snapshot.resource_api_version
+    return "" if snapshot.server_version else "bundle without ClusterInfo"
+
+
+def _live(document: dict[str, Any], opts: Options) -> str:
+    from kubectl_rbln.cluster.source import LiveCollector  # noqa: PLC0415
+
+    collector = LiveCollector(opts)
+    document["cluster"] = collector.server_version() or None
+    versions = collector.resource_versions()
+    document["resourceAPI"] = versions[0] if versions else None
+    return "; ".join(p["message"] for p in collector.problems)
+
+
+def _print(document: dict[str, Any], opts: Options, note: str) -> None:
     if opts.output in ("json", "yaml") or opts.jq:
         emit_document(document, opts.output, opts.jq)
-        return 0
+        return
     click.echo(f"kubectl-rbln: v{__version__}")
     if document["cluster"]:
         click.echo(f"Cluster: {document['cluster']}")
-        click.echo(f"resource.k8s.io: {document['resourceAPI'] or 'not served'}")
-    else:
-        click.echo(f"Cluster: not reachable ({note})" if note else "Cluster: unknown (bundle without ClusterInfo)")
-    return 0
+    elif note:
+        click.echo(f"Cluster: unknown ({note})")
+    if document["cluster"] or document["resourceAPI"]:
+        api = document["resourceAPI"] or (f"not read ({note})" if note else "not served")
+        click.echo(f"resource.k8s.io: {api}")

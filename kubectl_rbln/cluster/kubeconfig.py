@@ -21,6 +21,7 @@ class KubeContext:
     context: str
     namespace: str
     cluster: str
+    user: str = ""
 
 
 def _config_location(explicit: str | None) -> str:
@@ -65,16 +66,20 @@ def resolve_context(kubeconfig: str | None, context: str | None, namespace: str 
         context=name,
         namespace=namespace or body.get("namespace") or "default",
         cluster=str(body.get("cluster", "")),
+        user=str(body.get("user", "")),
     )
 
 
-def new_api_client(ctx: KubeContext, *, timeout: float) -> Any:
-    """A fresh ApiClient with its own Configuration (never the global default, never persisted)."""
+def load_configuration(ctx: KubeContext) -> Any:
+    """The context's client Configuration, loaded once per command: never the global one, never persisted.
+
+    Retries are off: a dead cluster must fail within --request-timeout, and the
+    polite 429 retry lives in `live.py`, where it can honour Retry-After.
+    """
     from kubernetes import client  # noqa: PLC0415
     from kubernetes.config import kube_config  # noqa: PLC0415
 
     configuration = client.Configuration()
-    configuration.retries = False  # fail within --request-timeout instead of retrying three times
     try:
         kube_config.load_kube_config(
             config_file=ctx.config_file,
@@ -82,9 +87,24 @@ def new_api_client(ctx: KubeContext, *, timeout: float) -> Any:
             client_configuration=configuration,
             persist_config=False,
         )
-    except Exception as exc:
+    except Exception as exc:  # ConfigException, exec-plugin failures, unreadable cert files...
         raise KubeconfigError(f"cannot use context {ctx.context}: {_one_line(exc)}") from None
+    configuration.retries = False
+    configuration.client_go_retries = False
+    return configuration
+
+
+def new_api_client(configuration: Any) -> Any:
+    """An ApiClient of its own over a shared Configuration: one per thread (ecosystem-facts.md 6.4)."""
+    from kubernetes import client  # noqa: PLC0415
+
     return client.ApiClient(configuration=configuration)
+
+
+def bearer_token(configuration: Any) -> str:
+    """The token the Configuration sends, so error text can be scrubbed of it."""
+    value = str((getattr(configuration, "api_key", None) or {}).get("authorization", "") or "")
+    return value.split(" ", 1)[1] if value.lower().startswith("bearer ") else value
 
 
 def _one_line(exc: BaseException) -> str:

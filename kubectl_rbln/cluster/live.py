@@ -1,110 +1,188 @@
-"""Raw JSON reads from a live cluster through the official client.
+"""Raw JSON reads from a live cluster through the official client, failing the way kubectl does.
 
 Typed models are about 5x slower and 3x the memory on large lists
-(harness-facts.md), so every read here is `_preload_content=False` + `json.loads`,
-paginated with `limit`/`continue`. One ApiClient per thread: a shared one corrupts
-concurrent calls (ecosystem-facts.md 6.4). Only GET is ever sent from this module.
+(harness-facts.md), so every read is one raw GET (`param_serialize` + `call_api`)
+and `json.loads`, paginated with `limit`/`continue`. One ApiClient per thread over
+one shared Configuration: a shared client corrupts concurrent calls
+(ecosystem-facts.md 6.4). Only GET is ever sent from this module.
+
+Failures: 429 (and 5xx with Retry-After) are retried as client-go does, at most
+MAX_TRIES times and never past --request-timeout; 400/403/404 become ApiRefusal
+(the caller degrades one list); everything else is a one-line ClusterError (exit 3)
+that never carries the bearer token.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import threading
-from collections.abc import Iterator
+import time
 from dataclasses import dataclass
 from typing import Any
 
-from kubectl_rbln.cluster.kubeconfig import KubeContext, new_api_client
+from kubectl_rbln.cluster.kubeconfig import KubeContext, bearer_token, load_configuration, new_api_client
 from kubectl_rbln.errors import ClusterError
 
 PAGE_SIZE = 500
+JSON = "application/json"
+MAX_TRIES = 3
+MAX_RETRY_AFTER = 10.0  # seconds; a server asking for more is treated as asking for this
+REFUSALS = (400, 403, 404, 405, 422)
+HTTP_REASONS = {
+    401: "Unauthorized",
+    410: "Gone",
+    429: "Too Many Requests",
+    500: "Internal Server Error",
+    502: "Bad Gateway",
+    503: "Service Unavailable",
+    504: "Gateway Timeout",
+}
 
 
-@dataclass(slots=True)
-class ApiRefusal(Exception):
-    """A 403 or 404 on one read: the caller decides whether it degrades one check or ends the command."""
+class ApiRefusal(ClusterError):
+    """A 4xx on one read (403 forbidden, 404 not served...): the caller decides if it degrades or ends."""
 
+    def __init__(self, status: int, verb: str, resource: str, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.verb = verb
+        self.resource = resource
+
+
+class ListExpired(ClusterError):
+    """410 Gone on a continue token: the list must start again."""
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
     status: int
-    verb: str
-    resource: str
-    message: str
-
-    def __str__(self) -> str:
-        return self.message
+    body: bytes
+    retry_after: float | None
 
 
 def describe_resource(path: str) -> tuple[str, str]:
-    """`/apis/resource.k8s.io/v1/namespaces/ns/resourceclaims` -> ("list", "resourceclaims.resource.k8s.io in ns")."""
+    """What a URL reads, for messages: `/api/v1/pods` -> ("list", "pods at the cluster scope")."""
     parts = [p for p in path.split("/") if p]
-    group = ""
-    if parts and parts[0] == "apis" and len(parts) >= 3:
-        group = parts[1]
-        parts = parts[3:]
-    elif parts and parts[0] == "api":
-        parts = parts[2:]
+    if parts[:2] == ["api", "v1"] and len(parts) > 2:
+        group, parts = "", parts[2:]
+    elif parts[:1] == ["apis"] and len(parts) > 3:
+        group, parts = parts[1], parts[3:]
+    else:
+        return "get", path  # discovery and /version
     namespace = None
-    if len(parts) >= 2 and parts[0] == "namespaces":
-        namespace = parts[1]
-        parts = parts[2:]
-    resource = parts[0] if parts else "(discovery)"
+    if len(parts) >= 3 and parts[0] == "namespaces":
+        namespace, parts = parts[1], parts[2:]
+    resource = parts[0]
     qualified = f"{resource}.{group}" if group else resource
-    verb = "get" if len(parts) >= 2 else "list"
-    scope = f' in namespace "{namespace}"' if namespace else " at the cluster scope"
-    return verb, qualified + scope
+    if len(parts) >= 3:
+        return "get", f'{qualified} "{parts[1]}" {parts[2]}' + _scope(namespace)
+    if len(parts) == 2:
+        return "get", f'{qualified} "{parts[1]}"' + _scope(namespace)
+    return "list", qualified + _scope(namespace)
+
+
+def _scope(namespace: str | None) -> str:
+    return f' in namespace "{namespace}"' if namespace else " at the cluster scope"
 
 
 class LiveClient:
-    """GETs JSON from the API server; network failures become ClusterError (exit 3)."""
+    """GETs from the API server; network, TLS, auth and server failures become ClusterError (exit 3)."""
 
     def __init__(self, ctx: KubeContext, *, timeout: float) -> None:
         self.ctx = ctx
-        self.timeout = timeout
+        self.timeout = timeout  # 0: no timeout, as kubectl's --request-timeout=0
         self._local = threading.local()
+        self._config_lock = threading.Lock()
+        self._configuration: Any = None
+        self._token = ""
         self.server = ""
+
+    # ------------------------------------------------------------ plumbing
 
     def _api(self) -> Any:
         api = getattr(self._local, "api", None)
         if api is None:
-            api = new_api_client(self.ctx, timeout=self.timeout)
+            with self._config_lock:
+                if self._configuration is None:
+                    self._configuration = load_configuration(self.ctx)
+                    self.server = str(self._configuration.host)
+                    self._token = bearer_token(self._configuration)
+            api = new_api_client(self._configuration)
             self._local.api = api
-            self.server = api.configuration.host
         return api
 
-    def get(self, path: str, query: dict[str, Any] | None = None) -> Any:
-        """One GET; 403/404 raise ApiRefusal, everything else unusual raises ClusterError."""
-        from kubernetes.client.exceptions import ApiException  # noqa: PLC0415
-
+    def _send(self, path: str, query: dict[str, Any], accept: str, timeout: float | None) -> Reply:
+        """One HTTP exchange; the network's failures become ClusterError here."""
         api = self._api()
         try:
-            response = api.call_api(
-                path,
+            method, url, headers, _, _ = api.param_serialize(
                 "GET",
-                query_params=list((query or {}).items()),
-                header_params={"Accept": "application/json"},
+                path,
+                query_params=list(query.items()),
+                header_params={"Accept": accept},
                 auth_settings=["BearerToken"],
-                _preload_content=False,
-                _return_http_data_only=True,
-                _request_timeout=self.timeout or None,
             )
-            body = response.data
-        except ApiException as exc:
-            raise self._refusal(path, exc.status, exc.reason, exc.body) from None
-        except Exception as exc:  # urllib3 connection, TLS and timeout errors
-            raise self._network_error(exc) from None
+            response = api.call_api(method, url, header_params=headers, _request_timeout=timeout)
+            body = response.read()
+            retry_after = _retry_after(response.getheader("Retry-After"))
+        except Exception as exc:  # urllib3 connection, TLS, timeout and protocol errors
+            raise self._network_error(path, exc) from None
+        return Reply(int(response.status), body or b"", retry_after)
+
+    def fetch(self, path: str, query: dict[str, Any] | None = None, accept: str = JSON) -> bytes:
+        """The body of a 2xx reply, retrying 429 / Retry-After politely within --request-timeout."""
+        deadline = time.monotonic() + self.timeout if self.timeout else None
+        for attempt in range(1, MAX_TRIES + 1):
+            remaining = None if deadline is None else max(deadline - time.monotonic(), 0.001)
+            reply = self._send(path, dict(query or {}), accept, remaining)
+            if 200 <= reply.status < 300:
+                return reply.body
+            retryable = reply.status == 429 or (reply.status >= 500 and reply.retry_after is not None)
+            if not retryable or attempt == MAX_TRIES:
+                raise self._status_error(path, query, reply, attempt)
+            wait = reply.retry_after if reply.retry_after is not None else 1.0
+            if deadline is not None and time.monotonic() + wait >= deadline:
+                raise self._status_error(path, query, reply, attempt)
+            time.sleep(wait)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def get(self, path: str, query: dict[str, Any] | None = None) -> Any:
+        """One GET of a JSON document."""
+        body = self.fetch(path, query)
         try:
             return json.loads(body)
-        except ValueError:
-            raise ClusterError(f"{self.server}{path}: the server did not answer with JSON") from None
+        except ValueError as exc:
+            verb, resource = describe_resource(path)
+            raise ClusterError(
+                self._scrub(f"{verb} {resource}: the answer of {self.server} is not valid JSON "
+                            f"(cut short?): {_short(str(exc))}")
+            ) from None
+
+    def get_text(self, path: str, query: dict[str, Any] | None = None) -> str:
+        """One GET of plain text (pods/log)."""
+        return self.fetch(path, query, accept="*/*").decode("utf-8", "replace")
 
     def list(self, path: str, query: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-        return list(self.iter_list(path, query))
+        """All items of a list, page by page; a 410 on a continue token restarts the list once."""
+        try:
+            return self._list_once(path, query)
+        except ListExpired:
+            try:
+                return self._list_once(path, query)
+            except ListExpired as again:
+                raise ClusterError(f"{again.message}, twice; the cluster changes faster than we can list, "
+                                   "try again") from None
 
-    def iter_list(self, path: str, query: dict[str, Any] | None = None) -> Iterator[dict[str, Any]]:
-        """All items of a list, page by page; items get the kind and apiVersion the list omits."""
-        params = dict(query or {})
-        params["limit"] = PAGE_SIZE
+    def _list_once(self, path: str, query: dict[str, Any] | None) -> list[dict[str, Any]]:
+        # resourceVersion=0 lets the apiserver answer from its cache (cheap, possibly a little stale,
+        # fine for a diagnosis); it is not allowed together with a continue token.
+        params: dict[str, Any] = {**(query or {}), "limit": PAGE_SIZE, "resourceVersion": "0"}
+        items: list[dict[str, Any]] = []
         while True:
             page = self.get(path, params)
+            if not isinstance(page, dict):
+                raise ClusterError(f"{' '.join(describe_resource(path))}: the answer is not a list")
             kind = str(page.get("kind", ""))
             item_kind = kind[: -len("List")] if kind.endswith("List") else ""
             api_version = page.get("apiVersion", "")
@@ -112,52 +190,97 @@ class LiveClient:
                 if isinstance(item, dict):
                     item.setdefault("kind", item_kind)
                     item.setdefault("apiVersion", api_version)
-                    yield item
+                    items.append(item)
             token = (page.get("metadata") or {}).get("continue")
             if not token:
-                return
-            params["continue"] = token
+                return items
+            params = {**(query or {}), "limit": PAGE_SIZE, "continue": token}
 
-    def _refusal(self, path: str, status: int, reason: str, body: Any) -> Exception:
+    # ------------------------------------------------------------ errors
+
+    def _status_error(
+        self, path: str, query: dict[str, Any] | None, reply: Reply, attempts: int
+    ) -> ClusterError:
         verb, resource = describe_resource(path)
-        detail = _status_message(body) or reason or f"HTTP {status}"
-        if status == 401:
+        detail = self._scrub(_status_message(reply.body))
+        code = f"{reply.status} {HTTP_REASONS.get(reply.status, '')}".strip()
+        if reply.status == 401:
+            user = f' (user "{self.ctx.user}")' if self.ctx.user else ""
             return ClusterError(
-                f"the cluster at {self.server} refused our credentials (401 Unauthorized): {detail}",
-                hint=f"check the user of context {self.ctx.context}; refreshed tokens are not written back",
+                f"the cluster at {self.server} refused our credentials (401 Unauthorized)",
+                hint=f"the credentials of context {self.ctx.context}{user} were rejected: "
+                "log in again or pick another --context",
             )
-        if status in (403, 404):
-            text = f"{verb} {resource}: {'forbidden' if status == 403 else 'not found'}: {detail}"
-            return ApiRefusal(status=status, verb=verb, resource=resource, message=text)
-        return ClusterError(f"{verb} {resource}: the server answered {status}: {detail}")
+        if reply.status in REFUSALS:
+            what = {403: "forbidden", 404: "not found"}.get(reply.status, f"refused ({reply.status})")
+            own = f"{verb} {resource}: {what}: {detail or code}"
+            text = detail if reply.status == 403 and detail else own  # RBAC's message says it all
+            return ApiRefusal(reply.status, verb, resource, _short(text))
+        if reply.status == 410 and "continue" in (query or {}):
+            return ListExpired(f"{verb} {resource}: the continue token expired (410 Gone)")
+        times = f" {attempts} times" if attempts > 1 else ""
+        suffix = f": {detail}" if detail else ""
+        return ClusterError(_short(f"{verb} {resource}: the server answered {code}{times}{suffix}"))
 
-    def _network_error(self, exc: BaseException) -> ClusterError:
-        text = str(exc)
+    def _network_error(self, path: str, exc: BaseException) -> ClusterError:
+        from urllib3 import exceptions as u3  # noqa: PLC0415
+
+        if isinstance(exc, ClusterError):
+            return exc
+        reason = getattr(exc, "reason", None)
+        if isinstance(exc, u3.MaxRetryError) and isinstance(reason, BaseException):
+            exc = reason
+        text = self._scrub(str(getattr(exc, "reason", "") or exc) if _is_api_exception(exc) else str(exc))
         lowered = text.lower()
-        if "ssl" in lowered or "certificate" in lowered:
-            return ClusterError(f"TLS handshake with {self.server} failed: {_short(text)}")
-        if "timed out" in lowered or "timeout" in lowered:
-            return ClusterError(f"the cluster at {self.server} did not answer within {self.timeout:g}s")
-        if "refused" in lowered:
-            return ClusterError(f"cannot reach the cluster at {self.server}: connection refused")
-        if "name or service not known" in lowered or "nodename nor servname" in lowered:
+        if isinstance(exc, u3.SSLError) or (_is_api_exception(exc) and "sslerror" in lowered):
+            return ClusterError(f"TLS handshake with {self.server} failed: {_ssl_reason(text)}")
+        if isinstance(exc, u3.NameResolutionError):
             return ClusterError(f"cannot reach the cluster at {self.server}: unknown host")
+        if isinstance(exc, u3.NewConnectionError):
+            why = "connection refused" if "refused" in lowered else _short(text.split(": ", 1)[-1])
+            return ClusterError(f"cannot reach the cluster at {self.server}: {why}")
+        if isinstance(exc, (u3.TimeoutError, TimeoutError)) or "timed out" in lowered:
+            return ClusterError(
+                f"the cluster at {self.server} did not answer within {self.timeout:g}s (--request-timeout)"
+            )
+        if isinstance(exc, u3.ProtocolError):
+            verb, resource = describe_resource(path)
+            return ClusterError(f"{verb} {resource}: the connection to {self.server} broke: {_short(text)}")
         return ClusterError(f"cannot reach the cluster at {self.server}: {_short(text)}")
 
+    def _scrub(self, text: str) -> str:
+        """Never print the bearer token, whatever a server or library put into a message."""
+        return text.replace(self._token, "<token>") if self._token else text
 
-def _status_message(body: Any) -> str:
-    if isinstance(body, bytes):
-        body = body.decode("utf-8", "replace")
-    if isinstance(body, str):
-        try:
-            parsed = json.loads(body)
-        except ValueError:
-            return body.strip().splitlines()[0] if body.strip() else ""
-        if isinstance(parsed, dict):
-            return str(parsed.get("message", ""))
-    return ""
+
+def _is_api_exception(exc: BaseException) -> bool:
+    return type(exc).__name__ == "ApiException"
+
+
+def _retry_after(value: str | None) -> float | None:
+    """Retry-After in seconds (an HTTP date counts as 1 s), capped at MAX_RETRY_AFTER."""
+    if value is None:
+        return None
+    try:
+        return min(max(float(value), 0.0), MAX_RETRY_AFTER)
+    except ValueError:
+        return 1.0
+
+
+def _status_message(body: bytes) -> str:
+    text = body.decode("utf-8", "replace").strip()
+    try:
+        parsed = json.loads(text)
+    except ValueError:
+        return _short(text) if text and not text.startswith("<") else ""
+    return _short(str(parsed.get("message", ""))) if isinstance(parsed, dict) else ""
+
+
+def _ssl_reason(text: str) -> str:
+    match = re.search(r"\[SSL[^\]]*\][^(\n]*", text)
+    return _short(match.group(0).strip() if match else text.replace("SSLError", "").strip(" :\n"))
 
 
 def _short(text: str) -> str:
-    line = text.strip().splitlines()[0] if text.strip() else "unknown error"
-    return line if len(line) <= 200 else line[:197] + "..."
+    line = " ".join(text.strip().split()) if text.strip() else "unknown error"
+    return line if len(line) <= 300 else line[:297] + "..."

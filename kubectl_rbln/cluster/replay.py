@@ -22,24 +22,31 @@ from typing import Any
 import yaml
 
 from kubectl_rbln.cluster.replay_audit import Audit, AuditEntry
+from kubectl_rbln.cluster.replay_faults import Faults
 from kubectl_rbln.cluster.replay_http import ReplayHTTPServer
 from kubectl_rbln.cluster.replay_store import ObjectStore
 from kubectl_rbln.errors import InputError
 
-__all__ = ["AuditEntry", "ReplayServer", "run"]
+__all__ = ["AuditEntry", "Faults", "ReplayServer", "run"]
 
 
 class ReplayServer:
     """A read-only Kubernetes API over a list of object dicts; bound on creation, served by `start()`."""
 
-    def __init__(self, objects: list[dict[str, Any]], host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(
+        self,
+        objects: list[dict[str, Any]],
+        host: str = "127.0.0.1",
+        port: int = 0,
+        faults: Faults | None = None,
+    ) -> None:
         self.store = ObjectStore(objects)
         self._audit = Audit()
         self._thread: threading.Thread | None = None
         self._serving = False
         self._life_lock = threading.Lock()
         try:
-            self._httpd = ReplayHTTPServer((host, port), self.store, self._audit)
+            self._httpd = ReplayHTTPServer((host, port), self.store, self._audit, faults)
         except OSError as exc:  # port taken, address not local: the user's to fix, not a traceback
             raise InputError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
 
@@ -75,6 +82,8 @@ class ReplayServer:
         with self._life_lock:
             serving, thread = self._serving, self._thread
             self._serving, self._thread = False, None
+        if self._httpd.faults is not None:
+            self._httpd.faults.release()  # end injected delays: stopping must not wait for them
         if serving:
             self._httpd.shutdown()
         if thread is not None:

@@ -25,6 +25,7 @@ from kubectl_rbln.cluster.replay_discovery import (
     status,
     version_info,
 )
+from kubectl_rbln.cluster.replay_faults import FaultInjector, Faults
 from kubectl_rbln.cluster.replay_resources import Group, Resource
 from kubectl_rbln.cluster.replay_select import SelectorError, parse_field_selector, parse_label_selector
 from kubectl_rbln.cluster.replay_store import ContinueError, ObjectStore, Stored, encode
@@ -44,12 +45,15 @@ class ReplayHTTPServer(ThreadingHTTPServer):
     allow_reuse_address = True
     request_queue_size = 128
 
-    def __init__(self, address: tuple[str, int], store: ObjectStore, audit: Audit) -> None:
+    def __init__(
+        self, address: tuple[str, int], store: ObjectStore, audit: Audit, faults: Faults | None = None
+    ) -> None:
         if ":" in address[0]:
             self.address_family = socket.AF_INET6
         super().__init__(address, ReplayHandler)
         self.store = store
         self.audit = audit
+        self.faults = FaultInjector(faults) if faults is not None else None
 
     @property
     def public_host(self) -> str:
@@ -95,7 +99,9 @@ class ReplayHandler(BaseHTTPRequestHandler):
         self._audited = False
         try:
             self._discard_body()
-            self._route()
+            faults = self.server.faults
+            if faults is None or not faults.intercept(self, self.server.store.groups):
+                self._route()
         except BadRequest as exc:
             self._send_json(400, status(400, "BadRequest", str(exc)))
         except (BrokenPipeError, ConnectionResetError):
@@ -134,6 +140,8 @@ class ReplayHandler(BaseHTTPRequestHandler):
     def _send_body(
         self, code: int, body: bytes, content_type: str, headers: dict[str, str] | None = None
     ) -> None:
+        if self.server.faults is not None:
+            body = self.server.faults.shape_body(getattr(self, "path", "") or "", body)
         self.send_response(code)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))

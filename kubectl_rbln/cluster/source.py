@@ -9,15 +9,15 @@ against the live cluster give identical answers.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+from kubectl_rbln.cli.options import Options
 from kubectl_rbln.cluster.files import load_objects
 from kubectl_rbln.cluster.kubeconfig import KubeContext, resolve_context
 from kubectl_rbln.cluster.live import ApiRefusal, LiveClient
-from kubectl_rbln.cli.options import Options
 from kubectl_rbln.dra.model import Snapshot
 from kubectl_rbln.dra.normalize import PLUGIN_API_VERSION, VERSION_ORDER, build_snapshot
 from kubectl_rbln.errors import ClusterError
@@ -70,7 +70,7 @@ def is_device_pod(pod: dict[str, Any]) -> bool:
         return True
     for container in spec.get("containers") or []:
         resources = container.get("resources") or {}
-        names = list((resources.get("requests") or {})) + list((resources.get("limits") or {}))
+        names = list(resources.get("requests") or {}) + list(resources.get("limits") or {})
         if any(name.startswith(DEVICE_RESOURCE_PREFIXES) for name in names):
             return True
     return False
@@ -96,16 +96,24 @@ class LiveCollector:
         self.problems: list[dict[str, str]] = []
 
     def server_version(self) -> str:
-        info = self.client.get("/version")
+        """The first contact: an unreachable, hung or credential-refusing cluster ends here (exit 3)."""
+        try:
+            info = self.client.get("/version")
+        except ApiRefusal as refusal:  # a locked-down /version still lets the lists run
+            self._problem("Version", refusal)
+            return ""
         return str(info.get("gitVersion", "")) if isinstance(info, dict) else ""
+
+    def _problem(self, kind: str, refusal: ApiRefusal, message: str | None = None) -> None:
+        """A refused read, recorded in ClusterInfo: the check that needed it says `source-degraded`."""
+        self.problems.append({"kind": kind, "code": _code(refusal), "message": message or refusal.message})
 
     def resource_versions(self) -> list[str]:
         """The resource.k8s.io versions served, newest first; [] when DRA is not served."""
         try:
             group = self.client.get(f"/apis/{RESOURCE_GROUP}")
         except ApiRefusal as refusal:
-            code = "not-served" if refusal.status == 404 else "forbidden"
-            self.problems.append({"kind": RESOURCE_GROUP, "code": code, "message": refusal.message})
+            self._problem(RESOURCE_GROUP, refusal)
             return []
         served = [str(v.get("version")) for v in group.get("versions") or [] if isinstance(v, dict)]
         return [v for v in VERSION_ORDER if v in served]
@@ -115,7 +123,7 @@ class LiveCollector:
         try:
             return self.client.list(path)
         except ApiRefusal as refusal:
-            self.problems.append({"kind": spec.kind, "code": _code(refusal), "message": refusal.message})
+            self._problem(spec.kind, refusal)
             return []
 
     def _read_one(self, spec: ListSpec, version: str) -> list[dict[str, Any]]:
@@ -128,18 +136,19 @@ class LiveCollector:
             return self.client.list(list_path(spec, version, None))
         except ApiRefusal as refusal:
             if self.namespace is None:
-                self.problems.append({"kind": "ResourceClaim", "code": _code(refusal), "message": refusal.message})
+                self._problem("ResourceClaim", refusal)
                 return []
             note = f"{refusal.message}; claims in other namespaces are invisible, devices they hold look free"
-            self.problems.append({"kind": "ResourceClaim", "code": _code(refusal), "message": note})
+            self._problem("ResourceClaim", refusal, note)
             try:
                 return self.client.list(list_path(spec, version, self.namespace))
             except ApiRefusal as again:
-                self.problems.append({"kind": "ResourceClaim", "code": _code(again), "message": again.message})
+                self._problem("ResourceClaim", again)
                 return []
 
-    def collect(self) -> list[dict[str, Any]]:
-        version = self.server_version()  # first contact: unreachable clusters end here (exit 3)
+    def collect(self, extras: Sequence[ExtraCollector] = ()) -> list[dict[str, Any]]:
+        """Every list, the crash logs, then what `extras` add (exec probes), then ClusterInfo."""
+        version = self.server_version()
         versions = self.resource_versions()
         jobs: list[tuple[ListSpec, str]] = [(spec, "v1") for spec in CORE_LISTS]
         if versions:
@@ -148,6 +157,8 @@ class LiveCollector:
             lists = list(pool.map(lambda job: self._read_one(*job), jobs))
         objects = [obj for items in lists for obj in items]
         objects.extend(self.previous_logs([o for o in objects if o.get("kind") == "Pod"]))
+        for extra in extras:
+            objects.extend(extra(self, list(objects)))
         objects.append(cluster_info(version, versions, self.problems, self.ctx.context))
         return objects
 
@@ -165,30 +176,25 @@ class LiveCollector:
         return logs
 
     def read_log(self, namespace: str, pod: str, container: str) -> str | None:
-        from kubernetes.client.exceptions import ApiException  # noqa: PLC0415
-
+        """The previous run's log; a refused log (403, gone: 400/404) is a problem entry, not the end."""
         path = f"/api/v1/namespaces/{namespace}/pods/{pod}/log"
         query = {"container": container, "previous": "true", "tailLines": LOG_TAIL_LINES,
                  "limitBytes": LOG_LIMIT_BYTES}
-        api = self.client._api()
         try:
-            response = api.call_api(
-                path, "GET", query_params=list(query.items()), auth_settings=["BearerToken"],
-                _preload_content=False, _return_http_data_only=True,
-                _request_timeout=self.client.timeout or None,
-            )
-        except ApiException as exc:
-            if exc.status in (400, 403, 404):
-                self.problems.append({"kind": "PodLog", "code": "forbidden" if exc.status == 403 else "error",
-                                      "message": f"logs of {namespace}/{pod} container {container}: "
-                                      f"HTTP {exc.status}"})
-                return None
-            raise ClusterError(f"reading logs of {namespace}/{pod}: HTTP {exc.status}") from None
-        return response.data.decode("utf-8", "replace")
+            return self.client.get_text(path, query)
+        except ApiRefusal as refusal:
+            note = f"logs of {namespace}/{pod} container {container}: {refusal.message}"
+            self._problem("PodLog", refusal, note)
+            return None
+
+
+# An extension point of `collect`: given the collector and the objects read so far, more
+# objects for the bundle (exec probe captures). A refused read belongs in `collector.problems`.
+ExtraCollector = Callable[["LiveCollector", list[dict[str, Any]]], Iterable[dict[str, Any]]]
 
 
 def _code(refusal: ApiRefusal) -> str:
-    return "forbidden" if refusal.status == 403 else "not-served"
+    return {403: "forbidden", 404: "not-served"}.get(refusal.status, "error")
 
 
 def pod_log(meta: dict[str, Any], container: str, text: str) -> dict[str, Any]:
@@ -231,7 +237,8 @@ def load_snapshot(opts: Options) -> tuple[Snapshot, Collected]:
     else:
         label = f"context {collected.context.context}" if collected.context else "cluster"
     snapshot = build_snapshot(collected.objects, source=label)
-    if not opts.offline and snapshot.resource_api_version is None and not snapshot.problem_for(RESOURCE_GROUP):
+    unread = snapshot.resource_api_version is None and not snapshot.problem_for(RESOURCE_GROUP)
+    if not opts.offline and unread:
         raise ClusterError("the cluster answered, but resource.k8s.io could not be read")
     return snapshot, collected
 

@@ -22,10 +22,13 @@ class PodClaim:
     claim: ResourceClaim | None  # the generated or named claim, when it exists
     claim_name: str | None  # what the claim is (or would be) called
     status_recorded: bool  # the claim controller wrote status.resourceClaimStatuses for it
+    spec_override: ClaimSpec | None = None  # `why --with-rct`: the spec a re-created claim would have
 
     @property
     def spec(self) -> ClaimSpec | None:
         """The spec the scheduler allocates: the claim's own, else the template's (a virtual claim)."""
+        if self.spec_override is not None:
+            return self.spec_override
         if self.claim is not None:
             return self.claim.spec
         return self.template.spec if self.template is not None else None

@@ -21,7 +21,7 @@ from kubectl_rbln.diagnose.checks.layers import (
     check_templates_and_claims,
 )
 from kubectl_rbln.diagnose.checks.node_prep import check_device_plugin_mode, check_rds_label
-from kubectl_rbln.diagnose.checks.rct_audit import check_rct_audit
+from kubectl_rbln.diagnose.checks.rct_audit import check_class_audit, check_rct_audit
 from kubectl_rbln.diagnose.checks.simulation import SimulationOutcome, check_simulation
 from kubectl_rbln.diagnose.context import PodContext, pod_context
 from kubectl_rbln.diagnose.findings import Finding, build_finding, dedupe, ordered
@@ -80,9 +80,10 @@ def _apply_with_rct(ctx: PodContext, template: ResourceClaimTemplate) -> None:
     """Diagnose as if `template` replaced the Pod's RCT: unallocated claims become virtual claims of it."""
     for claim in ctx.claims:
         if claim.ref.resource_claim_template_name and not claim.allocated:
-            claim.template = replace(template, namespace=ctx.pod.namespace)
-            claim.claim = None
-            claim.status_recorded = True
+            claim.template = replace(template, namespace=ctx.pod.namespace, raw={})
+            claim.spec_override = template.spec
+            if claim.claim is None:
+                claim.status_recorded = True
 
 
 def _dra_unavailable(ctx: PodContext, lang: str) -> list[Finding]:
@@ -174,6 +175,7 @@ def diagnose_pod(snapshot: Snapshot, pod: Pod, options: WhyOptions) -> PodDiagno
         outcome = check_simulation(ctx, lang, options.features)
         findings += _without_explained_constraints(outcome.findings, findings)
     findings += check_rct_audit(ctx, lang)
+    findings += check_class_audit(ctx, lang)
     findings += check_events(ctx, lang, outcome)
     findings += check_rds_label(ctx, lang)
     findings += check_device_plugin_mode(ctx, lang)

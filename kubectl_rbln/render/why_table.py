@@ -29,6 +29,20 @@ def _short(value: Any) -> str:
     return text if len(text) <= MAX_EVIDENCE_VALUE else text[: MAX_EVIDENCE_VALUE - 3] + "..."
 
 
+COMMAND_WORDS = ("kubectl", "sudo", "ls", "crictl", "helm", "systemctl", "lspci", "jq", "modprobe", "cat", "echo")
+
+
+def pasteable(line: str) -> str:
+    """Commands stay as they are; explanatory lines become shell comments, so a pasted block is safe."""
+    stripped = line.lstrip()
+    first = stripped.split(" ", 1)[0] if stripped else ""
+    if not stripped or stripped.startswith(("#", "[", "-")) or "\n" in line or first in COMMAND_WORDS:
+        return line
+    if "=" in first and " " not in first:
+        return line
+    return "# " + line
+
+
 def render_finding(finding: dict[str, Any], *, color: bool, wide: bool) -> list[str]:
     severity = finding["severity"]
     head = f"{SYMBOLS.get(severity, '-')} {severity:<7} {finding['slug']}"
@@ -44,7 +58,7 @@ def render_finding(finding: dict[str, Any], *, color: bool, wide: bool) -> list[
         lines.append(f"    {key}: {_short(value) if not wide else json.dumps(value, ensure_ascii=False, default=str)}")
     for index, command in enumerate(finding.get("remediation") or []):
         prefix = "    fix: " if index == 0 else "         "
-        command_lines = str(command).splitlines() or [""]
+        command_lines = pasteable(str(command)).splitlines() or [""]
         lines.append(prefix + command_lines[0])
         lines.extend("         " + extra for extra in command_lines[1:])
     if finding.get("docs"):

@@ -90,7 +90,7 @@ def check_templates_and_claims(ctx: PodContext, lang: str) -> list[Finding]:
                 continue
             findings.append(build_finding("claim-template-missing", lang, values, evidence=evidence,
                                           recipe="numa-aligned"))
-        elif claim.claim is None and (claim.template is not None or ref.resource_claim_name):
+        elif claim.claim is None and claim.spec_override is None and (claim.template is not None or ref.resource_claim_name):
             evidence = {
                 "podClaim": ref.name,
                 "statusRecorded": claim.status_recorded,

@@ -76,3 +76,35 @@ def check_rct_audit(ctx: PodContext, lang: str) -> list[Finding]:
             }
             findings.append(build_finding("feature-gate-disabled", lang, values, evidence=evidence))
     return findings
+
+
+def _applied(raw: dict[str, Any]) -> dict[str, Any]:
+    annotations = (raw.get("metadata") or {}).get("annotations") or {}
+    try:
+        applied = json.loads(annotations.get(LAST_APPLIED) or "{}")
+    except ValueError:
+        return {}
+    return applied if isinstance(applied, dict) else {}
+
+
+def check_class_audit(ctx: PodContext, lang: str) -> list[Finding]:
+    """A Pod asks for an extended resource that a DeviceClass was applied with, but the API server
+    dropped `extendedResourceName` (gate DRAExtendedResource off) and no node advertises it."""
+    wanted = set(ctx.extended_resources)
+    if not wanted:
+        return []
+    advertised = {name for node in ctx.snapshot.nodes.values() for name in node.allocatable}
+    findings = []
+    for device_class in ctx.snapshot.device_classes.values():
+        applied_name = (_applied(device_class.raw).get("spec") or {}).get("extendedResourceName")
+        if applied_name in wanted and device_class.extended_resource_name is None and applied_name not in advertised:
+            values = {"gate": "DRAExtendedResource", "namespace": ctx.pod.namespace, "rct": "-"}
+            evidence = {
+                "deviceClass": device_class.name,
+                "applied": f"extendedResourceName: {applied_name}",
+                "stored": "missing",
+                "podRequests": {applied_name: ctx.extended_resources[applied_name]},
+                "component": "kube-apiserver, kube-scheduler",
+            }
+            findings.append(build_finding("feature-gate-disabled", lang, values, evidence=evidence))
+    return findings

@@ -1,0 +1,297 @@
+"""Shell completion: kubectl's plugin protocol, and click's scripts for `kubectl-rbln` used directly.
+
+kubectl 1.26+ completes `kubectl rbln ...` by running `kubectl_complete-rbln ARGS... WORD`,
+which calls `kubectl-rbln __complete ARGS... WORD`; we answer in Cobra's format: one
+candidate per line (`value<TAB>description`), then `:<directive>`. The bash, zsh and fish
+scripts are click's own, with click's value lookup replaced by the same resolver, so both
+paths offer the same words. Nothing here imports the Kubernetes client.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import stat
+import sys
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import click
+
+from kubectl_rbln.cli import completion_sources as sources
+
+# Cobra's ShellCompDirective bits (spf13/cobra completions.go).
+DEFAULT, ERROR, NO_SPACE, NO_FILE, FILTER_EXT, FILTER_DIRS, KEEP_ORDER = 0, 1, 2, 4, 8, 16, 32
+SHELLS = ("bash", "zsh", "fish")
+PROG = "kubectl-rbln"
+COMPLETE_VAR = "_KUBECTL_RBLN_COMPLETE"
+BUNDLE_EXTENSIONS = ("json", "yaml", "yml")
+DEADLINE = 3.0  # the whole answer, dynamic lookups included
+PLACEHOLDER = re.compile(r"{(\w+)}")
+
+KUBECTL_COMPLETE_SCRIPT = """\
+#!/usr/bin/env sh
+# kubectl (1.26+) runs this to complete `kubectl rbln ...`: it passes the words after `rbln`,
+# the last one being completed, and reads Cobra's format back (candidates, then :directive).
+# Install next to the plugin with `kubectl rbln completion install`.
+if command -v kubectl-rbln >/dev/null 2>&1; then
+  exec kubectl-rbln __complete "$@"
+fi
+exec kubectl rbln __complete "$@"
+"""
+
+
+@dataclass(slots=True)
+class Answer:
+    """Candidates (`value` or `value<TAB>description`) and the directive telling the shell what else to do."""
+
+    candidates: list[str] = field(default_factory=list)
+    directive: int = NO_FILE
+
+    def lines(self) -> list[str]:
+        return [*self.candidates, f":{self.directive}"]
+
+
+def _first_line(text: str | None) -> str:
+    return (text or "").strip().splitlines()[0].rstrip(".") if (text or "").strip() else ""
+
+
+def _matching(candidates: list[str], incomplete: str) -> list[str]:
+    return [c for c in candidates if c.split("\t", 1)[0].startswith(incomplete)]
+
+
+def _option_names(command: click.Command, ctx: click.Context, incomplete: str) -> list[str]:
+    """`--flag<TAB>help` of a command; short forms too when only `-` was typed, as Cobra does."""
+    names = []
+    for param in command.get_params(ctx):
+        if not isinstance(param, click.Option) or param.hidden:
+            continue
+        help_text = _first_line(param.help)
+        for name in [*param.opts, *param.secondary_opts]:
+            if name.startswith("--") or incomplete in ("", "-"):
+                names.append(f"{name}\t{help_text}" if help_text else name)
+    return _matching(names, incomplete)
+
+
+def _command_names(incomplete: str) -> list[str]:
+    from kubectl_rbln.cli.main import COMMANDS  # noqa: PLC0415 - main imports us lazily
+
+    return _matching([f"{name}\t{short.rstrip('.')}" for name, (_, _, short) in COMMANDS.items()], incomplete)
+
+
+def _subcommand_names(group: click.Group, ctx: click.Context, incomplete: str) -> list[str]:
+    names = []
+    for name in group.list_commands(ctx):
+        command = group.get_command(ctx, name)
+        if command is not None and not command.hidden:
+            names.append(f"{name}\t{command.get_short_help_str(80).rstrip('.')}")
+    return _matching(names, incomplete)
+
+
+def _slugs() -> list[str]:
+    from kubectl_rbln.diagnose.catalog import load_catalog  # noqa: PLC0415
+
+    titles = {slug: PLACEHOLDER.sub(r"<\1>", entry.title["en"]) for slug, entry in load_catalog().items()}
+    return [f"{slug}\t{title}" for slug, title in titles.items()]
+
+
+# Value completers, by parameter name: (lookup, directive). A lookup gets the typed flags.
+VALUE_LOOKUPS: dict[str, Callable[[sources.Scope], list[str]]] = {
+    "pods": sources.pod_names,
+    "pod": sources.pod_names,
+    "namespace": sources.namespaces,
+    "context": sources.context_names,
+    "rct": sources.template_names,
+}
+FILE_PARAMS = {"filenames": BUNDLE_EXTENSIONS, "with_rct": BUNDLE_EXTENSIONS, "bundle": BUNDLE_EXTENSIONS}
+
+
+def _value_answer(param: click.Parameter, ctx: click.Context, incomplete: str) -> Answer:
+    """What to offer for the value of `param` (an option's value or a positional argument)."""
+    name = param.name or ""
+    if name in VALUE_LOOKUPS:
+        return Answer(_matching(VALUE_LOOKUPS[name](sources.Scope.from_params(ctx.params)), incomplete))
+    if name == "slug":
+        return Answer(_matching(_slugs(), incomplete))
+    if isinstance(param.type, click.Choice):
+        return Answer(_matching([str(c) for c in param.type.choices], incomplete))
+    if name in FILE_PARAMS:
+        return Answer(list(FILE_PARAMS[name]), FILTER_EXT)
+    if name == "kubeconfig" or isinstance(param.type, (click.Path, click.File)):
+        return Answer([], DEFAULT)
+    if isinstance(param.type, click.types.StringParamType) and name.endswith(("file", "path", "dir")):
+        return Answer([], DEFAULT)
+    return Answer([], NO_FILE)
+
+
+def resolve(args: list[str], incomplete: str) -> Answer:
+    """The answer for `kubectl rbln ARGS... INCOMPLETE`; never raises."""
+    from click.shell_completion import _resolve_context, _resolve_incomplete  # noqa: PLC0415
+
+    from kubectl_rbln.cli.main import cli  # noqa: PLC0415
+
+    try:
+        ctx = _resolve_context(cli, {}, "kubectl rbln", list(args))
+        target, incomplete = _resolve_incomplete(ctx, list(args), incomplete)
+        if isinstance(target, click.Parameter):
+            return _value_answer(target, ctx, incomplete)
+        if incomplete.startswith("-"):
+            return Answer(_option_names(target, ctx, incomplete))
+        if target is cli:
+            return Answer(_command_names(incomplete))
+        if isinstance(target, click.Group):
+            return Answer(_subcommand_names(target, ctx, incomplete))
+        return Answer()
+    except Exception:  # a half-typed command line must never cost the user a traceback
+        return Answer()
+
+
+def resolve_within(args: list[str], incomplete: str, deadline: float = DEADLINE) -> Answer:
+    """`resolve`, but give up (offering nothing) when a slow cluster or bundle would hang the shell."""
+    result: list[Answer] = []
+    worker = threading.Thread(target=lambda: result.append(resolve(args, incomplete)), daemon=True)
+    worker.start()
+    worker.join(deadline)
+    return result[0] if result else Answer()
+
+
+def run_cobra(words: list[str]) -> int:
+    """The hidden `__complete` command: Cobra's protocol on stdout, nothing on stderr."""
+    args, incomplete = (words[:-1], words[-1]) if words else ([], "")
+    answer = resolve_within(args, incomplete)
+    sys.stdout.write("\n".join(answer.lines()) + "\n")
+    sys.stdout.flush()
+    return 0
+
+
+# ------------------------------------------------------------------ click's shells, our resolver
+
+
+def _click_items(args: list[str], incomplete: str) -> list[Any]:
+    from click.shell_completion import CompletionItem  # noqa: PLC0415
+
+    answer = resolve_within(args, incomplete)
+    if answer.directive & FILTER_EXT or answer.directive == DEFAULT:
+        return [CompletionItem(incomplete, type="file")]
+    items = []
+    for candidate in answer.candidates:
+        value, _, help_text = candidate.partition("\t")
+        items.append(CompletionItem(value, help=help_text or None))
+    return items
+
+
+def _shell_class(shell: str) -> type:
+    from click import shell_completion as sc  # noqa: PLC0415
+
+    base = {"bash": sc.BashComplete, "zsh": sc.ZshComplete, "fish": sc.FishComplete}[shell]
+
+    class Ours(base):  # type: ignore[misc, valid-type]
+        def get_completions(self, args: list[str], incomplete: str) -> list[Any]:
+            return _click_items(args, incomplete)
+
+    return Ours
+
+
+def shell_script(shell: str) -> str:
+    """click's completion script for `kubectl-rbln` in `shell` (what `completion SHELL` prints)."""
+    from kubectl_rbln.cli.main import cli  # noqa: PLC0415
+
+    return str(_shell_class(shell)(cli, {}, PROG, COMPLETE_VAR).source())
+
+
+def run_click(instruction: str, argv_env: dict[str, str] | None = None) -> int:
+    """Answer click's `_KUBECTL_RBLN_COMPLETE=<shell>_complete` protocol (the scripts call it)."""
+    from kubectl_rbln.cli.main import cli  # noqa: PLC0415
+
+    shell, _, action = instruction.partition("_")
+    if shell not in SHELLS or action != "complete":
+        return 1
+    completer = _shell_class(shell)(cli, {}, PROG, COMPLETE_VAR)
+    click.echo(completer.complete())
+    return 0
+
+
+# ------------------------------------------------------------------ `kubectl rbln completion`
+
+
+def install_dir(explicit: str | None) -> Path:
+    """Where kubectl will find `kubectl_complete-rbln`: --dir, krew's bin, else beside kubectl-rbln."""
+    if explicit:
+        return Path(explicit).expanduser()
+    krew_bin = Path(os.environ.get("KREW_ROOT") or Path.home() / ".krew") / "bin"
+    if (krew_bin / PROG).exists():
+        return krew_bin
+    found = shutil.which(PROG)
+    if found:
+        return Path(found).parent
+    return krew_bin
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def completion() -> None:
+    """Shell completion for `kubectl rbln` (through kubectl) and for `kubectl-rbln`.
+
+    \b
+    kubectl rbln completion install        completes `kubectl rbln <TAB>` (kubectl 1.26+)
+    source <(kubectl rbln completion bash) completes `kubectl-rbln <TAB>` in bash
+    kubectl rbln completion zsh > "${fpath[1]}/_kubectl-rbln"
+    kubectl rbln completion fish > ~/.config/fish/completions/kubectl-rbln.fish
+    """
+
+
+def _print_script(shell: str) -> None:
+    text = shell_script(shell)
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+
+
+def _script_command(shell: str) -> click.Command:
+    """`kubectl rbln completion SHELL`: one subcommand per shell, each printing its script."""
+
+    @completion.command(name=shell, help=f"Print the {shell} completion script for kubectl-rbln.\n\n"
+                        f"\b\nkubectl rbln completion {shell}")
+    def command() -> None:
+        _print_script(shell)
+
+    return command
+
+
+for _shell in SHELLS:
+    _script_command(_shell)
+
+
+@completion.command(short_help="Write kubectl_complete-rbln so that kubectl completes `kubectl rbln`.")
+@click.option("--dir", "directory", metavar="DIR",
+              help="Directory on PATH to write into (default: krew's bin, else beside kubectl-rbln).")
+@click.option("--print", "print_only", is_flag=True, help="Print the script instead of writing it.")
+def install(directory: str | None, print_only: bool) -> int:
+    """Write `kubectl_complete-rbln`, which kubectl 1.26+ runs to complete `kubectl rbln`.
+
+    krew installs only `kubectl-rbln` (kubernetes-sigs/krew#812), so this puts the
+    completion helper next to it; then `kubectl rbln <TAB>` completes.
+
+    \b
+    kubectl rbln completion install
+    kubectl rbln completion install --dir ~/bin
+    """
+    if print_only:
+        sys.stdout.write(KUBECTL_COMPLETE_SCRIPT)
+        return 0
+    target_dir = install_dir(directory)
+    target = target_dir / "kubectl_complete-rbln"
+    try:
+        target_dir.mkdir(parents=True, exist_ok=True)
+        target.write_text(KUBECTL_COMPLETE_SCRIPT, encoding="utf-8")
+        target.chmod(target.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    except OSError as exc:
+        from kubectl_rbln.errors import InputError  # noqa: PLC0415
+
+        raise InputError(f"cannot write {target}: {exc.strerror or exc}", hint="pass --dir DIR") from None
+    click.echo(f"wrote {target}")
+    path_dirs = {str(Path(p).resolve()) for p in os.environ.get("PATH", "").split(os.pathsep) if p}
+    if str(target_dir.resolve()) not in path_dirs:
+        click.echo(f"warning: {target_dir} is not on PATH, where kubectl looks for helpers", err=True)
+    return 0

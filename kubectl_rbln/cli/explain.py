@@ -1,0 +1,112 @@
+"""`kubectl rbln explain SLUG`: the finding's documentation page, in the terminal, in English or Korean.
+
+Operators read `why`'s output where they are, so the page behind each slug is one command
+away. Pages come from the docs/ tree (packaged beside the code by scripts/release, or the
+source checkout); without it, the catalog's own words for the slug are printed instead.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+import sys
+from pathlib import Path
+
+import click
+
+from kubectl_rbln.diagnose.catalog import load_catalog, pick_language
+from kubectl_rbln.errors import NotFoundError
+
+PACKAGE_DIR = Path(__file__).resolve().parent.parent
+TOPICS = ("bundle", "exit-codes", "output-schema", "rbac", "replay-server")
+
+
+def docs_roots() -> list[Path]:
+    """Where a docs/ tree may be: $RBLN_DOCS_DIR, inside the package (archive), the source checkout."""
+    roots = [Path(os.environ["RBLN_DOCS_DIR"])] if os.environ.get("RBLN_DOCS_DIR") else []
+    roots += [PACKAGE_DIR / "docs", PACKAGE_DIR.parent / "docs"]
+    return [root for root in roots if (root / "findings").is_dir()]
+
+
+def page_path(name: str, lang: str) -> Path | None:
+    """The page for a slug or topic in `lang`, else in English; None when no docs tree holds it."""
+    relative = Path("findings", f"{name}.md") if name not in TOPICS else Path(f"{name}.md")
+    for root in docs_roots():
+        for candidate in ([root / "ko" / relative] if lang == "ko" else []) + [root / relative]:
+            if candidate.is_file():
+                return candidate
+    return None
+
+
+def catalog_page(slug: str, lang: str) -> str:
+    """The catalog's words for a slug, shaped like a page: used when docs/ was not installed."""
+    from kubectl_rbln.diagnose.catalog import render  # noqa: PLC0415
+
+    entry = render(load_catalog()[slug], lang)
+    fix = "\n".join(f"    {line}" for line in entry.remediation)
+    heading = ("의미", "해결 방법") if entry.lang == "ko" else ("What it means", "How to fix")
+    return (f"# {slug}\n\nSeverity: {entry.severity}\n\n{entry.title}\n\n"
+            f"## {heading[0]}\n\n{entry.summary}\n\n## {heading[1]}\n\n{fix}\n\n"
+            f"(the full page: {entry.docs} in the kubectl-rbln source)\n")
+
+
+_HEADING = re.compile(r"^(#{1,6} .*)$", re.MULTILINE)
+_CODE = re.compile(r"`([^`\n]+)`")
+
+
+def colorize(text: str) -> str:
+    """Bold headings and cyan inline code: only ever called for a terminal."""
+    text = _HEADING.sub(lambda m: click.style(m.group(1), bold=True), text)
+    return _CODE.sub(lambda m: click.style(m.group(1), fg="cyan"), text)
+
+
+def _unknown(name: str) -> NotFoundError:
+    known = [*load_catalog(), *TOPICS]
+    close = difflib.get_close_matches(name, known, n=3)
+    hint = f"did you mean {', '.join(close)}?" if close else "`kubectl rbln explain` lists them"
+    return NotFoundError(f'no finding or topic named "{name}"', hint=hint)
+
+
+def listing(lang: str) -> str:
+    """Every slug with its title in `lang`, then the topics: what `explain` alone prints."""
+    catalog = load_catalog()
+    width = max(len(slug) for slug in catalog)
+    titles = {slug: re.sub(r"{(\w+)}", r"<\1>", entry.title.get(lang, entry.title["en"]))
+              for slug, entry in catalog.items()}
+    rows = [f"{slug:<{width}}  {entry.severity:<7}  {titles[slug]}" for slug, entry in catalog.items()]
+    return "\n".join([*rows, "", "topics: " + ", ".join(TOPICS)]) + "\n"
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("slug", required=False)
+@click.option("--lang", type=click.Choice(["en", "ko"]), default=None,
+              help="Language of the page (default: from LC_ALL/LANG; ko_KR.UTF-8 gives Korean).")
+@click.option("--no-color", is_flag=True, help="No colour (also: NO_COLOR set, or not a terminal).")
+def explain(slug: str | None, lang: str | None, no_color: bool) -> int:
+    """Print the documentation page of a finding slug (or a topic), in English or Korean.
+
+    \b
+    kubectl rbln explain memlock-limit
+    kubectl rbln explain constraint-unsatisfiable --lang ko
+    kubectl rbln explain                     list every slug
+    kubectl rbln explain exit-codes          also: bundle, output-schema, rbac, replay-server
+    """
+    language = pick_language(lang)
+    if not slug:
+        sys.stdout.write(listing(language))
+        return 0
+    name = slug.strip().lower()
+    if name not in load_catalog() and name not in TOPICS:
+        raise _unknown(name)
+    path = page_path(name, language)
+    if path is not None:
+        text = path.read_text(encoding="utf-8")
+    elif name in TOPICS:
+        text = f"docs/{'ko/' if language == 'ko' else ''}{name}.md in the kubectl-rbln source\n"
+    else:
+        text = catalog_page(name, language)
+    if sys.stdout.isatty() and not no_color and "NO_COLOR" not in os.environ:
+        text = colorize(text)
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    return 0

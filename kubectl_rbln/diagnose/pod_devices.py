@@ -1,0 +1,420 @@
+"""What a Pod should have received, held against what the probe saw inside it: pure, on a Snapshot.
+
+The expectation comes from the cluster: the devices in the allocation of each
+claim the container uses (or, for device-plugin Pods, the extended-resource
+counts), the node's `rebellions.ai/rds.present` label, and the run mode. The
+rules are the by-hand checks of seeds 000-002 and ecosystem-facts.md 1.4 / 2.3:
+- NPUs: one /dev/rbln<N> per allocated NPU, named as the driver names its devices;
+  /dev/rsd0 (the claim's RSD group) when more than one NPU is allocated;
+- NICs: one RDMA device per allocated RDMA NIC. In dranet's shared RDMA netns
+  mode /sys/class/infiniband lists every HCA of the host, so the uverbs devices
+  are what counts; in exclusive mode the HCA entries themselves;
+- RDS: /dev/rblnfs* exactly when the node carries the RDS label (and NPUs were allocated);
+- memlock: `unlimited` when the Pod has RDMA NICs and runs non-root.
+The allocation itself is audited against its constraints, because an allocator
+bug (kubernetes/kubernetes#140438) could return duplicates for distinctAttribute.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from kubectl_rbln.cluster.exec_probe import ProbeProblem, ProbeResult
+from kubectl_rbln.diagnose.context import PodClaim, is_device_pod, pod_context
+from kubectl_rbln.diagnose.findings import Finding, build_finding, dedupe, ordered, reaches
+from kubectl_rbln.dra.constraints import applies, lookup_attribute, typed
+from kubectl_rbln.dra.model import Constraint, Device, Pod, Snapshot
+
+NPU_DRIVER = "npu.rebellions.ai"
+NIC_DRIVER = "dra.net"
+RDMA_ATTR = "dra.net/rdma"
+RDMA_DEVICE_ATTR = "dra.net/rdmaDevice"
+RDS_LABEL = "rebellions.ai/rds.present"
+NPU_RESOURCE_PREFIX = "rebellions.ai/"
+NIC_RESOURCE_PREFIX = "rdma/"
+
+
+@dataclass(slots=True)
+class Expected:
+    """What the cluster says one container should see."""
+
+    source: str  # "claims" | "extended-resources" | "none"
+    claims: list[str] = field(default_factory=list)
+    npus: list[str] = field(default_factory=list)  # device names (rbln0 ...); empty for extended resources
+    npu_count: int = 0
+    nics: list[str] = field(default_factory=list)  # RDMA NIC device names (pci-0000-...)
+    rdma_devices: list[str] = field(default_factory=list)  # their HCA names (bnxt_re0 ...), when published
+    nic_count: int = 0
+    rds: bool | None = None  # the node's RDS label; None when the node could not be read
+    node: str = ""
+
+    @property
+    def rsd(self) -> bool:
+        return self.npu_count > 1
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "source": self.source,
+            "claims": self.claims,
+            "npus": self.npus,
+            "npuCount": self.npu_count,
+            "nics": self.nics,
+            "rdmaDevices": self.rdma_devices,
+            "nicCount": self.nic_count,
+            "rds": self.rds,
+            "rsd": self.rsd,
+        }
+
+
+@dataclass(slots=True)
+class Seen:
+    """The probe's result reduced to what is compared, with the RDMA mode decided."""
+
+    result: ProbeResult
+    rdma_mode: str  # "shared" | "exclusive" | "unknown"
+    mode_source: str  # "ib_core" (netns_mode read) | "inferred" | ""
+    nic_count: int
+    nic_names: list[str]  # HCA names behind what was counted, when all are known
+
+
+# ---------------------------------------------------------------- selection and blockers
+
+
+def select_pods(snapshot: Snapshot, names: list[str], namespace: str | None,
+                selector: list[Any] | None) -> tuple[list[Pod], list[str]]:
+    """Named Pods (missing ones reported), else every device Pod in scope; `-l` filters both."""
+    missing: list[str] = []
+    if names:
+        chosen = []
+        for name in names:
+            ns, _, short = name.rpartition("/") if "/" in name else (namespace or "default", "", name)
+            pod = snapshot.pod(ns, short)
+            if pod is None:
+                missing.append(f'pod "{short}" not found in namespace "{ns}"')
+            else:
+                chosen.append(pod)
+    else:
+        chosen = [p for p in snapshot.pods if (namespace is None or p.namespace == namespace) and is_device_pod(p)]
+    if selector:
+        chosen = [p for p in chosen if all(req.matches(p.labels) for req in selector)]
+    return sorted(chosen, key=lambda p: (p.namespace, p.name)), missing
+
+
+def blocker(pod: Pod, container: str) -> ProbeProblem | None:
+    """Why exec cannot work, known before trying (kubectl checks the same on the Pod it GETs)."""
+    if pod.phase != "Running":
+        return ProbeProblem("not-running", "not running",
+                            f"pod is {pod.phase}, not Running: nothing to probe "
+                            f"(kubectl rbln why {pod.name} -n {pod.namespace} explains a Pending Pod)")
+    names = [c.name for c in pod.containers]
+    if container not in names:
+        return ProbeProblem("no-container", "no container",
+                            f'container "{container}" not found in the pod (containers: {", ".join(names) or "none"}); '
+                            "choose one with -c")
+    state = next((s for s in pod.container_states if s.name == container), None)
+    if state is not None and state.state and state.state != "running":
+        why = state.reason or state.state
+        return ProbeProblem("container-not-running", "not running", f'container "{container}" is not running ({why})')
+    return None
+
+
+# ---------------------------------------------------------------- expectation
+
+
+def device_index(snapshot: Snapshot) -> dict[tuple[str, str, str], Device]:
+    return {device.key: device for s in snapshot.slices for device in s.devices}
+
+
+def _container_results(claim: PodClaim, requests: list[str | None]) -> list[Any]:
+    """Allocation results of a claim that a container's `resources.claims` entries select."""
+    if claim.claim is None or claim.claim.allocation is None:
+        return []
+    results = claim.claim.allocation.results
+    if None in requests:
+        return list(results)
+    return [r for r in results if any(r.request == q or r.request.startswith(f"{q}/") for q in requests)]
+
+
+def expected_devices(snapshot: Snapshot, pod: Pod, container: str) -> Expected:
+    """The devices the container was given, by the cluster's account."""
+    node = snapshot.nodes.get(pod.node_name or "")
+    rds = None if node is None else node.labels.get(RDS_LABEL) == "true"
+    spec = next((c for c in pod.containers if c.name == container), None)
+    if pod.resource_claims:
+        wanted: dict[str, list[str | None]] = {}
+        for entry in spec.claims if spec else []:
+            wanted.setdefault(entry.get("name", ""), []).append(entry.get("request") or None)
+        index = device_index(snapshot)
+        out = Expected(source="claims", rds=rds, node=pod.node_name or "")
+        for claim in pod_context(snapshot, pod).claims:
+            if claim.ref.name not in wanted:
+                continue
+            if claim.claim_name:
+                out.claims.append(claim.claim_name)
+            for result in _container_results(claim, wanted[claim.ref.name]):
+                device = index.get(result.key)
+                if result.driver == NPU_DRIVER:
+                    out.npus.append(result.device)
+                elif result.driver == NIC_DRIVER and (device is None or lookup_attribute(device, RDMA_ATTR) is True):
+                    out.nics.append(result.device)
+                    hca = lookup_attribute(device, RDMA_DEVICE_ATTR) if device else None
+                    if isinstance(hca, str) and hca:
+                        out.rdma_devices.append(hca)
+        out.npu_count, out.nic_count = len(out.npus), len(out.nics)
+        return out
+    resources = {**(spec.requests if spec else {}), **(spec.limits if spec else {})}
+    npu = sum(_count(v) for k, v in resources.items() if k.startswith(NPU_RESOURCE_PREFIX))
+    nic = sum(_count(v) for k, v in resources.items() if k.startswith(NIC_RESOURCE_PREFIX))
+    source = "extended-resources" if npu or nic else "none"
+    return Expected(source=source, npu_count=npu, nic_count=nic, rds=rds, node=pod.node_name or "")
+
+
+def _count(value: str) -> int:
+    return int(value) if value.isdigit() else 0
+
+
+def seen_devices(result: ProbeResult) -> Seen:
+    """Decide the RDMA mode and what to count: uverbs in shared mode, HCA entries otherwise."""
+    mode, source = result.netns_mode or "unknown", "ib_core" if result.netns_mode else ""
+    if mode == "unknown" and len(result.infiniband) > len(result.uverbs) > 0:
+        mode, source = "shared", "inferred"  # more HCAs than verbs devices: the host's HCAs are visible
+    if mode == "shared":
+        hcas = [result.uverbs_hca.get(u, "") for u in result.uverbs]
+        names = hcas if all(hcas) else []
+        return Seen(result, mode, source, len(result.uverbs), sorted(names))
+    return Seen(result, mode, source, len(result.infiniband), list(result.infiniband))
+
+
+# ---------------------------------------------------------------- comparison
+
+
+def compare(pod: Pod, container: str, expected: Expected, seen: Seen, lang: str) -> list[Finding]:
+    """Findings for one probed container; an empty list means it got what was allocated."""
+    result = seen.result
+    values = {"pod": pod.name, "namespace": pod.namespace, "container": container, "node": expected.node,
+              "claim": expected.claims[0] if expected.claims else "<claim>"}
+    findings: list[Finding] = []
+    findings += _npu_findings(expected, result, values, lang)
+    findings += _nic_findings(expected, seen, values, lang)
+    findings += _rds_findings(expected, result, values, lang)
+    findings += _memlock_findings(pod, container, expected, result, values, lang)
+    return findings
+
+
+def _npu_findings(expected: Expected, result: ProbeResult, values: dict[str, Any], lang: str) -> list[Finding]:
+    out = []
+    evidence = {"allocated": expected.npus or expected.npu_count, "seen": [f"/dev/{n}" for n in result.npus],
+                "claims": expected.claims}
+    if len(result.npus) != expected.npu_count:
+        out.append(build_finding("npu-count-mismatch", lang,
+                                 {**values, "seen": len(result.npus), "expected": expected.npu_count},
+                                 evidence=evidence))
+    elif expected.npus and set(expected.npus) != set(result.npus):
+        texts = _WORDS["npu-names"][_lang(lang)]
+        names = {"seen": ", ".join(result.npus), "expected": ", ".join(expected.npus)}
+        out.append(build_finding("npu-count-mismatch", lang, {**values, **names}, evidence=evidence,
+                                 title=texts[0].format(**values, **names), detail=texts[1].format(**values)))
+    if expected.rsd and "rsd0" not in result.rsd:
+        texts = _WORDS["rsd"][_lang(lang)]
+        out.append(build_finding(
+            "npu-count-mismatch", lang, {**values, "seen": len(result.npus), "expected": expected.npu_count},
+            evidence={"allocated": expected.npu_count, "seen": [f"/dev/{n}" for n in result.rsd] or "no /dev/rsd*"},
+            title=texts[0].format(**values, count=expected.npu_count), detail=texts[1].format(**values),
+        ))
+    return out
+
+
+def _nic_findings(expected: Expected, seen: Seen, values: dict[str, Any], lang: str) -> list[Finding]:
+    result = seen.result
+    evidence = {
+        "rdmaMode": seen.rdma_mode + (f" ({seen.mode_source})" if seen.mode_source else ""),
+        "allocated": expected.nics or expected.nic_count,
+        "allocatedHCAs": expected.rdma_devices,
+        "sysClassInfiniband": result.infiniband,
+        "uverbs": [f"{u} ({result.uverbs_hca[u]})" if u in result.uverbs_hca else u for u in result.uverbs],
+        "counted": "uverbs devices" if seen.rdma_mode == "shared" else "/sys/class/infiniband entries",
+    }
+    if seen.nic_count != expected.nic_count:
+        finding = build_finding("nic-count-mismatch", lang,
+                                {**values, "seen": seen.nic_count, "expected": expected.nic_count}, evidence=evidence)
+        return [finding]
+    comparable = expected.rdma_devices and len(expected.rdma_devices) == expected.nic_count and seen.nic_names
+    if comparable and set(expected.rdma_devices) != set(seen.nic_names):
+        texts = _WORDS["nic-names"][_lang(lang)]
+        names = {"seen": ", ".join(seen.nic_names), "expected": ", ".join(sorted(expected.rdma_devices))}
+        return [build_finding("nic-count-mismatch", lang, {**values, **names}, evidence=evidence,
+                              title=texts[0].format(**values, **names), detail=texts[1].format(**values))]
+    return []
+
+
+def _rds_findings(expected: Expected, result: ProbeResult, values: dict[str, Any], lang: str) -> list[Finding]:
+    if expected.rds is None or expected.npu_count == 0:
+        return []  # node unknown, or no NPUs: the RDS devices come with NPUs only
+    evidence = {"node": expected.node, f"label {RDS_LABEL}": "true" if expected.rds else "absent",
+                "seen": [f"/dev/{n}" for n in result.rds]}
+    if expected.rds and not result.rds:
+        return [build_finding("rds-devices-missing", lang, values, evidence=evidence)]
+    if result.rds and not expected.rds:
+        return [build_finding("rds-label-missing", lang, values, evidence=evidence)]
+    return []
+
+
+def runs_non_root(pod: Pod, container: str, result: ProbeResult) -> bool | None:
+    """The uid the probe reported wins; else the securityContext; None when neither says."""
+    if result.uid is not None:
+        return result.uid != 0
+    spec = next((c for c in pod.containers if c.name == container), None)
+    uid = spec.run_as_user if spec and spec.run_as_user is not None else pod.run_as_user
+    return None if uid is None else uid != 0
+
+
+def _memlock_findings(pod: Pod, container: str, expected: Expected, result: ProbeResult,
+                      values: dict[str, Any], lang: str) -> list[Finding]:
+    if expected.nic_count == 0 or result.memlock == "unlimited" or not runs_non_root(pod, container, result):
+        return []
+    evidence = {"ulimit -H -l": result.memlock or "(nothing printed)", "uid": result.uid,
+                "rdmaNICs": expected.nic_count}
+    return [build_finding("memlock-limit", lang, values, evidence=evidence)]
+
+
+# ---------------------------------------------------------------- allocation audit
+
+
+def audit_allocation(snapshot: Snapshot, pod: Pod, lang: str) -> list[Finding]:
+    """Allocated devices that break their claim's (or RCT's) matchAttribute / distinctAttribute."""
+    index = device_index(snapshot)
+    findings = []
+    for claim in pod_context(snapshot, pod).claims:
+        if claim.claim is None or claim.claim.allocation is None:
+            continue
+        for constraint in _constraints(claim):
+            broken = _violation(constraint, claim.claim.allocation.results, index)
+            if broken is None:
+                continue
+            text = _describe(constraint)
+            values = {"constraint": text, "claim": claim.claim.name, "namespace": pod.namespace, "pod": pod.name}
+            findings.append(build_finding("allocation-constraint-violated", lang, values,
+                                          evidence={"claim": claim.claim.name, "constraint": text, **broken}))
+    return findings
+
+
+def _constraints(claim: PodClaim) -> list[Constraint]:
+    """The claim's constraints, plus the RCT's when the stored claim lost one (a dropped field)."""
+    own = list(claim.claim.spec.constraints) if claim.claim else []
+    extra = list(claim.template.spec.constraints) if claim.template else []
+    keys = {(c.match_attribute, c.distinct_attribute, tuple(c.requests)) for c in own}
+    return own + [c for c in extra if (c.match_attribute, c.distinct_attribute, tuple(c.requests)) not in keys]
+
+
+def _violation(constraint: Constraint, results: list[Any], index: dict[tuple[str, str, str], Device]
+               ) -> dict[str, Any] | None:
+    """Evidence of a broken constraint (device -> value), or None; values compare typed, as the allocator does."""
+    attribute = constraint.match_attribute or constraint.distinct_attribute
+    if not attribute:
+        return None
+    shown: dict[str, str | None] = {}
+    keys: list[tuple[str, Any] | None] = []
+    for result in results:
+        base, _, sub = result.request.partition("/")
+        device = index.get(result.key)
+        if device is None or not applies(constraint.requests, base, sub):
+            continue  # not covered, or its slice is gone: nothing to audit against
+        value = lookup_attribute(device, attribute)
+        shown[f"{result.request}: {device.id}"] = None if value is None else str(value)
+        keys.append(None if value is None else typed(value))
+    if len(keys) < 2:
+        return None
+    present = [k for k in keys if k is not None]
+    if constraint.match_attribute:
+        if len(present) < len(keys) or len(set(present)) > 1:
+            return {"devices": shown}
+        return None
+    duplicates = sorted({str(k[1]) for k in present if present.count(k) > 1})
+    if len(present) < len(keys) or duplicates:
+        return {"devices": shown, "duplicates": duplicates}
+    return None
+
+
+def _describe(constraint: Constraint) -> str:
+    kind = "matchAttribute" if constraint.match_attribute else "distinctAttribute"
+    attribute = constraint.match_attribute or constraint.distinct_attribute
+    scope = ", ".join(constraint.requests) if constraint.requests else "all requests"
+    return f"{kind} {attribute} over {scope}"
+
+
+# ---------------------------------------------------------------- words not (yet) in the catalog
+
+_WORDS: dict[str, dict[str, tuple[str, str]]] = {
+    "rsd": {
+        "en": ("Container {container} has no /dev/rsd0 for its {count} NPUs",
+               "The RBLN DRA driver maps the claim's RSD group device to /dev/rsd0 when a claim holds more "
+               "than one NPU; without it multi-NPU peer communication is disabled. The driver logs "
+               "\"RSD group creation returned no device path\" when creating the group fails."),
+        "ko": ("컨테이너에 /dev/rsd0이 없습니다: {container}(NPU {count}개)",
+               "클레임이 NPU를 2개 이상 가지면 RBLN DRA 드라이버가 클레임의 RSD 그룹 디바이스를 /dev/rsd0으로 "
+               "연결합니다. 이 디바이스가 없으면 NPU 간 통신이 비활성화됩니다. 그룹 생성에 실패하면 드라이버가 "
+               "\"RSD group creation returned no device path\"를 기록합니다."),
+    },
+    "npu-names": {
+        "en": ("Container {container} sees NPUs {seen}, the claim allocated {expected}",
+               "Inside Pod {pod}, the /dev/rbln devices are not the NPUs its ResourceClaim allocated."),
+        "ko": ("컨테이너의 NPU가 할당과 다릅니다: {container}(보임 {seen}, 할당 {expected})",
+               "Pod {pod} 안의 /dev/rbln 디바이스가 ResourceClaim이 할당한 NPU와 다릅니다."),
+    },
+    "nic-names": {
+        "en": ("Container {container} sees RDMA devices {seen}, the claim allocated {expected}",
+               "Inside Pod {pod}, the RDMA devices are not the NICs its ResourceClaim allocated."),
+        "ko": ("컨테이너의 RDMA 디바이스가 할당과 다릅니다: {container}(보임 {seen}, 할당 {expected})",
+               "Pod {pod} 안의 RDMA 디바이스가 ResourceClaim이 할당한 NIC과 다릅니다."),
+    },
+}
+
+
+def _lang(lang: str) -> str:
+    return "ko" if lang == "ko" else "en"
+
+
+# ---------------------------------------------------------------- one Pod's entry of the report
+
+
+def pod_entry(snapshot: Snapshot, pod: Pod, container: str, result: ProbeResult | None,
+              problem: ProbeProblem | None, lang: str) -> dict[str, Any]:
+    """The report entry of one Pod: expectation, what was seen, verdict and findings."""
+    expected = expected_devices(snapshot, pod, container)
+    findings = audit_allocation(snapshot, pod, lang)
+    seen = seen_devices(result) if result is not None else None
+    if seen is not None:
+        findings = compare(pod, container, expected, seen, lang) + findings
+    findings = ordered(dedupe(findings))
+    entry: dict[str, Any] = {
+        "name": pod.name,
+        "namespace": pod.namespace,
+        "node": pod.node_name or "",
+        "container": container,
+        "phase": pod.phase,
+        "expected": expected.to_dict(),
+        "seen": result.to_dict() if result is not None else None,
+        "rdmaMode": seen.rdma_mode if seen else "unknown",
+        "probe": {"status": "ok"} if problem is None else
+        {"status": "failed", "reason": problem.kind, "short": problem.short, "message": problem.message},
+        "verdict": _verdict(findings, problem),
+        "findings": [f.to_dict() for f in findings],
+    }
+    if seen is not None:
+        entry["seen"]["nicCount"] = seen.nic_count
+    return entry
+
+
+def _verdict(findings: list[Finding], problem: ProbeProblem | None) -> str:
+    if findings:
+        extra = f" +{len(findings) - 1}" if len(findings) > 1 else ""
+        return f"{findings[0].slug}{extra}"
+    if problem is not None:
+        return problem.short
+    return "ok"
+
+
+def exit_code(entries: list[dict[str, Any]], fail_on: str) -> int:
+    """1 when a finding of any Pod reaches --fail-on (probe failures alone do not fail the run)."""
+    return 1 if any(reaches(f["severity"], fail_on) for e in entries for f in e["findings"]) else 0
