@@ -295,3 +295,28 @@ def install(directory: str | None, print_only: bool) -> int:
     if str(target_dir.resolve()) not in path_dirs:
         click.echo(f"warning: {target_dir} is not on PATH, where kubectl looks for helpers", err=True)
     return 0
+
+
+# ------------------------------------------------------------------ completions/ in the source tree
+
+SCRIPT_FILES = {"bash": "kubectl-rbln.bash", "zsh": "_kubectl-rbln", "fish": "kubectl-rbln.fish"}
+
+
+def write_all(directory: Path) -> list[Path]:
+    """Regenerate completions/ (`python -m kubectl_rbln.cli.completion completions`); a test keeps it so."""
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    helper = directory / "kubectl_complete-rbln"
+    helper.write_text(KUBECTL_COMPLETE_SCRIPT, encoding="utf-8")
+    helper.chmod(0o755)
+    written.append(helper)
+    for shell, name in SCRIPT_FILES.items():
+        text = shell_script(shell)
+        (directory / name).write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+        written.append(directory / name)
+    return written
+
+
+if __name__ == "__main__":
+    for _path in write_all(Path(sys.argv[1] if len(sys.argv) > 1 else "completions")):
+        print(_path)

@@ -3,7 +3,8 @@
 Lists that the cluster refuses (403) or does not serve (404) do not end the
 dump: they are recorded in the bundle's ClusterInfo and named on stderr, so the
 bundle diagnoses like the cluster it came from. `EXTRA_COLLECTORS` is where
-more evidence plugs in (exec probe captures); today the bundle holds none.
+more evidence plugs in: the `pod-devices` probe of each running device Pod,
+recorded as an ExecCapture so that `pod-devices -f` reads it offline.
 """
 
 from __future__ import annotations
@@ -15,13 +16,14 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from kubectl_rbln.cli.options import Options, common_options
+from kubectl_rbln.cluster.exec_probe import dump_probes
 from kubectl_rbln.errors import InputError
 
 if TYPE_CHECKING:
     from kubectl_rbln.cluster.source import ExtraCollector
 
 # Run after the lists and crash logs, in order; each returns more bundle items.
-EXTRA_COLLECTORS: list[ExtraCollector] = []
+EXTRA_COLLECTORS: list[ExtraCollector] = [dump_probes]
 
 
 def as_list(objects: list[dict[str, Any]]) -> dict[str, Any]:

@@ -21,7 +21,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "why": ("kubectl_rbln.cli.why", "why", "Explain why a device Pod is Pending or crashing, with the fix."),
     "attrs": ("kubectl_rbln.cli.later", "attrs", "Compare the attributes the RCT needs with what drivers publish."),
     "pod-devices": (
-        "kubectl_rbln.cli.later",
+        "kubectl_rbln.cli.pod_devices",
         "pod_devices",
         "Show the NICs, NPUs, RDS devices and memlock limit inside each Pod.",
     ),

@@ -30,7 +30,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import Any
 
-from kubectl_rbln.cluster.kubeconfig import KubeContext, new_api_client
+from kubectl_rbln.cluster.kubeconfig import KubeContext, load_configuration, new_api_client
 from kubectl_rbln.dra.model import ExecCapture
 from kubectl_rbln.dra.normalize import PLUGIN_API_VERSION
 from kubectl_rbln.render.sanitize import one_line, safe_token
@@ -84,7 +84,9 @@ class ProbeRun:
     stdout: str = ""
     stderr: str = ""
     exit_code: int | None = None
-    error_kind: str = ""  # forbidden | timeout | not-found | bad-request | unauthorized | connection | not-captured
+    error_kind: str = (
+        ""  # forbidden | timeout | not-found | bad-request | unauthorized | connection | not-captured
+    )
     error: str = ""  # one sanitized line
 
 
@@ -267,14 +269,16 @@ class ExecProbeRunner:
         self.timeout = timeout if timeout > 0 else 3600.0
         self.workers = max(1, workers)
         self._local = threading.local()
+        self._configuration = load_configuration(ctx)  # a bad kubeconfig ends the command here (exit 3)
         _bound_websocket_blocking(self.timeout)
 
     def _core(self) -> Any:
+        """This worker's CoreV1Api over its own ApiClient; the Configuration is loaded once."""
         core = getattr(self._local, "core", None)
         if core is None:
             from kubernetes import client  # noqa: PLC0415 - keep --help light
 
-            core = client.CoreV1Api(new_api_client(self.ctx, timeout=self.timeout))
+            core = client.CoreV1Api(new_api_client(self._configuration))
             self._local.core = core
         return core
 
@@ -285,7 +289,9 @@ class ExecProbeRunner:
         if not targets:
             return []
         results: dict[int, ProbeRun] = {}
-        with ThreadPoolExecutor(max_workers=min(self.workers, len(targets)), thread_name_prefix="probe") as pool:
+        with ThreadPoolExecutor(
+            max_workers=min(self.workers, len(targets)), thread_name_prefix="probe"
+        ) as pool:
             futures = {pool.submit(self.run_one, target): index for index, target in enumerate(targets)}
             for done, future in enumerate(as_completed(futures), start=1):
                 results[futures[future]] = future.result()
@@ -333,18 +339,29 @@ def _collect(ws: Any, target: ProbeTarget, deadline: float, timeout: float) -> P
     while ws.is_open():
         remaining = deadline - time.monotonic()
         if remaining <= 0:
-            return ProbeRun(target, error_kind="timeout",
-                            error=f"the probe did not finish within {timeout:g}s (--timeout)")
+            return ProbeRun(
+                target,
+                error_kind="timeout",
+                error=f"the probe did not finish within {timeout:g}s (--timeout)",
+            )
         ws.update(timeout=min(remaining, 1.0))
         if len(ws.peek_stdout(timeout=0)) + len(ws.peek_stderr(timeout=0)) > MAX_OUTPUT:
-            return ProbeRun(target, error_kind="too-large",
-                            error=f"the probe printed more than {MAX_OUTPUT // 1024} KiB; stopped reading")
+            return ProbeRun(
+                target,
+                error_kind="too-large",
+                error=f"the probe printed more than {MAX_OUTPUT // 1024} KiB; stopped reading",
+            )
     stdout = ws.read_stdout(timeout=0)
     stderr = ws.read_stderr(timeout=0)
     code, message = _exit_status(ws.read_channel(3, timeout=0))
     if code is None:
-        return ProbeRun(target, stdout, stderr, error_kind="bad-request",
-                        error=f"exec failed: {one_line(message) or 'no exit status received'}")
+        return ProbeRun(
+            target,
+            stdout,
+            stderr,
+            error_kind="bad-request",
+            error=f"exec failed: {one_line(message) or 'no exit status received'}",
+        )
     return ProbeRun(target, stdout, stderr, code)
 
 
@@ -404,15 +421,67 @@ def describe_exec_failure(text: str, target: ProbeTarget, timeout: float) -> tup
 
 def _server_message(text: str) -> str:
     """The `message` of the Status body websocket-client appends to a failed handshake."""
-    start = text.find("{\"")
+    start = text.find('{"')
     while start != -1:
         end = text.rfind("}")
         try:
             body = json.loads(text[start : end + 1].encode("utf-8").decode("unicode_escape"))
         except ValueError:
-            start = text.find("{\"", start + 1)
+            start = text.find('{"', start + 1)
             continue
         if isinstance(body, dict) and isinstance(body.get("message"), str):
             return one_line(body["message"])
-        start = text.find("{\"", start + 1)
+        start = text.find('{"', start + 1)
     return ""
+
+
+# ---------------------------------------------------------------- dump: record the probe for -f
+
+DUMP_TIMEOUT = 20.0
+
+
+def dump_targets(objects: Iterable[dict[str, Any]]) -> list[ProbeTarget]:
+    """Running device Pods, probed in `modelserver` when they have it, else in their first container."""
+    from kubectl_rbln.cluster.source import is_device_pod  # noqa: PLC0415
+
+    targets = []
+    for pod in objects:
+        if pod.get("kind") != "Pod" or not is_device_pod(pod):
+            continue
+        if (pod.get("status") or {}).get("phase") != "Running":
+            continue
+        names = [str(c.get("name", "")) for c in (pod.get("spec") or {}).get("containers") or []]
+        if not names:
+            continue
+        meta = pod.get("metadata") or {}
+        container = DEFAULT_CONTAINER if DEFAULT_CONTAINER in names else names[0]
+        targets.append(ProbeTarget(str(meta.get("namespace", "")), str(meta.get("name", "")), container))
+    return targets
+
+
+def dump_probes(collector: Any, objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`dump`'s extra collector: one ExecCapture per running device Pod whose probe ran to an exit code.
+
+    A probe that never got one (forbidden, timeout) is recorded once per cause in the
+    collector's problems, so `dump` names it and the bundle says what it lacks.
+    """
+    targets = dump_targets(objects)
+    if not targets:
+        return []
+    timeout = min(DUMP_TIMEOUT, collector.client.timeout) if collector.client.timeout else DUMP_TIMEOUT
+    runs = ExecProbeRunner(collector.ctx, timeout=timeout).run_all(targets)
+    failed: dict[str, list[ProbeRun]] = {}
+    for run in runs:
+        if run.exit_code is None:
+            failed.setdefault(run.error_kind, []).append(run)
+    for kind, group in failed.items():
+        pods = ", ".join(r.target.key for r in group[:5]) + (" ..." if len(group) > 5 else "")
+        collector.problems.append(
+            {
+                "kind": "ExecCapture",
+                "code": "forbidden" if kind == "forbidden" else "error",
+                "message": f"pod-devices probe not recorded for {len(group)} Pod(s) ({pods}): "
+                f"{group[0].error}",
+            }
+        )
+    return [capture_item(run) for run in runs if run.exit_code is not None]

@@ -45,6 +45,8 @@ def resolve_context(kubeconfig: str | None, context: str | None, namespace: str 
             f"no kubeconfig found (looked at {location})",
             hint="set KUBECONFIG or pass --kubeconfig, or read a bundle with -f",
         )
+    for path in _existing(location):
+        check_kubeconfig_file(os.path.expanduser(path))
     from kubernetes.config import kube_config  # noqa: PLC0415 - keep --help light
 
     try:
@@ -68,6 +70,36 @@ def resolve_context(kubeconfig: str | None, context: str | None, namespace: str 
         cluster=str(body.get("cluster", "")),
         user=str(body.get("user", "")),
     )
+
+
+def check_kubeconfig_file(path: str) -> None:
+    """A malformed kubeconfig named with its line, before the client turns it into a Python error."""
+    import yaml  # noqa: PLC0415
+
+    try:
+        with open(path, encoding="utf-8") as handle:
+            doc = yaml.safe_load(handle)
+    except OSError as exc:
+        raise KubeconfigError(f"cannot read kubeconfig {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise KubeconfigError(f"kubeconfig {path} is not UTF-8 text") from None
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = exc.problem or exc.context
+        raise KubeconfigError(f"kubeconfig {path} is not valid YAML{where}: {problem}") from None
+    except yaml.YAMLError as exc:
+        raise KubeconfigError(f"kubeconfig {path} is not valid YAML: {_one_line(exc)}") from None
+    if doc is None:
+        return  # the client names an empty file itself
+    if not isinstance(doc, dict):
+        raise KubeconfigError(f"kubeconfig {path} is not a kubeconfig: a {type(doc).__name__}, not a mapping")
+    for key in ("clusters", "contexts", "users"):
+        entries = doc.get(key)
+        if entries is not None and not (
+            isinstance(entries, list) and all(isinstance(e, dict) for e in entries)
+        ):
+            raise KubeconfigError(f"kubeconfig {path} is not a kubeconfig: `{key}` is not a list of entries")
 
 
 def load_configuration(ctx: KubeContext) -> Any:

@@ -4,26 +4,33 @@ The server side of what kubelet streams: stdout on channel 1, stderr on 2, then
 the exit status on channel 3 (a Status for v4/v5, which is where kubectl and the
 Python client's `returncode` read the exit code), then a close frame.
 Nothing is ever run: an unrecorded command fails with exit code 126 and says so.
+A capture's optional `delaySeconds` holds the reply back, so tests can play a
+command that hangs; the wait ends early when the client closes the connection.
 """
 
 from __future__ import annotations
 
 import json
+import select
 import socket
+import time
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 from kubectl_rbln.cluster.replay_store import ObjectStore
 from kubectl_rbln.cluster.replay_ws import (
+    OP_CLOSE,
     ChannelProtocol,
     channel_frame,
     close_frame,
     drain_until_close,
+    read_frame,
 )
 
 STDOUT, STDERR, STATUS = 1, 2, 3
 NO_CAPTURE_EXIT_CODE = 126
 CHUNK = 32 * 1024
+MAX_DELAY = 60.0  # a forgotten delay must not hang a test run forever
 
 
 @dataclass(frozen=True)
@@ -31,6 +38,7 @@ class ExecResult:
     stdout: bytes
     stderr: bytes
     exit_code: int
+    delay_seconds: float = 0.0
 
 
 def replay(store: ObjectStore, namespace: str, pod: str, container: str, command: list[str]) -> ExecResult:
@@ -42,7 +50,8 @@ def replay(store: ObjectStore, namespace: str, pod: str, container: str, command
             f"in container {container!r} of pod {namespace}/{pod}\n"
         )
         return ExecResult(b"", message.encode("utf-8"), NO_CAPTURE_EXIT_CODE)
-    return ExecResult(capture.stdout.encode("utf-8"), capture.stderr.encode("utf-8"), capture.exit_code)
+    out, err = capture.stdout.encode("utf-8"), capture.stderr.encode("utf-8")
+    return ExecResult(out, err, capture.exit_code, capture.delay_seconds)
 
 
 def exit_status(command: list[str], exit_code: int) -> dict[str, Any]:
@@ -74,6 +83,8 @@ def stream(
     close_timeout: float = 2.0,
 ) -> None:
     """Write the result on its channels, the status, a close frame; then wait for the client's close."""
+    if result.delay_seconds > 0 and not _hold(sock, reader, result.delay_seconds):
+        return  # the client gave up while the "command" was still running
     out = bytearray()
     stderr_channel = STDOUT if tty else STDERR  # a TTY has no separate stderr
     if want_stdout:
@@ -87,6 +98,22 @@ def stream(
     out += close_frame(1000)
     sock.sendall(bytes(out))
     drain_until_close(sock, reader, close_timeout)
+
+
+def _hold(sock: socket.socket, reader: BinaryIO, seconds: float) -> bool:
+    """Wait `seconds` (capped) before answering; False when the client closed meanwhile."""
+    deadline = time.monotonic() + min(seconds, MAX_DELAY)
+    while (remaining := deadline - time.monotonic()) > 0:
+        readable, _, _ = select.select([sock], [], [], remaining)
+        if not readable:
+            continue
+        try:
+            opcode, _ = read_frame(reader)
+        except (OSError, ConnectionError, ValueError):
+            return False
+        if opcode == OP_CLOSE:
+            return False
+    return True
 
 
 def _chunks(protocol: ChannelProtocol, channel: int, data: bytes) -> bytes:

@@ -71,6 +71,14 @@ class ExecCapture:
     stdout: str
     stderr: str
     exit_code: int
+    delay_seconds: float = 0.0  # test-only: hold the reply back this long (a hanging command)
+
+
+def _delay(value: Any) -> float:
+    """An ExecCapture's optional `delaySeconds`: a non-negative number, else 0."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return 0.0
+    return max(0.0, float(value))
 
 
 def encode(obj: Any) -> bytes:
@@ -140,6 +148,7 @@ class ObjectStore:
                         str(obj.get("stdout") or ""),
                         str(obj.get("stderr") or ""),
                         code if isinstance(code, int) and not isinstance(code, bool) else 1,
+                        _delay(obj.get("delaySeconds")),
                     )
                 )
             elif kind == "ClusterInfo" and isinstance(obj.get("serverVersion"), str):

@@ -113,7 +113,11 @@ class LiveCollector:
         try:
             group = self.client.get(f"/apis/{RESOURCE_GROUP}")
         except ApiRefusal as refusal:
-            self._problem(RESOURCE_GROUP, refusal)
+            note = None
+            if refusal.status == 404:
+                note = (f"the cluster does not serve {RESOURCE_GROUP} (Dynamic Resource Allocation): "
+                        f"GET /apis/{RESOURCE_GROUP} answered 404")
+            self._problem(RESOURCE_GROUP, refusal, note)
             return []
         served = [str(v.get("version")) for v in group.get("versions") or [] if isinstance(v, dict)]
         return [v for v in VERSION_ORDER if v in served]

@@ -81,8 +81,9 @@ class Seen:
 # ---------------------------------------------------------------- selection and blockers
 
 
-def select_pods(snapshot: Snapshot, names: list[str], namespace: str | None,
-                selector: list[Any] | None) -> tuple[list[Pod], list[str]]:
+def select_pods(
+    snapshot: Snapshot, names: list[str], namespace: str | None, selector: list[Any] | None
+) -> tuple[list[Pod], list[str]]:
     """Named Pods (missing ones reported), else every device Pod in scope; `-l` filters both."""
     missing: list[str] = []
     if names:
@@ -95,7 +96,9 @@ def select_pods(snapshot: Snapshot, names: list[str], namespace: str | None,
             else:
                 chosen.append(pod)
     else:
-        chosen = [p for p in snapshot.pods if (namespace is None or p.namespace == namespace) and is_device_pod(p)]
+        chosen = [
+            p for p in snapshot.pods if (namespace is None or p.namespace == namespace) and is_device_pod(p)
+        ]
     if selector:
         chosen = [p for p in chosen if all(req.matches(p.labels) for req in selector)]
     return sorted(chosen, key=lambda p: (p.namespace, p.name)), missing
@@ -104,18 +107,26 @@ def select_pods(snapshot: Snapshot, names: list[str], namespace: str | None,
 def blocker(pod: Pod, container: str) -> ProbeProblem | None:
     """Why exec cannot work, known before trying (kubectl checks the same on the Pod it GETs)."""
     if pod.phase != "Running":
-        return ProbeProblem("not-running", "not running",
-                            f"pod is {pod.phase}, not Running: nothing to probe "
-                            f"(kubectl rbln why {pod.name} -n {pod.namespace} explains a Pending Pod)")
+        return ProbeProblem(
+            "not-running",
+            "not running",
+            f"pod is {pod.phase}, not Running: nothing to probe "
+            f"(kubectl rbln why {pod.name} -n {pod.namespace} explains a Pending Pod)",
+        )
     names = [c.name for c in pod.containers]
     if container not in names:
-        return ProbeProblem("no-container", "no container",
-                            f'container "{container}" not found in the pod (containers: {", ".join(names) or "none"}); '
-                            "choose one with -c")
+        return ProbeProblem(
+            "no-container",
+            "no container",
+            f'container "{container}" not found in the pod (containers: {", ".join(names) or "none"}); '
+            "choose one with -c",
+        )
     state = next((s for s in pod.container_states if s.name == container), None)
     if state is not None and state.state and state.state != "running":
         why = state.reason or state.state
-        return ProbeProblem("container-not-running", "not running", f'container "{container}" is not running ({why})')
+        return ProbeProblem(
+            "container-not-running", "not running", f'container "{container}" is not running ({why})'
+        )
     return None
 
 
@@ -156,7 +167,9 @@ def expected_devices(snapshot: Snapshot, pod: Pod, container: str) -> Expected:
                 device = index.get(result.key)
                 if result.driver == NPU_DRIVER:
                     out.npus.append(result.device)
-                elif result.driver == NIC_DRIVER and (device is None or lookup_attribute(device, RDMA_ATTR) is True):
+                elif result.driver == NIC_DRIVER and (
+                    device is None or lookup_attribute(device, RDMA_ATTR) is True
+                ):
                     out.nics.append(result.device)
                     hca = lookup_attribute(device, RDMA_DEVICE_ATTR) if device else None
                     if isinstance(hca, str) and hca:
@@ -192,8 +205,13 @@ def seen_devices(result: ProbeResult) -> Seen:
 def compare(pod: Pod, container: str, expected: Expected, seen: Seen, lang: str) -> list[Finding]:
     """Findings for one probed container; an empty list means it got what was allocated."""
     result = seen.result
-    values = {"pod": pod.name, "namespace": pod.namespace, "container": container, "node": expected.node,
-              "claim": expected.claims[0] if expected.claims else "<claim>"}
+    values = {
+        "pod": pod.name,
+        "namespace": pod.namespace,
+        "container": container,
+        "node": expected.node,
+        "claim": expected.claims[0] if expected.claims else "<claim>",
+    }
     findings: list[Finding] = []
     findings += _npu_findings(expected, result, values, lang)
     findings += _nic_findings(expected, seen, values, lang)
@@ -202,26 +220,52 @@ def compare(pod: Pod, container: str, expected: Expected, seen: Seen, lang: str)
     return findings
 
 
-def _npu_findings(expected: Expected, result: ProbeResult, values: dict[str, Any], lang: str) -> list[Finding]:
+def _npu_findings(
+    expected: Expected, result: ProbeResult, values: dict[str, Any], lang: str
+) -> list[Finding]:
     out = []
-    evidence = {"allocated": expected.npus or expected.npu_count, "seen": [f"/dev/{n}" for n in result.npus],
-                "claims": expected.claims}
+    evidence = {
+        "allocated": expected.npus or expected.npu_count,
+        "seen": [f"/dev/{n}" for n in result.npus],
+        "claims": expected.claims,
+    }
     if len(result.npus) != expected.npu_count:
-        out.append(build_finding("npu-count-mismatch", lang,
-                                 {**values, "seen": len(result.npus), "expected": expected.npu_count},
-                                 evidence=evidence))
+        out.append(
+            build_finding(
+                "npu-count-mismatch",
+                lang,
+                {**values, "seen": len(result.npus), "expected": expected.npu_count},
+                evidence=evidence,
+            )
+        )
     elif expected.npus and set(expected.npus) != set(result.npus):
         texts = _WORDS["npu-names"][_lang(lang)]
         names = {"seen": ", ".join(result.npus), "expected": ", ".join(expected.npus)}
-        out.append(build_finding("npu-count-mismatch", lang, {**values, **names}, evidence=evidence,
-                                 title=texts[0].format(**values, **names), detail=texts[1].format(**values)))
+        out.append(
+            build_finding(
+                "npu-count-mismatch",
+                lang,
+                {**values, **names},
+                evidence=evidence,
+                title=texts[0].format(**values, **names),
+                detail=texts[1].format(**values),
+            )
+        )
     if expected.rsd and "rsd0" not in result.rsd:
         texts = _WORDS["rsd"][_lang(lang)]
-        out.append(build_finding(
-            "npu-count-mismatch", lang, {**values, "seen": len(result.npus), "expected": expected.npu_count},
-            evidence={"allocated": expected.npu_count, "seen": [f"/dev/{n}" for n in result.rsd] or "no /dev/rsd*"},
-            title=texts[0].format(**values, count=expected.npu_count), detail=texts[1].format(**values),
-        ))
+        out.append(
+            build_finding(
+                "npu-count-mismatch",
+                lang,
+                {**values, "seen": len(result.npus), "expected": expected.npu_count},
+                evidence={
+                    "allocated": expected.npu_count,
+                    "seen": [f"/dev/{n}" for n in result.rsd] or "no /dev/rsd*",
+                },
+                title=texts[0].format(**values, count=expected.npu_count),
+                detail=texts[1].format(**values),
+            )
+        )
     return out
 
 
@@ -236,23 +280,40 @@ def _nic_findings(expected: Expected, seen: Seen, values: dict[str, Any], lang: 
         "counted": "uverbs devices" if seen.rdma_mode == "shared" else "/sys/class/infiniband entries",
     }
     if seen.nic_count != expected.nic_count:
-        finding = build_finding("nic-count-mismatch", lang,
-                                {**values, "seen": seen.nic_count, "expected": expected.nic_count}, evidence=evidence)
+        finding = build_finding(
+            "nic-count-mismatch",
+            lang,
+            {**values, "seen": seen.nic_count, "expected": expected.nic_count},
+            evidence=evidence,
+        )
         return [finding]
     comparable = expected.rdma_devices and len(expected.rdma_devices) == expected.nic_count and seen.nic_names
     if comparable and set(expected.rdma_devices) != set(seen.nic_names):
         texts = _WORDS["nic-names"][_lang(lang)]
         names = {"seen": ", ".join(seen.nic_names), "expected": ", ".join(sorted(expected.rdma_devices))}
-        return [build_finding("nic-count-mismatch", lang, {**values, **names}, evidence=evidence,
-                              title=texts[0].format(**values, **names), detail=texts[1].format(**values))]
+        return [
+            build_finding(
+                "nic-count-mismatch",
+                lang,
+                {**values, **names},
+                evidence=evidence,
+                title=texts[0].format(**values, **names),
+                detail=texts[1].format(**values),
+            )
+        ]
     return []
 
 
-def _rds_findings(expected: Expected, result: ProbeResult, values: dict[str, Any], lang: str) -> list[Finding]:
+def _rds_findings(
+    expected: Expected, result: ProbeResult, values: dict[str, Any], lang: str
+) -> list[Finding]:
     if expected.rds is None or expected.npu_count == 0:
         return []  # node unknown, or no NPUs: the RDS devices come with NPUs only
-    evidence = {"node": expected.node, f"label {RDS_LABEL}": "true" if expected.rds else "absent",
-                "seen": [f"/dev/{n}" for n in result.rds]}
+    evidence = {
+        "node": expected.node,
+        f"label {RDS_LABEL}": "true" if expected.rds else "absent",
+        "seen": [f"/dev/{n}" for n in result.rds],
+    }
     if expected.rds and not result.rds:
         return [build_finding("rds-devices-missing", lang, values, evidence=evidence)]
     if result.rds and not expected.rds:
@@ -269,12 +330,16 @@ def runs_non_root(pod: Pod, container: str, result: ProbeResult) -> bool | None:
     return None if uid is None else uid != 0
 
 
-def _memlock_findings(pod: Pod, container: str, expected: Expected, result: ProbeResult,
-                      values: dict[str, Any], lang: str) -> list[Finding]:
+def _memlock_findings(
+    pod: Pod, container: str, expected: Expected, result: ProbeResult, values: dict[str, Any], lang: str
+) -> list[Finding]:
     if expected.nic_count == 0 or result.memlock == "unlimited" or not runs_non_root(pod, container, result):
         return []
-    evidence = {"ulimit -H -l": result.memlock or "(nothing printed)", "uid": result.uid,
-                "rdmaNICs": expected.nic_count}
+    evidence = {
+        "ulimit -H -l": result.memlock or "(nothing printed)",
+        "uid": result.uid,
+        "rdmaNICs": expected.nic_count,
+    }
     return [build_finding("memlock-limit", lang, values, evidence=evidence)]
 
 
@@ -293,9 +358,20 @@ def audit_allocation(snapshot: Snapshot, pod: Pod, lang: str) -> list[Finding]:
             if broken is None:
                 continue
             text = _describe(constraint)
-            values = {"constraint": text, "claim": claim.claim.name, "namespace": pod.namespace, "pod": pod.name}
-            findings.append(build_finding("allocation-constraint-violated", lang, values,
-                                          evidence={"claim": claim.claim.name, "constraint": text, **broken}))
+            values = {
+                "constraint": text,
+                "claim": claim.claim.name,
+                "namespace": pod.namespace,
+                "pod": pod.name,
+            }
+            findings.append(
+                build_finding(
+                    "allocation-constraint-violated",
+                    lang,
+                    values,
+                    evidence={"claim": claim.claim.name, "constraint": text, **broken},
+                )
+            )
     return findings
 
 
@@ -304,12 +380,15 @@ def _constraints(claim: PodClaim) -> list[Constraint]:
     own = list(claim.claim.spec.constraints) if claim.claim else []
     extra = list(claim.template.spec.constraints) if claim.template else []
     keys = {(c.match_attribute, c.distinct_attribute, tuple(c.requests)) for c in own}
-    return own + [c for c in extra if (c.match_attribute, c.distinct_attribute, tuple(c.requests)) not in keys]
+    return own + [
+        c for c in extra if (c.match_attribute, c.distinct_attribute, tuple(c.requests)) not in keys
+    ]
 
 
-def _violation(constraint: Constraint, results: list[Any], index: dict[tuple[str, str, str], Device]
-               ) -> dict[str, Any] | None:
-    """Evidence of a broken constraint (device -> value), or None; values compare typed, as the allocator does."""
+def _violation(
+    constraint: Constraint, results: list[Any], index: dict[tuple[str, str, str], Device]
+) -> dict[str, Any] | None:
+    """Evidence of a broken constraint (device -> value), or None; typed comparison, like the allocator."""
     attribute = constraint.match_attribute or constraint.distinct_attribute
     if not attribute:
         return None
@@ -347,26 +426,38 @@ def _describe(constraint: Constraint) -> str:
 
 _WORDS: dict[str, dict[str, tuple[str, str]]] = {
     "rsd": {
-        "en": ("Container {container} has no /dev/rsd0 for its {count} NPUs",
-               "The RBLN DRA driver maps the claim's RSD group device to /dev/rsd0 when a claim holds more "
-               "than one NPU; without it multi-NPU peer communication is disabled. The driver logs "
-               "\"RSD group creation returned no device path\" when creating the group fails."),
-        "ko": ("컨테이너에 /dev/rsd0이 없습니다: {container}(NPU {count}개)",
-               "클레임이 NPU를 2개 이상 가지면 RBLN DRA 드라이버가 클레임의 RSD 그룹 디바이스를 /dev/rsd0으로 "
-               "연결합니다. 이 디바이스가 없으면 NPU 간 통신이 비활성화됩니다. 그룹 생성에 실패하면 드라이버가 "
-               "\"RSD group creation returned no device path\"를 기록합니다."),
+        "en": (
+            "Container {container} has no /dev/rsd0 for its {count} NPUs",
+            "The RBLN DRA driver maps the claim's RSD group device to /dev/rsd0 when a claim holds more "
+            "than one NPU; without it multi-NPU peer communication is disabled. The driver logs "
+            '"RSD group creation returned no device path" when creating the group fails.',
+        ),
+        "ko": (
+            "컨테이너에 /dev/rsd0이 없습니다: {container}(NPU {count}개)",
+            "클레임이 NPU를 2개 이상 가지면 RBLN DRA 드라이버가 클레임의 RSD 그룹 디바이스를 /dev/rsd0으로 "
+            "연결합니다. 이 디바이스가 없으면 NPU 간 통신이 비활성화됩니다. 그룹 생성에 실패하면 드라이버가 "
+            '"RSD group creation returned no device path"를 기록합니다.',
+        ),
     },
     "npu-names": {
-        "en": ("Container {container} sees NPUs {seen}, the claim allocated {expected}",
-               "Inside Pod {pod}, the /dev/rbln devices are not the NPUs its ResourceClaim allocated."),
-        "ko": ("컨테이너의 NPU가 할당과 다릅니다: {container}(보임 {seen}, 할당 {expected})",
-               "Pod {pod} 안의 /dev/rbln 디바이스가 ResourceClaim이 할당한 NPU와 다릅니다."),
+        "en": (
+            "Container {container} sees NPUs {seen}, the claim allocated {expected}",
+            "Inside Pod {pod}, the /dev/rbln devices are not the NPUs its ResourceClaim allocated.",
+        ),
+        "ko": (
+            "컨테이너의 NPU가 할당과 다릅니다: {container}(보임 {seen}, 할당 {expected})",
+            "Pod {pod} 안의 /dev/rbln 디바이스가 ResourceClaim이 할당한 NPU와 다릅니다.",
+        ),
     },
     "nic-names": {
-        "en": ("Container {container} sees RDMA devices {seen}, the claim allocated {expected}",
-               "Inside Pod {pod}, the RDMA devices are not the NICs its ResourceClaim allocated."),
-        "ko": ("컨테이너의 RDMA 디바이스가 할당과 다릅니다: {container}(보임 {seen}, 할당 {expected})",
-               "Pod {pod} 안의 RDMA 디바이스가 ResourceClaim이 할당한 NIC과 다릅니다."),
+        "en": (
+            "Container {container} sees RDMA devices {seen}, the claim allocated {expected}",
+            "Inside Pod {pod}, the RDMA devices are not the NICs its ResourceClaim allocated.",
+        ),
+        "ko": (
+            "컨테이너의 RDMA 디바이스가 할당과 다릅니다: {container}(보임 {seen}, 할당 {expected})",
+            "Pod {pod} 안의 RDMA 디바이스가 ResourceClaim이 할당한 NIC과 다릅니다.",
+        ),
     },
 }
 
@@ -378,8 +469,14 @@ def _lang(lang: str) -> str:
 # ---------------------------------------------------------------- one Pod's entry of the report
 
 
-def pod_entry(snapshot: Snapshot, pod: Pod, container: str, result: ProbeResult | None,
-              problem: ProbeProblem | None, lang: str) -> dict[str, Any]:
+def pod_entry(
+    snapshot: Snapshot,
+    pod: Pod,
+    container: str,
+    result: ProbeResult | None,
+    problem: ProbeProblem | None,
+    lang: str,
+) -> dict[str, Any]:
     """The report entry of one Pod: expectation, what was seen, verdict and findings."""
     expected = expected_devices(snapshot, pod, container)
     findings = audit_allocation(snapshot, pod, lang)
@@ -396,8 +493,9 @@ def pod_entry(snapshot: Snapshot, pod: Pod, container: str, result: ProbeResult 
         "expected": expected.to_dict(),
         "seen": result.to_dict() if result is not None else None,
         "rdmaMode": seen.rdma_mode if seen else "unknown",
-        "probe": {"status": "ok"} if problem is None else
-        {"status": "failed", "reason": problem.kind, "short": problem.short, "message": problem.message},
+        "probe": {"status": "ok"}
+        if problem is None
+        else {"status": "failed", "reason": problem.kind, "short": problem.short, "message": problem.message},
         "verdict": _verdict(findings, problem),
         "findings": [f.to_dict() for f in findings],
     }

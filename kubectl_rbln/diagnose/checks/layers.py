@@ -120,6 +120,15 @@ def candidate_nodes(ctx: PodContext) -> list[Node]:
     return [node for node in ctx.snapshot.nodes.values() if not exclusions(ctx.pod, node)]
 
 
+def _nodes_with_devices(slices: list[ResourceSlice], nodes: list[Node], node_names: set[str]) -> set[str]:
+    """Nodes that see at least one device: node-local slices by name, the others by selector."""
+    found = {s.node_name for s in slices if s.devices and s.node_name in node_names}
+    shared = [s for s in slices if s.devices and not s.node_name]
+    if shared:
+        found |= {n.name for n in nodes for s in shared if slice_relevant(s, n)}
+    return found  # type: ignore[return-value]
+
+
 def check_driver_slices(ctx: PodContext, lang: str) -> list[Finding]:
     """No slice (or only empty ones) of a needed driver on any node the Pod could use."""
     findings = []
@@ -130,13 +139,14 @@ def check_driver_slices(ctx: PodContext, lang: str) -> list[Finding]:
     for _, class_name in requested_classes(ctx):
         for driver in drivers_of(ctx.snapshot.device_classes.get(class_name), class_name):
             drivers.setdefault(driver, class_name)
+    node_names = {n.name for n in nodes}
     for driver, class_name in sorted(drivers.items()):
         slices = [s for s in ctx.snapshot.slices if s.driver == driver]
-        with_devices = {n.name for n in nodes for s in slices if s.devices and slice_relevant(s, n)}
+        with_devices = _nodes_with_devices(slices, nodes, node_names)
         if with_devices:
             continue
-        empty = sorted({n.name for n in nodes for s in slices if not s.devices and slice_relevant(s, n)})
-        elsewhere = sorted({s.node_name for s in slices if s.devices and s.node_name} - {n.name for n in nodes})
+        empty = sorted({s.node_name for s in slices if not s.devices and s.node_name in node_names})
+        elsewhere = sorted({s.node_name for s in slices if s.devices and s.node_name} - node_names)
         evidence = {
             "driver": driver,
             "deviceClass": class_name,

@@ -19,7 +19,7 @@ from kubectl_rbln.dra.allocator import ClaimToAllocate, Features, NodeResult, si
 from kubectl_rbln.dra.explain import CandidateCounts, Failure
 from kubectl_rbln.dra.model import Snapshot
 
-BDF_PREFIX_DIGITS = 4
+EVIDENCE_NODES = 20  # evidence names this many nodes; -o json's nodes[] has them all
 REFERENCE_RCT = "npu-rdma"
 
 
@@ -143,6 +143,12 @@ def _values(ctx: PodContext, **more: Any) -> dict[str, Any]:
     return {"namespace": ctx.pod.namespace, "pod": ctx.pod.name, "rct": rct, **more}
 
 
+def _capped(items: list[str]) -> list[str]:
+    if len(items) <= EVIDENCE_NODES:
+        return items
+    return items[:EVIDENCE_NODES] + [f"... {len(items) - EVIDENCE_NODES} more"]
+
+
 def _names(nodes: list[str], limit: int = 5) -> str:
     shown = ", ".join(nodes[:limit])
     return shown + (f" and {len(nodes) - limit} more" if len(nodes) > limit else "")
@@ -190,7 +196,7 @@ def _failure_findings(ctx: PodContext, lang: str, failed: dict[str, NodeResult])
         sample: Failure = failed[nodes[0]].failure  # type: ignore[assignment]
         counts = [c for n in nodes if (c := _counts_for(failed[n], failed[n].failure)) is not None]  # type: ignore[arg-type]
         drivers = ", ".join(sorted({d for c in counts for d in c.drivers})) or "-"
-        evidence: dict[str, Any] = {"nodes": nodes, "example": f"{nodes[0]}: {sample.summary}",
+        evidence: dict[str, Any] = {"nodes": _capped(nodes), "example": f"{nodes[0]}: {sample.summary}",
                                     "schedulerSays": f"{len(nodes)} {sample.scheduler_message}"}
         values = _values(ctx, nodes=_names(nodes), request=sample.request, node=nodes[0], driver=drivers)
         if kind == "selector":
@@ -212,10 +218,13 @@ def _failure_findings(ctx: PodContext, lang: str, failed: dict[str, NodeResult])
                                               {**values, "available": best, "count": needed},
                                               evidence=evidence))
         elif kind == "exhausted":
-            holders = holders_of(ctx.snapshot, [h for n in nodes for h in failed[n].failure.holders])  # type: ignore[union-attr]
+            held = [h for n in nodes[:EVIDENCE_NODES] for h in failed[n].failure.holders]  # type: ignore[union-attr]
+            holders = holders_of(ctx.snapshot, held)
             evidence["heldBy"] = holders
-            names = sorted(set(holders.values()))
-            findings.append(build_finding("devices-exhausted", lang, {**values, "holders": _names(names, 3) or "-"},
+            pods = sorted({claim.split(" (pod ")[-1].rstrip(")") for claim in holders.values()})
+            total = len({h for n in nodes for h in failed[n].failure.holders})  # type: ignore[union-attr]
+            evidence["devicesHeld"] = total
+            findings.append(build_finding("devices-exhausted", lang, {**values, "holders": _names(pods, 2) or "-"},
                                           evidence=evidence, severity="error"))
         elif kind in ("constraint", "no-solution", "search-capped"):
             evidence["constraint"] = sample.constraint_kind and f"{sample.constraint_kind} {sample.attribute}"

@@ -1,0 +1,462 @@
+"""Where each device sits and who holds it: the data behind `kubectl rbln topo`.
+
+Most device problems are questions of place (issue 8): which NUMA node an NPU or
+NIC is on, which PCIe root it hangs from, and which Pod holds it. This module is
+pure: a Snapshot, the chosen RCT and the allocator features in; per node, NUMA
+groups -> PCIe roots -> devices, each free, held, or unusable for the RCT with a
+one-word reason, plus how many more Pods of the RCT the allocator fits there.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from kubectl_rbln.diagnose.checks.simulation import short_reason
+from kubectl_rbln.dra.allocator import ClaimToAllocate, Features, NodeResult, allocate
+from kubectl_rbln.dra.cel import CelError, compile_selector
+from kubectl_rbln.dra.constraints import lookup_attribute
+from kubectl_rbln.dra.explain import value_text
+from kubectl_rbln.dra.model import ClaimSpec, Device, DeviceClass, Node, ResourceSlice, Snapshot
+from kubectl_rbln.dra.references import cached_references, split_conjuncts
+
+STANDARD_NUMA = "resource.kubernetes.io/numaNode"
+DRANET_NUMA = "dra.net/numaNode"
+PCIE_ROOT = "resource.kubernetes.io/pcieRoot"
+ADDRESS_KEYS = ("resource.kubernetes.io/pciBusID", "dra.net/pciAddress")
+IF_NAME = "dra.net/ifName"
+NPU_DRIVER = "npu.rebellions.ai"
+NIC_DRIVER = "dra.net"
+REFERENCE_RCT = "npu-rdma"
+MAX_PODS = 16  # more Pods than this on one node is "16+": the count is a glance, not a capacity plan
+FREE, HELD, UNUSABLE = "free", "held", "unusable"
+
+
+@dataclass(frozen=True, slots=True)
+class Holder:
+    """The claim holding a device, and the Pod it was made for (if it says)."""
+
+    claim: str  # "ns/name"
+    pod: str | None  # "ns/name"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"claim": self.claim, "pod": self.pod}
+
+
+@dataclass(slots=True)
+class Spot:
+    """One device as the drawing shows it."""
+
+    name: str
+    driver: str
+    pool: str
+    kind: str  # "npu" | "nic" | "device"
+    label: str  # what a person recognises: rbln0, ens84f0np0
+    numa: int | str | None
+    pcie_root: str | None
+    address: str | None
+    state: str  # FREE | HELD | UNUSABLE
+    reason: str = ""  # UNUSABLE: `rdma=false`, `pciSubsystem=0101`, `no numaNode`, `not requested`
+    request: str | None = None  # the RCT request it could serve
+    holder: Holder | None = None
+    next_pod: int | None = None  # free and taken by the Nth more Pod of the RCT
+    numa_hint: str | None = None  # unplaced, yet another NUMA attribute names a node ("dra.net/numaNode=0")
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "name": self.name, "driver": self.driver, "pool": self.pool, "kind": self.kind, "label": self.label,
+            "numaNode": self.numa, "pcieRoot": self.pcie_root, "pciAddress": self.address, "state": self.state,
+        }
+        if self.reason:
+            out["reason"] = self.reason
+        if self.request:
+            out["request"] = self.request
+        if self.holder:
+            out["heldBy"] = self.holder.to_dict()
+        if self.next_pod is not None:
+            out["nextPod"] = self.next_pod
+        if self.numa_hint:
+            out["numaHint"] = self.numa_hint
+        return out
+
+
+@dataclass(slots=True)
+class RootGroup:
+    root: str | None  # None: the device publishes no PCIe root
+    devices: list[Spot]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"pcieRoot": self.root, "devices": [d.to_dict() for d in self.devices]}
+
+
+@dataclass(slots=True)
+class NumaGroup:
+    numa: int | str | None  # None: the "unplaced" group
+    roots: list[RootGroup]
+
+    @property
+    def devices(self) -> list[Spot]:
+        return [d for r in self.roots for d in r.devices]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"numaNode": self.numa, "pcieRoots": [r.to_dict() for r in self.roots]}
+
+
+@dataclass(slots=True)
+class FitSummary:
+    pods: int  # more Pods of the RCT the node takes, one after the other
+    capped: bool = False  # stopped counting at MAX_PODS
+    reason: str = ""  # why the next one does not fit (the simulation's first reason)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"podsFit": self.pods, "capped": self.capped, "nextFailsBecause": self.reason or None}
+
+
+@dataclass(slots=True)
+class NodeTopology:
+    node: str
+    numa_attribute: str
+    root_attribute: str
+    groups: list[NumaGroup]  # NUMA nodes in order, then "unplaced" if any device lacks NUMA
+    summary: FitSummary
+
+    @property
+    def devices(self) -> list[Spot]:
+        return [d for g in self.groups for d in g.devices]
+
+    def holders(self) -> list[Holder]:
+        """Distinct holders in drawing order (the drawing names them A, B, C...)."""
+        seen: list[Holder] = []
+        for spot in self.devices:
+            if spot.holder is not None and spot.holder not in seen:
+                seen.append(spot.holder)
+        return seen
+
+    def to_dict(self) -> dict[str, Any]:
+        counts = Counter(d.state for d in self.devices)
+        placed = [g for g in self.groups if g.numa is not None]
+        unplaced = [g for g in self.groups if g.numa is None]
+        return {
+            "name": self.node,
+            "summary": self.summary.to_dict(),
+            "counts": {state: counts.get(state, 0) for state in (FREE, HELD, UNUSABLE)},
+            "numaAttribute": self.numa_attribute,
+            "pcieRootAttribute": self.root_attribute,
+            "numaNodes": [g.to_dict() for g in placed],
+            "unplaced": unplaced[0].to_dict()["pcieRoots"] if unplaced else [],
+        }
+
+
+@dataclass(slots=True)
+class RctChoice:
+    """The requests that decide "usable": which RCT, and how it was chosen."""
+
+    name: str
+    namespace: str
+    spec: ClaimSpec | None  # None: the RCT does not exist; devices are then only free or held
+    origin: str  # "--rct", "--rct-file", "used by Pods in <ns>", "default"
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "namespace": self.namespace, "chosenBy": self.origin, "found": self.spec is not None}
+
+
+@dataclass(slots=True)
+class Topology:
+    rct: RctChoice
+    nodes: list[NodeTopology]
+    source: str = ""
+    assumptions: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        from kubectl_rbln.diagnose.findings import SCHEMA_VERSION  # noqa: PLC0415
+
+        return {
+            "apiVersion": SCHEMA_VERSION,
+            "kind": "Topology",
+            "source": self.source,
+            "rct": self.rct.to_dict(),
+            "assumptions": self.assumptions,
+            "nodes": [n.to_dict() for n in self.nodes],
+        }
+
+
+# ---------------------------------------------------------------- choosing the RCT and the nodes
+
+
+def rct_used_by_pods(snapshot: Snapshot, namespace: str) -> str | None:
+    """The RCT most device Pods of the namespace name (ties: alphabetical)."""
+    names = Counter(
+        ref.resource_claim_template_name
+        for pod in snapshot.pods
+        if pod.namespace == namespace
+        for ref in pod.resource_claims
+        if ref.resource_claim_template_name
+    )
+    if not names:
+        return None
+    return sorted(names.items(), key=lambda item: (-item[1], item[0]))[0][0]
+
+
+def choose_rct(snapshot: Snapshot, namespace: str, name: str | None = None) -> RctChoice:
+    """`--rct NAME`, else the RCT the namespace's device Pods use, else `npu-rdma`."""
+    if name:
+        origin = "--rct"
+    else:
+        used = rct_used_by_pods(snapshot, namespace)
+        name, origin = (used, f"used by Pods in {namespace}") if used else (REFERENCE_RCT, "default")
+    template = snapshot.template(namespace, name)
+    return RctChoice(name, namespace, template.spec if template else None, origin)
+
+
+def device_nodes(snapshot: Snapshot) -> list[str]:
+    """Nodes that publish node-local devices, sorted; the Node object may be missing from a bundle."""
+    names = {s.node_name for s in snapshot.slices if s.node_name and not s.per_device_node_selection and s.devices}
+    return sorted(names)
+
+
+def _node_object(snapshot: Snapshot, name: str) -> Node:
+    return snapshot.nodes.get(name) or Node(name=name, labels={}, taints=[], allocatable={})
+
+
+def _slices_for(snapshot: Snapshot, node: str) -> list[ResourceSlice]:
+    """The node's own slices plus those any node may see (what the allocator gathers)."""
+    return [s for s in snapshot.slices if s.node_name == node or not s.node_name or s.per_device_node_selection]
+
+
+# ---------------------------------------------------------------- usability of one device
+
+
+def _short(attribute: str) -> str:
+    return attribute.rsplit("/", 1)[-1]
+
+
+def _selects(expressions: list[str], device: Device, consumable: bool) -> str | None:
+    """The first expression that rejects the device (or fails on it); None when all select it."""
+    for expr in expressions:
+        try:
+            if not compile_selector(expr, consumable_capacity=consumable).matches(device):
+                return expr
+        except CelError:
+            return expr
+    return None
+
+
+def _word(expression: str, device: Device, consumable: bool) -> str:
+    """The failing `&&` term in one word: `rdma=false`, `pciSubsystem=0101`, `no numaNode`."""
+    term = next((p for p in split_conjuncts(expression) if _selects([p], device, consumable)), expression)
+    attributes = sorted(cached_references(term).attributes | cached_references(term).guarded)
+    for name in attributes:
+        if lookup_attribute(device, name) is None:
+            return f"no {_short(name)}"
+    if attributes:
+        return f"{_short(attributes[0])}={value_text(lookup_attribute(device, attributes[0]))}"
+    return "selector"
+
+
+def _constraint_gap(device: Device, spec: ClaimSpec, request: str) -> str | None:
+    """A constraint over this request names an attribute the device lacks: it can never be chosen."""
+    for constraint in spec.constraints:
+        if constraint.requests and request not in constraint.requests:
+            continue
+        attribute = constraint.match_attribute or constraint.distinct_attribute
+        if attribute and lookup_attribute(device, attribute) is None:
+            return attribute
+    return None
+
+
+def usability(device: Device, spec: ClaimSpec, classes: dict[str, DeviceClass],
+              features: Features) -> tuple[str | None, str]:
+    """(request the device could serve, ""), or (None, why not in one word)."""
+    consumable = features.consumable_capacity
+    reasons: list[str] = []
+    for request in spec.requests:
+        for alt in request.alternatives:
+            cls = classes.get(alt.device_class)
+            if cls is None or _selects(cls.selectors, device, consumable) is not None:
+                continue  # another class's device: says nothing about this one
+            failing = _selects(alt.selectors, device, consumable)
+            if failing is not None:
+                reasons.append(_word(failing, device, consumable))
+                continue
+            lacking = _constraint_gap(device, spec, request.name)
+            if lacking:
+                reasons.append(f"no {_short(lacking)}")
+                continue
+            return request.name, ""
+    return None, reasons[0] if reasons else "not requested"
+
+
+# ---------------------------------------------------------------- one node
+
+
+def _holders(snapshot: Snapshot) -> dict[tuple[str, str, str], Holder]:
+    out: dict[tuple[str, str, str], Holder] = {}
+    for claim in snapshot.claims:
+        if claim.allocation is None:
+            continue
+        pod = claim.owner_pod or next((r.get("name") for r in claim.reserved_for if r.get("resource") == "pods"), None)
+        holder = Holder(f"{claim.namespace}/{claim.name}", f"{claim.namespace}/{pod}" if pod else None)
+        for result in claim.allocation.results:
+            if not result.admin_access:
+                out.setdefault(result.key, holder)
+    return out
+
+
+def _kind(device: Device) -> str:
+    if device.driver == NPU_DRIVER:
+        return "npu"
+    if device.driver == NIC_DRIVER or IF_NAME in device.attributes:
+        return "nic"
+    return "device"
+
+
+def _placement_attributes(spec: ClaimSpec | None) -> tuple[str | None, str]:
+    """Place by the attributes the RCT constrains on, so the drawing shows what the allocator sees."""
+    numa: str | None = None
+    root = PCIE_ROOT
+    for constraint in spec.constraints if spec else []:
+        attribute = constraint.match_attribute or constraint.distinct_attribute or ""
+        if attribute.endswith("/numaNode") and numa is None:
+            numa = attribute
+        elif attribute.endswith("/pcieRoot"):
+            root = attribute
+    return numa, root
+
+
+def _numa_of(device: Device, numa_attr: str | None) -> tuple[int | str | None, str | None]:
+    """(NUMA node, hint): the RCT's NUMA attribute, or when it constrains none the standard then dranet's."""
+    keys = (numa_attr,) if numa_attr else (STANDARD_NUMA, DRANET_NUMA)
+    for key in keys:
+        value = lookup_attribute(device, key)
+        if value is not None and not isinstance(value, bool):
+            return (value if isinstance(value, int) else str(value)), None
+    for key in (STANDARD_NUMA, DRANET_NUMA):
+        value = lookup_attribute(device, key)
+        if value is not None:
+            return None, f"{key}={value_text(value)}"
+    return None, None
+
+
+def _spot(device: Device, numa_attr: str | None, root_attr: str) -> Spot:
+    numa, hint = _numa_of(device, numa_attr)
+    root = lookup_attribute(device, root_attr)
+    address = next((str(v) for k in ADDRESS_KEYS if (v := lookup_attribute(device, k)) is not None), None)
+    label = device.name
+    if_name = lookup_attribute(device, IF_NAME)
+    if isinstance(if_name, str) and if_name:
+        label = if_name
+    return Spot(device.name, device.driver, device.pool, _kind(device), label, numa,
+                None if root is None else value_text(root), address, FREE, numa_hint=hint)
+
+
+def _natural(text: str) -> list[Any]:
+    return [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", text)]
+
+
+def _group(spots: list[Spot]) -> list[NumaGroup]:
+    by_numa: dict[int | str | None, dict[str | None, list[Spot]]] = {}
+    for spot in spots:
+        by_numa.setdefault(spot.numa, {}).setdefault(spot.pcie_root, []).append(spot)
+    kind_order = {"npu": 0, "nic": 1}
+
+    def numa_key(numa: int | str | None) -> tuple[int, Any]:
+        return (2, "") if numa is None else (0, numa) if isinstance(numa, int) else (1, _natural(numa))
+
+    groups = []
+    for numa in sorted(by_numa, key=numa_key):
+        roots = by_numa[numa]
+        ordered = sorted(roots, key=lambda r: (r is None, _natural(r or "")))
+        groups.append(NumaGroup(numa, [
+            RootGroup(root, sorted(roots[root], key=lambda s: (kind_order.get(s.kind, 2), _natural(s.name))))
+            for root in ordered
+        ]))
+    return groups
+
+
+def count_fits(snapshot: Snapshot, node: str, spec: ClaimSpec, namespace: str, name: str,
+               features: Features, held: set[tuple[str, str, str]],
+               limit: int = MAX_PODS) -> tuple[FitSummary, list[list[tuple[str, str, str]]]]:
+    """Allocate one more Pod's claim at a time, keeping earlier ones, as the scheduler would; stop at
+    the first failure. Returns the summary and, per fitted Pod, the devices it took."""
+    node_obj = _node_object(snapshot, node)
+    slices = _slices_for(snapshot, node)
+    allocated = set(held)
+    taken: list[list[tuple[str, str, str]]] = []
+    for index in range(limit):
+        claim = ClaimToAllocate(namespace, f"{name}-pod-{index + 1}", spec)
+        result = allocate(node_obj, [claim], slices, snapshot.device_classes, allocated, features)
+        if not result.fits:
+            return FitSummary(index, reason=_failure_text(result)), taken
+        keys = [r.key for r in result.results.get(claim.key, []) if not r.admin_access]
+        taken.append(keys)
+        allocated.update(keys)
+    return FitSummary(limit, capped=True), taken
+
+
+def _failure_text(result: NodeResult) -> str:
+    if result.error is not None:
+        return f"allocator error: {result.error.message}"
+    return short_reason(result) or "no solution"
+
+
+def node_topology(snapshot: Snapshot, node: str, rct: RctChoice, features: Features,
+                  holders: dict[tuple[str, str, str], Holder] | None = None) -> NodeTopology:
+    """The node's devices grouped by NUMA node and PCIe root, marked for the RCT's requests."""
+    holders = _holders(snapshot) if holders is None else holders
+    numa_attr, root_attr = _placement_attributes(rct.spec)
+    devices = [d for s in snapshot.slices if s.node_name == node and not s.per_device_node_selection
+               for d in s.devices]
+    spots = []
+    for device in devices:
+        spot = _spot(device, numa_attr, root_attr)
+        spot.holder = holders.get(device.key)
+        if rct.spec is not None:
+            spot.request, reason = usability(device, rct.spec, snapshot.device_classes, features)
+            if spot.request is None:
+                spot.state, spot.reason = UNUSABLE, reason
+        if spot.holder is not None:
+            spot.state, spot.reason = HELD, ""
+        spots.append(spot)
+    if rct.spec is None:
+        summary = FitSummary(0, reason=f"no ResourceClaimTemplate {rct.key}")
+    else:
+        summary, taken = count_fits(snapshot, node, rct.spec, rct.namespace, rct.name, features, set(holders))
+        by_key = {(s.driver, s.pool, s.name): s for s in spots}
+        for index, keys in enumerate(taken):
+            for key in keys:
+                if key in by_key:
+                    by_key[key].next_pod = index + 1
+    return NodeTopology(node, numa_attr or f"{STANDARD_NUMA} (else {DRANET_NUMA})", root_attr, _group(spots),
+                        summary)
+
+
+def build_topology(snapshot: Snapshot, nodes: list[str], rct: RctChoice, features: Features,
+                   assumptions: dict[str, Any] | None = None) -> Topology:
+    holders = _holders(snapshot)
+    return Topology(rct, [node_topology(snapshot, n, rct, features, holders) for n in nodes],
+                    source=snapshot.source, assumptions=assumptions or {})
+
+
+# ---------------------------------------------------------------- the node `why` should draw
+
+
+def _deficit(row: dict[str, Any]) -> int:
+    candidates = row.get("candidates") or {}
+    return sum(max(0, c.get("needed", 0) - c.get("free", 0)) for c in candidates.values())
+
+
+def closest_node(results: list[dict[str, Any]]) -> str | None:
+    """Of `why`'s simulated node rows (PodDiagnosis.nodes), the one that came closest to fitting:
+    nodes the Pod may use before excluded ones, then the fewest devices missing, then by name.
+    None when no node has any device of the claim's classes to draw."""
+    drawable = [r for r in results if any(c.get("onNode", 0) for c in (r.get("candidates") or {}).values())]
+    if not drawable:
+        return None
+    best = min(drawable, key=lambda r: (r.get("fits") is None, r.get("fits") is not True, _deficit(r), r["name"]))
+    return str(best["name"])

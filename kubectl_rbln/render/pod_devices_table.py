@@ -1,0 +1,105 @@
+"""The human view of `pod-devices`: one row per Pod, then what is wrong with each, one block a Pod.
+
+A cell reads "seen/allocated" so a mismatch shows at a glance; the verdict names
+the most severe finding's slug or why the Pod could not be probed. Every string
+that came from a Pod is sanitized again here, whatever the caller did.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+from tabulate import tabulate
+
+from kubectl_rbln.render.sanitize import one_line, strip_controls
+from kubectl_rbln.render.why_table import COLORS, SYMBOLS, render_finding
+
+HEADERS = ["POD", "NODE", "NPUS", "NICS", "RDS", "MEMLOCK", "VERDICT"]
+
+
+def cells(entry: dict[str, Any]) -> dict[str, str]:
+    """The row's cells, derived from the JSON entry so that table and -o json never disagree."""
+    expected, seen = entry["expected"], entry.get("seen")
+    if seen is None:
+        npus = f"?/{expected['npuCount']}"
+        nics = f"?/{expected['nicCount']}"
+        rds, memlock = "?", "?"
+    else:
+        npus = f"{len(seen['npus'])}/{expected['npuCount']}"
+        if expected["rsd"] and "rsd0" not in seen["rsd"]:
+            npus += " no-rsd0"
+        nics = f"{seen['nicCount']}/{expected['nicCount']}"
+        if entry["rdmaMode"] == "shared":
+            nics += f" shared ({len(seen['infiniband'])} HCAs)"
+        if seen["rds"]:
+            rds = ",".join(seen["rds"])
+        else:
+            rds = "missing" if expected["rds"] and expected["npuCount"] else "-"
+        memlock = seen["memlock"] or "?"
+    return {"npus": npus, "nics": nics, "rds": rds, "memlock": memlock}
+
+
+def _verdict(entry: dict[str, Any], color: bool) -> str:
+    verdict = strip_controls(entry["verdict"])
+    if entry["findings"]:
+        severity = entry["findings"][0]["severity"]
+        text = f"{SYMBOLS.get(severity, '-')} {verdict}"
+        return click.style(text, fg=COLORS.get(severity), bold=True) if color else text
+    if entry["probe"]["status"] != "ok":
+        return click.style(verdict, fg="yellow") if color else verdict
+    return click.style(verdict, fg="green") if color else verdict
+
+
+def render_rows(entries: list[dict[str, Any]], *, color: bool, namespaces: bool) -> list[str]:
+    rows = []
+    for entry in entries:
+        c = cells(entry)
+        name = f"{entry['namespace']}/{entry['name']}" if namespaces else entry["name"]
+        row = [
+            name,
+            entry["node"] or "-",
+            c["npus"],
+            c["nics"],
+            c["rds"],
+            c["memlock"],
+            _verdict(entry, color),
+        ]
+        rows.append([strip_controls(str(cell)) if i < 6 else cell for i, cell in enumerate(row)])
+    return tabulate(rows, headers=HEADERS, tablefmt="plain", disable_numparse=True).splitlines()
+
+
+def render_details(entry: dict[str, Any], *, color: bool, wide: bool) -> list[str]:
+    """Findings and the probe problem of one Pod; nothing for a healthy one."""
+    probe = entry["probe"]
+    if not entry["findings"] and probe["status"] == "ok":
+        return []
+    where = f"node {entry['node']}, " if entry["node"] else ""
+    head = f"{entry['namespace']}/{entry['name']} ({where}container {entry['container']})"
+    lines = ["", click.style(head, bold=True) if color else head]
+    if probe["status"] != "ok":
+        lines.append(f"  probe: {one_line(probe['message'])}")
+    if entry["rdmaMode"] == "shared" and entry.get("seen"):
+        seen = entry["seen"]
+        lines.append(
+            f"  RDMA netns mode shared: /sys/class/infiniband lists {len(seen['infiniband'])} host HCAs, "
+            f"{len(seen['uverbs'])} uverbs devices were counted"
+        )
+    for finding in entry["findings"]:
+        lines.extend("  " + line for line in render_finding(finding, color=color, wide=wide))
+    return lines
+
+
+def render_report(report: dict[str, Any], *, color: bool, wide: bool) -> str:
+    entries = report["pods"]
+    lines: list[str] = []
+    for problem in report.get("problems") or []:
+        lines.append(f"warning: {one_line(problem)}")
+    if not entries:
+        lines.append(report.get("message", "no device Pod found"))
+        return "\n".join(lines) + "\n"
+    namespaces = len({e["namespace"] for e in entries}) > 1
+    lines += render_rows(entries, color=color, namespaces=namespaces)
+    for entry in entries:
+        lines += render_details(entry, color=color, wide=wide)
+    return "\n".join(lines) + "\n"
