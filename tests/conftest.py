@@ -15,8 +15,9 @@ SAMPLES = DATA / "samples"
 EXAMPLES = REPO / "examples"
 
 
-def run_rbln(*args: str, env: dict[str, str] | None = None, stdin: str | None = None,
-             timeout: float = 60) -> subprocess.CompletedProcess[str]:
+def run_rbln(
+    *args: str, env: dict[str, str] | None = None, stdin: str | None = None, timeout: float = 60
+) -> subprocess.CompletedProcess[str]:
     """`python -m kubectl_rbln ARGS` in a clean environment (no colour, English)."""
     full_env = {k: v for k, v in os.environ.items() if k not in ("KUBECONFIG", "LANG", "LC_ALL")}
     full_env.update({"NO_COLOR": "1", "LANG": "C.UTF-8"})

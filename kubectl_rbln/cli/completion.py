@@ -251,8 +251,10 @@ def _print_script(shell: str) -> None:
 def _script_command(shell: str) -> click.Command:
     """`kubectl rbln completion SHELL`: one subcommand per shell, each printing its script."""
 
-    @completion.command(name=shell, help=f"Print the {shell} completion script for kubectl-rbln.\n\n"
-                        f"\b\nkubectl rbln completion {shell}")
+    @completion.command(
+        name=shell,
+        help=f"Print the {shell} completion script for kubectl-rbln.\n\n\b\nkubectl rbln completion {shell}",
+    )
     def command() -> None:
         _print_script(shell)
 
@@ -264,8 +266,12 @@ for _shell in SHELLS:
 
 
 @completion.command(short_help="Write kubectl_complete-rbln so that kubectl completes `kubectl rbln`.")
-@click.option("--dir", "directory", metavar="DIR",
-              help="Directory on PATH to write into (default: krew's bin, else beside kubectl-rbln).")
+@click.option(
+    "--dir",
+    "directory",
+    metavar="DIR",
+    help="Directory on PATH to write into (default: krew's bin, else beside kubectl-rbln).",
+)
 @click.option("--print", "print_only", is_flag=True, help="Print the script instead of writing it.")
 def install(directory: str | None, print_only: bool) -> int:
     """Write `kubectl_complete-rbln`, which kubectl 1.26+ runs to complete `kubectl rbln`.

@@ -67,7 +67,11 @@ def kubectl_lines(scope: Scope, *args: str) -> list[str]:
         command.append(f"--context={scope.context}")
     try:
         done = subprocess.run(
-            command, capture_output=True, text=True, timeout=LOOKUP_TIMEOUT + 1, check=False,
+            command,
+            capture_output=True,
+            text=True,
+            timeout=LOOKUP_TIMEOUT + 1,
+            check=False,
             stdin=subprocess.DEVNULL,
         )
     except (OSError, subprocess.SubprocessError):
@@ -86,13 +90,20 @@ def pod_names(scope: Scope) -> list[str]:
     if scope.filenames:
         pods = _bundle_objects(scope, "Pod")
         phases = {
-            (str((p.get("metadata") or {}).get("name")), str((p.get("metadata") or {}).get("namespace"))):
-            str((p.get("status") or {}).get("phase", "")) for p in pods
+            (
+                str((p.get("metadata") or {}).get("name")),
+                str((p.get("metadata") or {}).get("namespace")),
+            ): str((p.get("status") or {}).get("phase", ""))
+            for p in pods
         }
         chosen = _in_namespace(pods, scope.namespace)
         return [f"{name}\t{phases.get((name, ns), '')}".rstrip("\t") for name, ns in chosen]
-    return [line.rstrip("\t") for line in
-            kubectl_lines(scope, "get", "pods", *_namespace_args(scope), "-o", f"jsonpath={NAME_AND_PHASE}")]
+    return [
+        line.rstrip("\t")
+        for line in kubectl_lines(
+            scope, "get", "pods", *_namespace_args(scope), "-o", f"jsonpath={NAME_AND_PHASE}"
+        )
+    ]
 
 
 def template_names(scope: Scope) -> list[str]:
@@ -100,8 +111,14 @@ def template_names(scope: Scope) -> list[str]:
     if scope.filenames:
         templates = _bundle_objects(scope, "ResourceClaimTemplate")
         return [name for name, _ in _in_namespace(templates, scope.namespace)]
-    return kubectl_lines(scope, "get", "resourceclaimtemplates.resource.k8s.io", *_namespace_args(scope),
-                         "-o", f"jsonpath={NAMES}")
+    return kubectl_lines(
+        scope,
+        "get",
+        "resourceclaimtemplates.resource.k8s.io",
+        *_namespace_args(scope),
+        "-o",
+        f"jsonpath={NAMES}",
+    )
 
 
 def namespaces(scope: Scope) -> list[str]:

@@ -46,9 +46,11 @@ def catalog_page(slug: str, lang: str) -> str:
     entry = render(load_catalog()[slug], lang)
     fix = "\n".join(f"    {line}" for line in entry.remediation)
     heading = ("의미", "해결 방법") if entry.lang == "ko" else ("What it means", "How to fix")
-    return (f"# {slug}\n\nSeverity: {entry.severity}\n\n{entry.title}\n\n"
-            f"## {heading[0]}\n\n{entry.summary}\n\n## {heading[1]}\n\n{fix}\n\n"
-            f"(the full page: {entry.docs} in the kubectl-rbln source)\n")
+    return (
+        f"# {slug}\n\nSeverity: {entry.severity}\n\n{entry.title}\n\n"
+        f"## {heading[0]}\n\n{entry.summary}\n\n## {heading[1]}\n\n{fix}\n\n"
+        f"(the full page: {entry.docs} in the kubectl-rbln source)\n"
+    )
 
 
 _HEADING = re.compile(r"^(#{1,6} .*)$", re.MULTILINE)
@@ -72,16 +74,22 @@ def listing(lang: str) -> str:
     """Every slug with its title in `lang`, then the topics: what `explain` alone prints."""
     catalog = load_catalog()
     width = max(len(slug) for slug in catalog)
-    titles = {slug: re.sub(r"{(\w+)}", r"<\1>", entry.title.get(lang, entry.title["en"]))
-              for slug, entry in catalog.items()}
+    titles = {
+        slug: re.sub(r"{(\w+)}", r"<\1>", entry.title.get(lang, entry.title["en"]))
+        for slug, entry in catalog.items()
+    }
     rows = [f"{slug:<{width}}  {entry.severity:<7}  {titles[slug]}" for slug, entry in catalog.items()]
     return "\n".join([*rows, "", "topics: " + ", ".join(TOPICS)]) + "\n"
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("slug", required=False)
-@click.option("--lang", type=click.Choice(["en", "ko"]), default=None,
-              help="Language of the page (default: from LC_ALL/LANG; ko_KR.UTF-8 gives Korean).")
+@click.option(
+    "--lang",
+    type=click.Choice(["en", "ko"]),
+    default=None,
+    help="Language of the page (default: from LC_ALL/LANG; ko_KR.UTF-8 gives Korean).",
+)
 @click.option("--no-color", is_flag=True, help="No colour (also: NO_COLOR set, or not a terminal).")
 def explain(slug: str | None, lang: str | None, no_color: bool) -> int:
     """Print the documentation page of a finding slug (or a topic), in English or Korean.

@@ -19,7 +19,11 @@ from kubectl_rbln.errors import EXIT_USAGE, RblnError
 # name -> (module, attribute, one-line help shown by --help without importing the module)
 COMMANDS: dict[str, tuple[str, str, str]] = {
     "why": ("kubectl_rbln.cli.why", "why", "Explain why a device Pod is Pending or crashing, with the fix."),
-    "attrs": ("kubectl_rbln.cli.later", "attrs", "Compare the attributes the RCT needs with what drivers publish."),
+    "attrs": (
+        "kubectl_rbln.cli.later",
+        "attrs",
+        "Compare the attributes the RCT needs with what drivers publish.",
+    ),
     "pod-devices": (
         "kubectl_rbln.cli.pod_devices",
         "pod_devices",
@@ -32,11 +36,19 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     ),
     "check": ("kubectl_rbln.cli.later", "check", "Run the whole device-allocation checklist cluster-wide."),
     "topo": ("kubectl_rbln.cli.later", "topo", "Draw each node's NUMA layout of NPUs and NICs."),
-    "dump": ("kubectl_rbln.cli.dump", "dump", "Write everything a diagnosis needs as one bundle (a kubectl List)."),
+    "dump": (
+        "kubectl_rbln.cli.dump",
+        "dump",
+        "Write everything a diagnosis needs as one bundle (a kubectl List).",
+    ),
     "serve": ("kubectl_rbln.cli.serve", "serve", "Serve a bundle as a read-only Kubernetes API for kubectl."),
     "version": ("kubectl_rbln.cli.version", "version", "Print the plugin version and the cluster's version."),
     "explain": ("kubectl_rbln.cli.explain", "explain", "Print the documentation page of a finding (en/ko)."),
-    "completion": ("kubectl_rbln.cli.completion", "completion", "Shell completion for kubectl rbln and bash/zsh/fish."),
+    "completion": (
+        "kubectl_rbln.cli.completion",
+        "completion",
+        "Shell completion for kubectl rbln and bash/zsh/fish.",
+    ),
 }
 
 
@@ -108,7 +120,9 @@ def main(argv: list[str] | None = None) -> None:
     except Exception as exc:  # a bug: one line unless RBLN_DEBUG asks for the traceback
         if _debug():
             raise
-        click.echo(f"error: internal error: {type(exc).__name__}: {exc} (RBLN_DEBUG=1 shows the traceback)", err=True)
+        click.echo(
+            f"error: internal error: {type(exc).__name__}: {exc} (RBLN_DEBUG=1 shows the traceback)", err=True
+        )
         sys.exit(EXIT_USAGE)
     sys.exit(code if isinstance(code, int) else 0)
 

@@ -49,7 +49,9 @@ def parse_timeout(value: str) -> float:
             return float(text[: -len(suffix)]) * scale
     if text.replace(".", "", 1).isdigit():
         return float(text)
-    raise click.BadParameter(f"{value!r} is not a duration such as 30s, 1m or 500ms", param_hint="--request-timeout")
+    raise click.BadParameter(
+        f"{value!r} is not a duration such as 30s, 1m or 500ms", param_hint="--request-timeout"
+    )
 
 
 def default_lang() -> str:
@@ -91,9 +93,13 @@ def common_options(*, all_namespaces: bool = True, output: bool = True) -> Calla
             return func(opts=opts, **kwargs)
 
         params = [
-            click.option("--kubeconfig", metavar="PATH", help="Kubeconfig file (default: $KUBECONFIG, ~/.kube/config)."),
+            click.option(
+                "--kubeconfig", metavar="PATH", help="Kubeconfig file (default: $KUBECONFIG, ~/.kube/config)."
+            ),
             click.option("--context", metavar="NAME", help="Kubeconfig context to use."),
-            click.option("-n", "--namespace", metavar="NS", help="Namespace (default: the context's, else default)."),
+            click.option(
+                "-n", "--namespace", metavar="NS", help="Namespace (default: the context's, else default)."
+            ),
             click.option(
                 "--request-timeout",
                 default="30s",
@@ -119,7 +125,9 @@ def common_options(*, all_namespaces: bool = True, output: bool = True) -> Calla
             ),
         ]
         if all_namespaces:
-            params.append(click.option("-A", "--all-namespaces", is_flag=True, help="Look in every namespace."))
+            params.append(
+                click.option("-A", "--all-namespaces", is_flag=True, help="Look in every namespace.")
+            )
         if output:
             params += [
                 click.option(
@@ -130,7 +138,9 @@ def common_options(*, all_namespaces: bool = True, output: bool = True) -> Calla
                     show_default=True,
                     help="Output format.",
                 ),
-                click.option("--jq", "jq_expr", metavar="EXPR", help="Filter the JSON output with a jq expression."),
+                click.option(
+                    "--jq", "jq_expr", metavar="EXPR", help="Filter the JSON output with a jq expression."
+                ),
                 click.option(
                     "--fail-on",
                     type=click.Choice(SEVERITIES),

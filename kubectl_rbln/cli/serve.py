@@ -12,12 +12,21 @@ from kubectl_rbln.cluster.files import load_objects
 
 @click.command()
 @click.argument("bundle", nargs=-1, required=True)
-@click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
-              help="Loopback port (0: a free one).")
-@click.option("--address", default="127.0.0.1", show_default=True,
-              help="Address to listen on (keep it on loopback).")
-@click.option("--kubeconfig-out", metavar="PATH",
-              help="Also write the kubeconfig to this file (never touches ~/.kube/config).")
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=0,
+    show_default=True,
+    help="Loopback port (0: a free one).",
+)
+@click.option(
+    "--address", default="127.0.0.1", show_default=True, help="Address to listen on (keep it on loopback)."
+)
+@click.option(
+    "--kubeconfig-out",
+    metavar="PATH",
+    help="Also write the kubeconfig to this file (never touches ~/.kube/config).",
+)
 def serve(bundle: tuple[str, ...], port: int, address: str, kubeconfig_out: str | None) -> int:
     """Serve BUNDLE (files, folders, or -) for kubectl and other tools; print a kubeconfig.
 

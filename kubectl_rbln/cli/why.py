@@ -14,15 +14,31 @@ EXAMPLE_HELP = "Diagnose the bundled example cluster (no cluster needed)."
 @click.command()
 @click.argument("pods", nargs=-1)
 @common_options()
-@click.option("--with-rct", "with_rct", metavar="FILE",
-              help="Diagnose as if this ResourceClaimTemplate replaced the Pod's (prove a fix before applying it).")
-@click.option("--k8s-version", metavar="1.3X",
-              help="Kubernetes minor whose allocator to simulate (default: the cluster's, else 1.34).")
-@click.option("--feature-gates", metavar="GATE=BOOL,...",
-              help="Scheduler gates to simulate, e.g. DRAConsumableCapacity=true (default: inferred).")
+@click.option(
+    "--with-rct",
+    "with_rct",
+    metavar="FILE",
+    help="Diagnose as if this ResourceClaimTemplate replaced the Pod's (prove a fix before applying it).",
+)
+@click.option(
+    "--k8s-version",
+    metavar="1.3X",
+    help="Kubernetes minor whose allocator to simulate (default: the cluster's, else 1.34).",
+)
+@click.option(
+    "--feature-gates",
+    metavar="GATE=BOOL,...",
+    help="Scheduler gates to simulate, e.g. DRAConsumableCapacity=true (default: inferred).",
+)
 @click.option("--example", is_flag=True, help=EXAMPLE_HELP)
-def why(opts: Options, pods: tuple[str, ...], with_rct: str | None, k8s_version: str | None,
-        feature_gates: str | None, example: bool) -> int:
+def why(
+    opts: Options,
+    pods: tuple[str, ...],
+    with_rct: str | None,
+    k8s_version: str | None,
+    feature_gates: str | None,
+    example: bool,
+) -> int:
     """Explain why device Pods are Pending or crashing: verdict, evidence, fix.
 
     \b
@@ -40,6 +56,8 @@ def why(opts: Options, pods: tuple[str, ...], with_rct: str | None, k8s_version:
         opts.filenames = [str(example_path())]
         if not opts.namespace:
             opts.namespace = "serving"
-    text, code = run_why(opts, list(pods), with_rct=with_rct, k8s_version=k8s_version, feature_gates=feature_gates)
+    text, code = run_why(
+        opts, list(pods), with_rct=with_rct, k8s_version=k8s_version, feature_gates=feature_gates
+    )
     sys.stdout.write(text)
     return code

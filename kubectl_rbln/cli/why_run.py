@@ -50,15 +50,25 @@ def select_pods(snapshot: Snapshot, names: list[str], namespace: str | None) -> 
     ]
 
 
-def run_why(opts: Options, names: list[str], *, with_rct: str | None, k8s_version: str | None,
-            feature_gates: str | None) -> tuple[str, int]:
+def run_why(
+    opts: Options,
+    names: list[str],
+    *,
+    with_rct: str | None,
+    k8s_version: str | None,
+    feature_gates: str | None,
+) -> tuple[str, int]:
     replacement = load_rct_file(with_rct) if with_rct else None
     snapshot, collected = load_snapshot(opts)
     namespace = None if opts.all_namespaces else default_namespace(opts, collected)
     pods = select_pods(snapshot, names, namespace)
     choice = choose_features(snapshot, k8s_version, feature_gates)
-    options = WhyOptions(lang=opts.lang, features=allocator_features(choice), with_rct=replacement,
-                         assumptions=choice.describe())
+    options = WhyOptions(
+        lang=opts.lang,
+        features=allocator_features(choice),
+        with_rct=replacement,
+        assumptions=choice.describe(),
+    )
     diagnoses = [diagnose_pod(snapshot, pod, options) for pod in pods]
     report: dict[str, Any] = {
         "apiVersion": SCHEMA_VERSION,
@@ -78,4 +88,3 @@ def run_why(opts: Options, names: list[str], *, with_rct: str | None, k8s_versio
         emit_document(report, opts.output, opts.jq, stream=buffer)
         return buffer.getvalue(), code
     return render_report(report, color=opts.color, wide=opts.output == "wide"), code
-

@@ -50,7 +50,8 @@ class Faults:
     fail_times: how many times each `status_for` entry fails before it lets requests through
         (None: always).
     truncate_body: URL path substrings whose reply body is cut in half (valid HTTP, broken JSON).
-    gone_on_continue: the first request with a `continue` token gets 410 Expired, once.
+    gone_on_continue: the first request with a `continue` token gets 410 Expired, once
+        (`gone_times` continue requests, if more).
     """
 
     forbid: set[str] = field(default_factory=set)
@@ -63,6 +64,7 @@ class Faults:
     fail_times: int | None = None
     truncate_body: set[str] = field(default_factory=set)
     gone_on_continue: bool = False
+    gone_times: int = 1
 
 
 class Responder(Protocol):
@@ -130,7 +132,7 @@ class FaultInjector:
         self.faults = faults
         self._lock = threading.Lock()
         self._failures: dict[str, int] = {}
-        self._gone_sent = False
+        self._gone_sent = 0
         self._released = threading.Event()
 
     def release(self) -> None:
@@ -208,7 +210,7 @@ class FaultInjector:
 
     def _first_gone(self) -> bool:
         with self._lock:
-            if self._gone_sent:
+            if self._gone_sent >= self.faults.gone_times:
                 return False
-            self._gone_sent = True
+            self._gone_sent += 1
             return True

@@ -80,8 +80,10 @@ def _consumable_evidence(snapshot: Snapshot) -> tuple[bool | None, str]:
             return True, f"claim {claim.namespace}/{claim.name} with distinctAttribute is allocated"
     for template in snapshot.templates:
         if any(c.distinct_attribute for c in template.spec.constraints):
-            return True, (f"RCT {template.namespace}/{template.name} kept distinctAttribute, so the API server "
-                          "has DRAConsumableCapacity; assumed on in the scheduler too (--feature-gates overrides)")
+            return True, (
+                f"RCT {template.namespace}/{template.name} kept distinctAttribute, so the API server "
+                "has DRAConsumableCapacity; assumed on in the scheduler too (--feature-gates overrides)"
+            )
     return None, ""
 
 
@@ -101,7 +103,12 @@ def choose_features(snapshot: Snapshot, k8s_version: str | None, gates_flag: str
             minor = max(kubelets) if kubelets else DEFAULT_MINOR
             reasons["minor"] = "newest kubelet version" if kubelets else f"unknown; assumed 1.{DEFAULT_MINOR}"
     minor = min(max(minor, SUPPORTED_MINORS.start), SUPPORTED_MINORS.stop - 1)
-    gates = {"consumable_capacity": False, "device_taints": False, "partitionable": False, **GATE_DEFAULTS[minor]}
+    gates = {
+        "consumable_capacity": False,
+        "device_taints": False,
+        "partitionable": False,
+        **GATE_DEFAULTS[minor],
+    }
     explicit = parse_gates(gates_flag or "")
     consumable, why = _consumable_evidence(snapshot)
     if "consumable_capacity" not in explicit and consumable is not None and minor >= 34:

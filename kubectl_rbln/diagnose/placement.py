@@ -97,7 +97,9 @@ def exclusions(pod: Pod, node: Node) -> list[Exclusion]:
     missing = {k: v for k, v in pod.node_selector.items() if node.labels.get(k) != v}
     if missing:
         labels = ", ".join(f"{k}={v}" for k, v in sorted(missing.items()))
-        found.append(Exclusion("node-selector", f"node(s) didn't match Pod's node affinity/selector ({labels})"))
+        found.append(
+            Exclusion("node-selector", f"node(s) didn't match Pod's node affinity/selector ({labels})")
+        )
     required = (
         (pod.affinity.get("nodeAffinity") or {}).get("requiredDuringSchedulingIgnoredDuringExecution")
         if isinstance(pod.affinity, dict)

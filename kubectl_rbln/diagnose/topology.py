@@ -371,7 +371,7 @@ def _group(spots: list[Spot]) -> list[NumaGroup]:
     groups = []
     for numa in sorted(by_numa, key=numa_key):
         roots = by_numa[numa]
-        ordered = sorted(roots, key=lambda r: (r is None, _natural(r or "")))
+        ordered = sorted(roots, key=lambda r: (r is None, r or ""))  # hex roots sort as text
         groups.append(NumaGroup(numa, [
             RootGroup(root, sorted(roots[root], key=lambda s: (kind_order.get(s.kind, 2), _natural(s.name))))
             for root in ordered

@@ -36,14 +36,22 @@ SUPPRESSES = {
     "rds-label-missing": {"not-device-related", "claim-not-allocated"},
     "device-class-missing": {"claim-not-allocated", "driver-slices-missing"},
     "dra-api-unavailable": {
-        "device-class-missing", "claim-template-missing", "claim-not-created", "claim-not-allocated",
+        "device-class-missing",
+        "claim-template-missing",
+        "claim-not-created",
+        "claim-not-allocated",
         "driver-slices-missing",
     },
 }
 
 
 # Findings after which the allocator has nothing meaningful to simulate.
-LAYER_BLOCKERS = {"dra-api-unavailable", "device-class-missing", "claim-template-missing", "claim-not-created"}
+LAYER_BLOCKERS = {
+    "dra-api-unavailable",
+    "device-class-missing",
+    "claim-template-missing",
+    "claim-not-created",
+}
 
 
 @dataclass(slots=True)
@@ -114,15 +122,19 @@ def _without_explained_constraints(simulated: list[Finding], found: list[Finding
     missing = {f.evidence.get("attribute") for f in found if f.slug == "attribute-not-advertised"}
     layer_slugs = {f.slug for f in found}
     return [
-        f for f in simulated
-        if not (f.slug == "constraint-unsatisfiable"
-                and str(f.evidence.get("constraint", "")).split(" ")[-1] in missing)
+        f
+        for f in simulated
+        if not (
+            f.slug == "constraint-unsatisfiable"
+            and str(f.evidence.get("constraint", "")).split(" ")[-1] in missing
+        )
         and not (f.slug == "driver-slices-missing" and "driver-slices-missing" in layer_slugs)
     ]
 
 
-def _still_unallocated(ctx: PodContext, lang: str, findings: list[Finding],
-                       outcome: SimulationOutcome) -> list[Finding]:
+def _still_unallocated(
+    ctx: PodContext, lang: str, findings: list[Finding], outcome: SimulationOutcome
+) -> list[Finding]:
     """Pending with unallocated claims and no cause found: say so, with where the devices would fit."""
     if ctx.pod.phase != "Pending" or ctx.pod.node_name or any(f.severity == "error" for f in findings):
         return []

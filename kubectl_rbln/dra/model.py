@@ -15,7 +15,7 @@ Nothing downstream sees raw API dicts, except `raw` kept for evidence output.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,7 +28,7 @@ class Version:
         return self.text
 
 
-AttrValue = Union[int, bool, str, Version]
+AttrValue = int | bool | str | Version
 
 
 @dataclass(slots=True)

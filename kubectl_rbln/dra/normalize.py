@@ -230,7 +230,9 @@ def normalize_claim(obj: dict[str, Any]) -> ResourceClaim:
                 )
             )
         selector = allocation_raw.get("nodeSelector")
-        allocation = Allocation(results=results, node_selector=selector if isinstance(selector, dict) else None)
+        allocation = Allocation(
+            results=results, node_selector=selector if isinstance(selector, dict) else None
+        )
     owner = next(
         (
             _s(ref.get("name"))
@@ -365,7 +367,11 @@ def normalize_node(obj: dict[str, Any]) -> Node:
     spec = _d(obj.get("spec"))
     status = _d(obj.get("status"))
     ready = next(
-        (c.get("status") == "True" for c in map(_d, _l(status.get("conditions"))) if c.get("type") == "Ready"),
+        (
+            c.get("status") == "True"
+            for c in map(_d, _l(status.get("conditions")))
+            if c.get("type") == "Ready"
+        ),
         True,
     )
     return Node(
@@ -386,8 +392,10 @@ def normalize_event(obj: dict[str, Any]) -> Event:
     involved = _d(obj.get("involvedObject")) or _d(obj.get("regarding"))
     series = _d(obj.get("series"))
     count = _i(obj.get("count")) or _i(series.get("count")) or 1
-    source = _s(_d(obj.get("source")).get("component")) or _s(obj.get("reportingController")) or _s(
-        obj.get("reportingComponent")
+    source = (
+        _s(_d(obj.get("source")).get("component"))
+        or _s(obj.get("reportingController"))
+        or _s(obj.get("reportingComponent"))
     )
     return Event(
         namespace=_s(meta.get("namespace")),

@@ -96,7 +96,7 @@ def _panels(topo: NodeTopology, letters: dict[Holder, str], *, color: bool, wide
     inner = max(root_w + label_w + status_w + 4, max((len(t) for t, _ in per_group), default=0) + 3)
     boxes = []
     for title, rows in per_group:
-        top = f"┌─ {title} " + "─" * (inner - len(title) - 2) + "┐"
+        top = f"┌─ {title} " + "─" * (inner - len(title) - 1) + "┐"
         lines = [click.style(top, bold=True) if color else top]
         height = max(len(r) for _, r in per_group)
         for cell, label, spot, status in rows:
@@ -134,23 +134,24 @@ def _fit(text: str, width: int = MAX_WIDTH) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def summary_line(topo: NodeTopology, rct: RctChoice) -> str:
+def summary_lines(topo: NodeTopology, rct: RctChoice) -> list[str]:
+    """How many more Pods of the RCT fit; when none, the simulation's first reason on its own line."""
     s = topo.summary
     if rct.spec is None:
-        return f"{topo.node}: {s.reason}; devices shown free or held only"
+        return [f"{topo.node}: {s.reason}; devices are shown free or held only"]
     count = f"{s.pods}+" if s.capped else str(s.pods)
     pods = "Pod" if s.pods == 1 and not s.capped else "Pods"
-    text = f"{topo.node}: {count} more {pods} of {rct.key} fit"
+    lines = [f"{topo.node}: {count} more {pods} of {rct.key} fit"]
     if s.pods == 0 and s.reason:
-        text += f": {s.reason}"
-    return text
+        lines.append(f"  why not: {s.reason}")
+    return lines
 
 
 def _holder_lines(letters: dict[Holder, str], wide: bool) -> list[str]:
     lines = []
     for holder, letter in letters.items():
         claim = holder.claim.split("/", 1)[-1]
-        text = f"  {letter} = pod {holder.pod}, claim {claim}" if holder.pod else f"  {letter} = claim {holder.claim}"
+        text = f"  {letter}  {holder.pod}  claim {claim}" if holder.pod else f"  {letter}  claim {holder.claim}"
         lines.append(text if wide else _fit(text))
     return lines
 
@@ -158,8 +159,8 @@ def _holder_lines(letters: dict[Holder, str], wide: bool) -> list[str]:
 def render_node(topo: NodeTopology, rct: RctChoice, *, color: bool = False, wide: bool = False) -> str:
     """One node: the summary line, the boxes, and who A, B... are."""
     letters = holder_letters(topo.holders())
-    head = _fit(summary_line(topo, rct)) if not wide else summary_line(topo, rct)
-    lines = [click.style(head, bold=True) if color else head]
+    head, *why = [line if wide else _fit(line) for line in summary_lines(topo, rct)]
+    lines = [click.style(head, bold=True) if color else head, *why]
     if not topo.groups:
         lines.append("  (no devices published for this node)")
     lines += _side_by_side(_panels(topo, letters, color=color, wide=wide), MAX_WIDTH)
@@ -167,18 +168,21 @@ def render_node(topo: NodeTopology, rct: RctChoice, *, color: bool = False, wide
     return "\n".join(lines)
 
 
-def legend(rct: RctChoice) -> str:
+def heading(rct: RctChoice) -> str:
     if rct.spec is None:
-        return f"○ free  ● held  (no RCT {rct.key}: --rct NAME or --rct-file FILE decides \"usable\")"
-    return _fit(f"○ free  ● held  ✗ unusable for {rct.key} ({rct.origin})  #N: the Nth more Pod takes it")
+        return _fit(f"RCT {rct.key} not found ({rct.origin}); --rct NAME or --rct-file FILE decides usable")
+    return _fit(f"RCT {rct.key} ({rct.origin}) decides usable")
+
+
+LEGEND = "○ free  ● held (A, B: below each node)  ✗ unusable, and why  → #N: the Nth more Pod takes it"
 
 
 def render_topology(topology: Topology, *, color: bool = False, wide: bool = False) -> str:
-    """Every node, then one legend line."""
+    """The RCT, every node, then the legend."""
     if not topology.nodes:
         return "no node publishes devices (no node-local ResourceSlice)\n"
     blocks = [render_node(n, topology.rct, color=color, wide=wide) for n in topology.nodes]
-    return "\n\n".join(blocks) + "\n\n" + legend(topology.rct) + "\n"
+    return heading(topology.rct) + "\n\n" + "\n\n".join(blocks) + "\n\n" + LEGEND + "\n"
 
 
 def render_node_drawing(snapshot: Snapshot, node: str, *, namespace: str, spec: ClaimSpec | None = None,

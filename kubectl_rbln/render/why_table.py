@@ -29,7 +29,19 @@ def _short(value: Any) -> str:
     return text if len(text) <= MAX_EVIDENCE_VALUE else text[: MAX_EVIDENCE_VALUE - 3] + "..."
 
 
-COMMAND_WORDS = ("kubectl", "sudo", "ls", "crictl", "helm", "systemctl", "lspci", "jq", "modprobe", "cat", "echo")
+COMMAND_WORDS = (
+    "kubectl",
+    "sudo",
+    "ls",
+    "crictl",
+    "helm",
+    "systemctl",
+    "lspci",
+    "jq",
+    "modprobe",
+    "cat",
+    "echo",
+)
 
 
 def pasteable(line: str) -> str:
@@ -55,7 +67,9 @@ def render_finding(finding: dict[str, Any], *, color: bool, wide: bool) -> list[
         value = evidence[key]
         if value in (None, [], {}, ""):
             continue
-        lines.append(f"    {key}: {_short(value) if not wide else json.dumps(value, ensure_ascii=False, default=str)}")
+        lines.append(
+            f"    {key}: {_short(value) if not wide else json.dumps(value, ensure_ascii=False, default=str)}"
+        )
     for index, command in enumerate(finding.get("remediation") or []):
         prefix = "    fix: " if index == 0 else "         "
         command_lines = pasteable(str(command)).splitlines() or [""]
@@ -92,7 +106,9 @@ def render_events(events: list[dict[str, Any]]) -> list[str]:
     lines = ["", "EVENTS"]
     for event in events[-5:]:
         count = f" (x{event['count']})" if event.get("count", 1) > 1 else ""
-        lines.append(f"  {event.get('type', '')} {event.get('reason', '')}{count}: {event.get('message', '')}")
+        lines.append(
+            f"  {event.get('type', '')} {event.get('reason', '')}{count}: {event.get('message', '')}"
+        )
     return lines
 
 
@@ -117,8 +133,10 @@ def render_report(report: dict[str, Any], *, color: bool, wide: bool) -> str:
     for diagnosis in report["pods"]:
         signature = _signature(diagnosis)
         if signature and signature in first_with and not wide:
-            blocks.append(_style(diagnosis["verdict"], color, bold=True)
-                          + f"\n    (same findings as {first_with[signature]})")
+            blocks.append(
+                _style(diagnosis["verdict"], color, bold=True)
+                + f"\n    (same findings as {first_with[signature]})"
+            )
             continue
         first_with.setdefault(signature, diagnosis["pod"])
         blocks.append(render_diagnosis(diagnosis, color=color, wide=wide))

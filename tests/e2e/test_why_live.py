@@ -35,8 +35,12 @@ def test_live_and_file_agree(scenario, replay_server, kubeconfig_for, tmp_path):
     write_bundle(bundle, objects)
     offline = _why(Options(filenames=[str(bundle)], namespace=namespace, output="json"), pod)
     server = replay_server(objects)
-    live = _why(Options(kubeconfig=str(kubeconfig_for(server)), namespace=namespace, output="json",
-                        request_timeout=10), pod)
+    live = _why(
+        Options(
+            kubeconfig=str(kubeconfig_for(server)), namespace=namespace, output="json", request_timeout=10
+        ),
+        pod,
+    )
     assert _comparable(live) == _comparable(offline)
     assert live["exit"] == offline["exit"]
     slugs = {f["slug"] for d in live["pods"] for f in d["findings"]}
@@ -45,8 +49,13 @@ def test_live_and_file_agree(scenario, replay_server, kubeconfig_for, tmp_path):
 
 def _plugin_env(kubeconfig: Path, home: Path) -> dict[str, str]:
     bin_dir = str(Path(sys.executable).parent)
-    return {"PATH": bin_dir + os.pathsep + os.environ.get("PATH", ""), "HOME": str(home),
-            "KUBECONFIG": str(kubeconfig), "LANG": "C.UTF-8", "NO_COLOR": "1"}
+    return {
+        "PATH": bin_dir + os.pathsep + os.environ.get("PATH", ""),
+        "HOME": str(home),
+        "KUBECONFIG": str(kubeconfig),
+        "LANG": "C.UTF-8",
+        "NO_COLOR": "1",
+    }
 
 
 def test_kubectl_plugin_why_on_example(replay_server, kubeconfig_for, tmp_path):
@@ -58,8 +67,9 @@ def test_kubectl_plugin_why_on_example(replay_server, kubeconfig_for, tmp_path):
     server = replay_server(load_objects([str(EXAMPLES / "pending-decode.json")]))
     kubectl = str(Path(sys.executable).parent / "kubectl")
     env = _plugin_env(kubeconfig_for(server), tmp_path)
-    result = subprocess.run([kubectl, "rbln", "why", "-n", "serving"], capture_output=True, text=True, env=env,
-                            timeout=60)
+    result = subprocess.run(
+        [kubectl, "rbln", "why", "-n", "serving"], capture_output=True, text=True, env=env, timeout=60
+    )
     assert result.returncode == 1, result.stderr
     first = result.stdout.splitlines()[0]
     assert first.startswith("Pod serving/") and "resource.kubernetes.io/numaNode" in first
@@ -72,8 +82,11 @@ def test_healthy_running_pod_exits_zero(rbln):
     healthy = EXAMPLES / "healthy.json"
     from kubectl_rbln.cluster.files import load_objects
 
-    running = next(o["metadata"]["name"] for o in load_objects([str(healthy)])
-                   if o["kind"] == "Pod" and "decode" in o["metadata"]["name"])
+    running = next(
+        o["metadata"]["name"]
+        for o in load_objects([str(healthy)])
+        if o["kind"] == "Pod" and "decode" in o["metadata"]["name"]
+    )
     result = rbln("why", "-f", str(healthy), "-n", "serving", running)
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.splitlines()[0].endswith("nothing to fix")

@@ -14,13 +14,23 @@ from tests.conftest import SAMPLES
 def test_reads_a_kubectl_list_and_single_objects(tmp_path):
     listing = {"apiVersion": "v1", "kind": "List", "items": [{"kind": "Pod", "metadata": {"name": "a"}}]}
     (tmp_path / "list.json").write_text(json.dumps(listing))
-    (tmp_path / "pod.yaml").write_text("kind: Pod\nmetadata:\n  name: b\n---\nkind: Node\nmetadata:\n  name: n\n")
+    (tmp_path / "pod.yaml").write_text(
+        "kind: Pod\nmetadata:\n  name: b\n---\nkind: Node\nmetadata:\n  name: n\n"
+    )
     objects = load_objects([str(tmp_path)])
-    assert [(o["kind"], o["metadata"]["name"]) for o in objects] == [("Pod", "a"), ("Pod", "b"), ("Node", "n")]
+    assert [(o["kind"], o["metadata"]["name"]) for o in objects] == [
+        ("Pod", "a"),
+        ("Pod", "b"),
+        ("Node", "n"),
+    ]
 
 
 def test_typed_list_from_get_raw_gets_item_kinds(tmp_path):
-    raw = {"kind": "ResourceSliceList", "apiVersion": "resource.k8s.io/v1", "items": [{"metadata": {"name": "s"}}]}
+    raw = {
+        "kind": "ResourceSliceList",
+        "apiVersion": "resource.k8s.io/v1",
+        "items": [{"metadata": {"name": "s"}}],
+    }
     (tmp_path / "raw.json").write_text(json.dumps(raw))
     [item] = load_objects([str(tmp_path / "raw.json")])
     assert item["kind"] == "ResourceSlice" and item["apiVersion"] == "resource.k8s.io/v1"

@@ -56,21 +56,47 @@ def test_constraint_without_requests_applies_to_all():
 
 
 def _request_objects(version: str):
-    v1beta1 = {"name": "npu", "deviceClassName": "npu.rebellions.ai", "count": 4,
-               "selectors": [{"cel": {"expression": "true"}}]}
+    v1beta1 = {
+        "name": "npu",
+        "deviceClassName": "npu.rebellions.ai",
+        "count": 4,
+        "selectors": [{"cel": {"expression": "true"}}],
+    }
     wrapped = {"name": "npu", "exactly": {k: v for k, v in v1beta1.items() if k != "name"}}
     request = v1beta1 if version == "v1beta1" else wrapped
     device = {"name": "rbln0", "attributes": {"numaNode": {"int": 0}}}
     if version == "v1beta1":
         device = {"name": "rbln0", "basic": {"attributes": {"numaNode": {"int": 0}}}}
     return [
-        {"apiVersion": f"resource.k8s.io/{version}", "kind": "ResourceClaimTemplate",
-         "metadata": {"name": "t", "namespace": "ns"},
-         "spec": {"spec": {"devices": {"requests": [request, {"name": "alt", "firstAvailable": [
-             {"name": "a", "deviceClassName": "dranet", "count": 2}]}]}}}},
-        {"apiVersion": f"resource.k8s.io/{version}", "kind": "ResourceSlice", "metadata": {"name": "s"},
-         "spec": {"driver": "npu.rebellions.ai", "nodeName": "n1",
-                  "pool": {"name": "n1", "generation": 1, "resourceSliceCount": 1}, "devices": [device]}},
+        {
+            "apiVersion": f"resource.k8s.io/{version}",
+            "kind": "ResourceClaimTemplate",
+            "metadata": {"name": "t", "namespace": "ns"},
+            "spec": {
+                "spec": {
+                    "devices": {
+                        "requests": [
+                            request,
+                            {
+                                "name": "alt",
+                                "firstAvailable": [{"name": "a", "deviceClassName": "dranet", "count": 2}],
+                            },
+                        ]
+                    }
+                }
+            },
+        },
+        {
+            "apiVersion": f"resource.k8s.io/{version}",
+            "kind": "ResourceSlice",
+            "metadata": {"name": "s"},
+            "spec": {
+                "driver": "npu.rebellions.ai",
+                "nodeName": "n1",
+                "pool": {"name": "n1", "generation": 1, "resourceSliceCount": 1},
+                "devices": [device],
+            },
+        },
     ]
 
 
@@ -81,19 +107,28 @@ def test_all_three_versions_normalize_alike():
         [template] = snap.templates
         npu, alt = template.spec.requests
         device = snap.slices[0].devices[0]
-        shapes[version] = (npu.exactly.device_class, npu.exactly.count, npu.exactly.selectors,
-                           [(s.name, s.device_class, s.count) for s in alt.first_available],
-                           device.attributes, snap.resource_api_version)
+        shapes[version] = (
+            npu.exactly.device_class,
+            npu.exactly.count,
+            npu.exactly.selectors,
+            [(s.name, s.device_class, s.count) for s in alt.first_available],
+            device.attributes,
+            snap.resource_api_version,
+        )
     assert shapes["v1beta1"][:5] == shapes["v1beta2"][:5] == shapes["v1"][:5]
     assert shapes["v1"][4] == {"npu.rebellions.ai/numaNode": 0}
     assert [s[5] for s in shapes.values()] == ["v1beta1", "v1beta2", "v1"]
 
 
 def test_objects_missing_fields_do_not_raise():
-    snap = build_snapshot([
-        {"kind": "Pod"}, {"kind": "ResourceSlice", "spec": {"devices": [None, {"attributes": {"x": {}}}]}},
-        {"kind": "ResourceClaim", "status": {"allocation": {"devices": {"results": [None]}}}},
-        {"kind": "Event", "involvedObject": None}, {"kind": "Node", "status": "garbage"},
-    ])
+    snap = build_snapshot(
+        [
+            {"kind": "Pod"},
+            {"kind": "ResourceSlice", "spec": {"devices": [None, {"attributes": {"x": {}}}]}},
+            {"kind": "ResourceClaim", "status": {"allocation": {"devices": {"results": [None]}}}},
+            {"kind": "Event", "involvedObject": None},
+            {"kind": "Node", "status": "garbage"},
+        ]
+    )
     assert snap.pods[0].phase == "Unknown"
     assert snap.slices[0].devices[1].bad_attributes == ["/x"]

@@ -30,6 +30,8 @@ def test_scenario_slugs(scenario, shape):
     diagnosis = diagnose(scenario.build(shape), *scenario.pending_pod)
     slugs = {f.slug for f in diagnosis.findings}
     assert scenario.must <= slugs, f"{scenario.name}/{shape}: missing {scenario.must - slugs}; got {slugs}"
-    assert not (scenario.must_not & slugs), f"{scenario.name}/{shape}: wrongly blamed {scenario.must_not & slugs}"
+    assert not (scenario.must_not & slugs), (
+        f"{scenario.name}/{shape}: wrongly blamed {scenario.must_not & slugs}"
+    )
     if not scenario.must:
         assert not [f for f in diagnosis.findings if f.severity == "error"], diagnosis.findings

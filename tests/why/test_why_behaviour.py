@@ -23,14 +23,23 @@ def _diagnose(objects, namespace, name, **options):
     snapshot = build_snapshot(objects)
     choice = choose_features(snapshot, options.pop("k8s_version", None), options.pop("gates", None))
     pod = snapshot.pod(namespace, name)
-    return diagnose_pod(snapshot, pod, WhyOptions(features=allocator_features(choice),
-                                                   assumptions=choice.describe(), **options))
+    return diagnose_pod(
+        snapshot,
+        pod,
+        WhyOptions(features=allocator_features(choice), assumptions=choice.describe(), **options),
+    )
 
 
 def _template(recipe: str, name: str = "npu-rdma"):
     spec = recipe_spec(recipe)
-    return normalize_template({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
-                               "metadata": {"name": name, "namespace": "serving"}, "spec": {"spec": spec}})
+    return normalize_template(
+        {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "ResourceClaimTemplate",
+            "metadata": {"name": name, "namespace": "serving"},
+            "spec": {"spec": spec},
+        }
+    )
 
 
 def test_with_rct_proves_the_unaligned_recipe_fits():
@@ -53,16 +62,21 @@ def test_causes_are_found_without_events():
 
 def test_scheduler_without_consumable_capacity_is_a_gate_finding():
     """kube-scheduler without DRAConsumableCapacity fails a distinctAttribute claim with a SchedulerError."""
-    builder = ClusterBuilder(3, "v1", Knobs(decode_running=0, prefill_running=0, decode_pending=1,
-                                            prefill_pending=0))
+    builder = ClusterBuilder(
+        3, "v1", Knobs(decode_running=0, prefill_running=0, decode_pending=1, prefill_pending=0)
+    )
     objects = builder.build()
     namespace, name = builder.target_pod()
     pod = next(o for o in objects if o["kind"] == "Pod" and o["metadata"]["name"] == name)
-    claim = next(o["metadata"]["name"] for o in objects
-                 if o["kind"] == "ResourceClaim" and o["metadata"]["name"].startswith(name))
+    claim = next(
+        o["metadata"]["name"]
+        for o in objects
+        if o["kind"] == "ResourceClaim" and o["metadata"]["name"].startswith(name)
+    )
     text = EMPTY_CONSTRAINT_ERROR.format(claim=claim)
-    pod["status"]["conditions"] = [{"type": "PodScheduled", "status": "False", "reason": "SchedulerError",
-                                    "message": text}]
+    pod["status"]["conditions"] = [
+        {"type": "PodScheduled", "status": "False", "reason": "SchedulerError", "message": text}
+    ]
     diagnosis = _diagnose(objects, namespace, name)
     [gate] = [f for f in diagnosis.findings if f.slug == "feature-gate-disabled"]
     assert gate.evidence["component"] == "kube-scheduler"
@@ -93,7 +107,15 @@ def test_json_schema_is_stable(rbln):
     assert report["apiVersion"] == "kubectl-rbln/v1" and report["kind"] == "WhyReport"
     diagnosis = report["pods"][0]
     assert set(diagnosis) >= {"pod", "phase", "verdict", "findings", "nodes", "events", "assumptions"}
-    assert set(diagnosis["findings"][0]) >= {"slug", "severity", "title", "detail", "evidence", "remediation", "docs"}
+    assert set(diagnosis["findings"][0]) >= {
+        "slug",
+        "severity",
+        "title",
+        "detail",
+        "evidence",
+        "remediation",
+        "docs",
+    }
     node = next(n for n in diagnosis["nodes"] if n["name"] == "npu-node-01")
     assert node["fits"] is False and node["failure"]["kind"] == "constraint"
 
@@ -127,24 +149,29 @@ def test_unknown_pod_is_a_usage_error(rbln):
     assert result.returncode == 2
     assert result.stderr.strip() == (
         f'error: pod "nope" not found in namespace "serving" (files {EXAMPLES.parent / "kubectl_rbln"}'
-        '/examples/pending-decode.json)'
+        "/examples/pending-decode.json)"
     ) or result.stderr.startswith('error: pod "nope" not found in namespace "serving"')
     assert "Traceback" not in result.stderr
 
 
 def test_extended_resource_name_dropped_by_the_api_server():
     """seed 002 / ecosystem-facts 2.1: DeviceClass extendedResourceName needs DRAExtendedResource."""
-    builder = ClusterBuilder(5, "v1", Knobs(decode_running=0, prefill_running=0, decode_pending=1, prefill_pending=0))
+    builder = ClusterBuilder(
+        5, "v1", Knobs(decode_running=0, prefill_running=0, decode_pending=1, prefill_pending=0)
+    )
     objects = builder.build()
     namespace, name = builder.target_pod()
     pod = next(o for o in objects if o["kind"] == "Pod" and o["metadata"]["name"] == name)
     pod["spec"]["resourceClaims"] = []
     pod["spec"]["containers"][0]["resources"] = {"limits": {"rebellions.ai/npu": "4"}}
-    npu_class = next(o for o in objects if o["kind"] == "DeviceClass" and o["metadata"]["name"] == "npu.rebellions.ai")
+    npu_class = next(
+        o for o in objects if o["kind"] == "DeviceClass" and o["metadata"]["name"] == "npu.rebellions.ai"
+    )
     applied = copy.deepcopy(npu_class)
     applied["spec"]["extendedResourceName"] = "rebellions.ai/npu"
     npu_class["metadata"].setdefault("annotations", {})[
-        "kubectl.kubernetes.io/last-applied-configuration"] = json.dumps(applied)
+        "kubectl.kubernetes.io/last-applied-configuration"
+    ] = json.dumps(applied)
     npu_class["spec"].pop("extendedResourceName", None)
     findings = _diagnose(objects, namespace, name).findings
     [gate] = [f for f in findings if f.slug == "feature-gate-disabled"]

@@ -36,7 +36,9 @@ def _request_drivers(snapshot: Snapshot, spec: ClaimSpec) -> dict[str, set[str]]
     for request in spec.requests:
         drivers: set[str] = set()
         for alternative in request.alternatives:
-            drivers |= drivers_of(snapshot.device_classes.get(alternative.device_class), alternative.device_class)
+            drivers |= drivers_of(
+                snapshot.device_classes.get(alternative.device_class), alternative.device_class
+            )
         out[request.name] = drivers
     return out
 
@@ -52,7 +54,9 @@ def requirements(snapshot: Snapshot, spec: ClaimSpec) -> list[Requirement]:
             for expression in expressions:
                 refs = cached_references(expression)
                 for attribute in sorted(refs.attributes - refs.guarded):
-                    found.append(Requirement(attribute, drivers, f"selector of request {request.name}", "selector"))
+                    found.append(
+                        Requirement(attribute, drivers, f"selector of request {request.name}", "selector")
+                    )
     for constraint in spec.constraints:
         attribute = constraint.match_attribute or constraint.distinct_attribute
         if not attribute:
@@ -78,7 +82,9 @@ def near_misses(attribute: str, devices: list[Device]) -> list[str]:
     return sorted(n for n in names if n != attribute and n.rsplit("/", 1)[-1].lower() == wanted)
 
 
-def _common_near_miss(attribute: str, drivers: frozenset[str], by_driver: dict[str, list[Device]]) -> str | None:
+def _common_near_miss(
+    attribute: str, drivers: frozenset[str], by_driver: dict[str, list[Device]]
+) -> str | None:
     """A same-id attribute every driver of the constraint publishes: matching on it keeps the alignment."""
     candidates: set[str] | None = None
     for driver in drivers:
@@ -113,8 +119,15 @@ def check_attributes(ctx: PodContext, lang: str) -> list[Finding]:
     return findings
 
 
-def _finding(ctx: PodContext, lang: str, rct: str, requirement: Requirement, driver: str,
-             devices: list[Device], by_driver: dict[str, list[Device]]) -> Finding:
+def _finding(
+    ctx: PodContext,
+    lang: str,
+    rct: str,
+    requirement: Requirement,
+    driver: str,
+    devices: list[Device],
+    by_driver: dict[str, list[Device]],
+) -> Finding:
     misses = near_misses(requirement.attribute, devices)
     nodes = sorted({d.node_name for d in devices if d.node_name})
     evidence = {
@@ -136,13 +149,18 @@ def _finding(ctx: PodContext, lang: str, rct: str, requirement: Requirement, dri
             evidence["alignmentAlternative"] = common
             extra.append(
                 f"# every driver of the constraint publishes {common}: keep the alignment by matching on it"
-                if lang != "ko" else
-                f"# 제약 조건의 모든 드라이버가 {common}을(를) 게시합니다. 이 속성으로 맞추면 정렬을 유지합니다"
+                if lang != "ko"
+                else f"# 제약 조건의 모든 드라이버가 {common}을(를) 게시합니다. "
+                "이 속성으로 맞추면 정렬을 유지합니다"
             )
-            extra.append(f"kubectl -n {ctx.pod.namespace} get resourceclaimtemplate {rct} -o yaml > {rct}.yaml   "
-                         f"# change {requirement.kind}: {requirement.attribute} to {common}")
-            extra.append(f"kubectl -n {ctx.pod.namespace} delete resourceclaimtemplate {rct} && "
-                         f"kubectl -n {ctx.pod.namespace} apply -f {rct}.yaml")
+            extra.append(
+                f"kubectl -n {ctx.pod.namespace} get resourceclaimtemplate {rct} -o yaml > {rct}.yaml   "
+                f"# change {requirement.kind}: {requirement.attribute} to {common}"
+            )
+            extra.append(
+                f"kubectl -n {ctx.pod.namespace} delete resourceclaimtemplate {rct} && "
+                f"kubectl -n {ctx.pod.namespace} apply -f {rct}.yaml"
+            )
     elif requirement.kind == "selector":
         recipe = "nic-selector" if driver == "dra.net" else None
     values = {
@@ -152,5 +170,6 @@ def _finding(ctx: PodContext, lang: str, rct: str, requirement: Requirement, dri
         "rct": rct,
         "near_miss": ", ".join(misses) or "none",
     }
-    return build_finding("attribute-not-advertised", lang, values, evidence=evidence,
-                         extra_remediation=extra, recipe=recipe)
+    return build_finding(
+        "attribute-not-advertised", lang, values, evidence=evidence, extra_remediation=extra, recipe=recipe
+    )

@@ -18,8 +18,10 @@ MAX_LOG_LINES = 3
 
 
 def crashing(state: ContainerState) -> bool:
-    return state.restart_count > 0 or state.reason in ("CrashLoopBackOff", "Error") or (
-        state.state == "terminated" and state.reason not in ("Completed", "")
+    return (
+        state.restart_count > 0
+        or state.reason in ("CrashLoopBackOff", "Error")
+        or (state.state == "terminated" and state.reason not in ("Completed", ""))
     )
 
 
@@ -59,8 +61,13 @@ def check_crashes(ctx: PodContext, lang: str) -> list[Finding]:
             "state": state.reason or state.state,
             "lastExitCode": state.last_exit_code,
         }
-        values = {"namespace": pod.namespace, "pod": pod.name, "container": state.name,
-                  "node": pod.node_name or "<node>", "restarts": state.restart_count}
+        values = {
+            "namespace": pod.namespace,
+            "pod": pod.name,
+            "container": state.name,
+            "node": pod.node_name or "<node>",
+            "restarts": state.restart_count,
+        }
         if lines:
             runtime = _runtime_of(ctx)
             evidence.update({"log": lines, "containerRuntime": runtime})

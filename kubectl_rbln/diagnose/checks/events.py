@@ -70,29 +70,48 @@ def _is_device_reason(reason: Any) -> bool:
 
 
 def _values(ctx: PodContext, **more: Any) -> dict[str, Any]:
-    rct = next((c.ref.resource_claim_template_name for c in ctx.claims if c.ref.resource_claim_template_name),
-               "npu-rdma")
+    rct = next(
+        (c.ref.resource_claim_template_name for c in ctx.claims if c.ref.resource_claim_template_name),
+        "npu-rdma",
+    )
     return {"namespace": ctx.pod.namespace, "pod": ctx.pod.name, "rct": rct, **more}
 
 
-def _scheduler_error_findings(ctx: PodContext, lang: str, message: SchedulingMessage,
-                              known: set[str]) -> list[Finding]:
+def _scheduler_error_findings(
+    ctx: PodContext, lang: str, message: SchedulingMessage, known: set[str]
+) -> list[Finding]:
     findings = []
     for dra in message.dra:
         if not dra.fatal:
             continue
         evidence = {"schedulerError": message.scheduler_error or dra.text, "reason": "SchedulerError"}
         if dra.code in ("cel-runtime-error", "cel-compile-error") and "selector-error" not in known:
-            findings.append(build_finding("selector-error", lang, _values(ctx, error=dra.text), evidence=evidence))
+            findings.append(
+                build_finding("selector-error", lang, _values(ctx, error=dra.text), evidence=evidence)
+            )
         elif dra.code == "empty-constraint" and "feature-gate-disabled" not in known:
             evidence["component"] = "kube-scheduler"
-            findings.append(build_finding("feature-gate-disabled", lang,
-                                          _values(ctx, gate="DRAConsumableCapacity"), evidence=evidence))
+            findings.append(
+                build_finding(
+                    "feature-gate-disabled",
+                    lang,
+                    _values(ctx, gate="DRAConsumableCapacity"),
+                    evidence=evidence,
+                )
+            )
         elif dra.code not in ("cel-runtime-error", "cel-compile-error", "empty-constraint"):
-            findings.append(build_finding("scheduler-error", lang, _values(ctx, message=dra.text), evidence=evidence))
+            findings.append(
+                build_finding("scheduler-error", lang, _values(ctx, message=dra.text), evidence=evidence)
+            )
     if message.scheduler_error and not message.dra and "scheduler-error" not in known:
-        findings.append(build_finding("scheduler-error", lang, _values(ctx, message=message.scheduler_error),
-                                      evidence={"schedulerError": message.scheduler_error}))
+        findings.append(
+            build_finding(
+                "scheduler-error",
+                lang,
+                _values(ctx, message=message.scheduler_error),
+                evidence={"schedulerError": message.scheduler_error},
+            )
+        )
     return findings
 
 

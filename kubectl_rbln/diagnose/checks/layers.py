@@ -55,8 +55,12 @@ def check_device_classes(ctx: PodContext, lang: str) -> list[Finding]:
         if class_name and class_name not in classes:
             missing.setdefault(class_name, []).append(request)
     for class_name, requests in missing.items():
-        values = {"class": class_name, "namespace": ctx.pod.namespace, "pod": ctx.pod.name,
-                  "driver": REFERENCE_CLASSES.get(class_name, "<driver>")}
+        values = {
+            "class": class_name,
+            "namespace": ctx.pod.namespace,
+            "pod": ctx.pod.name,
+            "driver": REFERENCE_CLASSES.get(class_name, "<driver>"),
+        }
         evidence = {
             "deviceClass": class_name,
             "requests": requests,
@@ -73,30 +77,45 @@ def check_templates_and_claims(ctx: PodContext, lang: str) -> list[Finding]:
     pod = ctx.pod
     for claim in ctx.claims:
         ref = claim.ref
-        values = {"namespace": pod.namespace, "pod": pod.name, "rct": ref.resource_claim_template_name or DEFAULT_RCT,
-                  "claim": claim.claim_name or ref.name}
+        values = {
+            "namespace": pod.namespace,
+            "pod": pod.name,
+            "rct": ref.resource_claim_template_name or DEFAULT_RCT,
+            "claim": claim.claim_name or ref.name,
+        }
         if ref.resource_claim_template_name and claim.template is None and claim.claim is None:
             present = sorted(t.name for t in ctx.snapshot.templates if t.namespace == pod.namespace)
             evidence = {
                 "podClaim": ref.name,
                 "resourceClaimTemplate": f"{pod.namespace}/{ref.resource_claim_template_name}",
                 "templatesInNamespace": present,
-                "event": f'PodResourceClaim {ref.name}: resource claim template "{ref.resource_claim_template_name}": '
+                "event": f"PodResourceClaim {ref.name}: resource claim template "
+                f'"{ref.resource_claim_template_name}": '
                 f'resourceclaimtemplate.resource.k8s.io "{ref.resource_claim_template_name}" not found',
             }
             if ctx.snapshot.problem_for("ResourceClaimTemplate"):
                 evidence["note"] = ctx.snapshot.problem_for("ResourceClaimTemplate").message  # type: ignore[union-attr]
                 findings.append(build_finding("source-degraded", lang, values, evidence=evidence))
                 continue
-            findings.append(build_finding("claim-template-missing", lang, values, evidence=evidence,
-                                          recipe="numa-aligned"))
-        elif claim.claim is None and claim.spec_override is None and (claim.template is not None or ref.resource_claim_name):
+            findings.append(
+                build_finding(
+                    "claim-template-missing", lang, values, evidence=evidence, recipe="numa-aligned"
+                )
+            )
+        elif (
+            claim.claim is None
+            and claim.spec_override is None
+            and (claim.template is not None or ref.resource_claim_name)
+        ):
             evidence = {
                 "podClaim": ref.name,
                 "statusRecorded": claim.status_recorded,
                 "expected": claim.claim_name or f"{pod.name}-{ref.name}-<suffix>",
-                "event": (f'could not find ResourceClaim "{pod.namespace}/{ref.resource_claim_name}"'
-                          if ref.resource_claim_name else f'pod "{pod.namespace}/{pod.name}": ResourceClaim not created yet'),
+                "event": (
+                    f'could not find ResourceClaim "{pod.namespace}/{ref.resource_claim_name}"'
+                    if ref.resource_claim_name
+                    else f'pod "{pod.namespace}/{pod.name}": ResourceClaim not created yet'
+                ),
             }
             findings.append(build_finding("claim-not-created", lang, values, evidence=evidence))
     return findings

@@ -12,7 +12,9 @@ NPU_DRIVER = "npu.rebellions.ai"
 
 def _npu_nodes(ctx: PodContext) -> list[str]:
     nodes = {s.node_name for s in ctx.snapshot.slices if s.driver == NPU_DRIVER and s.node_name}
-    nodes |= {n.name for n in ctx.snapshot.nodes.values() if n.labels.get("rebellions.ai/npu.present") == "true"}
+    nodes |= {
+        n.name for n in ctx.snapshot.nodes.values() if n.labels.get("rebellions.ai/npu.present") == "true"
+    }
     return sorted(nodes)
 
 
@@ -25,19 +27,33 @@ def check_rds_label(ctx: PodContext, lang: str) -> list[Finding]:
     if labelled:
         return []
     npu_nodes = _npu_nodes(ctx)
-    values = {"node": npu_nodes[0] if npu_nodes else "<node>", "namespace": ctx.pod.namespace, "pod": ctx.pod.name}
+    values = {
+        "node": npu_nodes[0] if npu_nodes else "<node>",
+        "namespace": ctx.pod.namespace,
+        "pod": ctx.pod.name,
+    }
     evidence = {"podRequires": f"{RDS_LABEL}=true", "nodesWithLabel": [], "npuNodesWithoutLabel": npu_nodes}
     remediation = [f"kubectl label node {name} {RDS_LABEL}=true" for name in npu_nodes[1:]]
     blocking = "error" if ctx.pod.phase == "Pending" else None
-    return [build_finding("rds-label-missing", lang, values, evidence=evidence, extra_remediation=remediation,
-                          severity=blocking)]
+    return [
+        build_finding(
+            "rds-label-missing",
+            lang,
+            values,
+            evidence=evidence,
+            extra_remediation=remediation,
+            severity=blocking,
+        )
+    ]
 
 
 def _device_plugin_nodes(ctx: PodContext) -> dict[str, dict[str, str]]:
     out = {}
     for node in ctx.snapshot.nodes.values():
         resources = {
-            k: v for k, v in node.allocatable.items() if k.startswith(DEVICE_RESOURCE_PREFIXES) and v not in ("0", "")
+            k: v
+            for k, v in node.allocatable.items()
+            if k.startswith(DEVICE_RESOURCE_PREFIXES) and v not in ("0", "")
         }
         if resources:
             out[node.name] = resources
@@ -56,7 +72,9 @@ def check_device_plugin_mode(ctx: PodContext, lang: str) -> list[Finding]:
             "nodesAdvertising": {n: r for n, r in sorted(plugin_nodes.items())},
             "draClaims": 0,
         }
-        findings.append(build_finding("device-plugin-mode", lang, values, evidence=evidence, severity="warning"))
+        findings.append(
+            build_finding("device-plugin-mode", lang, values, evidence=evidence, severity="warning")
+        )
     npu_slice_nodes = {s.node_name for s in ctx.snapshot.slices if s.driver == NPU_DRIVER and s.devices}
     both = sorted(n for n in plugin_nodes if n in npu_slice_nodes)
     if both:

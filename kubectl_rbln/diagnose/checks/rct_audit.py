@@ -97,7 +97,11 @@ def check_class_audit(ctx: PodContext, lang: str) -> list[Finding]:
     findings = []
     for device_class in ctx.snapshot.device_classes.values():
         applied_name = (_applied(device_class.raw).get("spec") or {}).get("extendedResourceName")
-        if applied_name in wanted and device_class.extended_resource_name is None and applied_name not in advertised:
+        if (
+            applied_name in wanted
+            and device_class.extended_resource_name is None
+            and applied_name not in advertised
+        ):
             values = {"gate": "DRAExtendedResource", "namespace": ctx.pod.namespace, "rct": "-"}
             evidence = {
                 "deviceClass": device_class.name,

@@ -80,8 +80,14 @@ def short_reason(result: NodeResult) -> str:
     failure = result.failure
     if failure is None:
         return ""
-    counts = next((c for (claim, req), c in result.candidates.items()
-                   if claim == failure.claim and req == failure.request), None)
+    counts = next(
+        (
+            c
+            for (claim, req), c in result.candidates.items()
+            if claim == failure.claim and req == failure.request
+        ),
+        None,
+    )
     if failure.kind == "constraint" and failure.attribute:
         attribute = failure.attribute.rsplit("/", 1)[-1]
         groups = "; ".join(
@@ -93,10 +99,14 @@ def short_reason(result: NodeResult) -> str:
     if failure.kind == "selector" and counts is not None:
         top = failure.exclusions[0] if failure.exclusions else None
         term = f" (fails: {top.conjunct or top.expression})" if top else ""
-        return f"{failure.request}: {counts.request_match}/{counts.on_node} match, {counts.needed} needed{term}"
+        return (
+            f"{failure.request}: {counts.request_match}/{counts.on_node} match, {counts.needed} needed{term}"
+        )
     if failure.kind == "exhausted" and counts is not None:
-        return (f"{failure.request}: {counts.free} free of {counts.request_match} matching, "
-                f"{counts.needed} needed (held by other claims)")
+        return (
+            f"{failure.request}: {counts.free} free of {counts.request_match} matching, "
+            f"{counts.needed} needed (held by other claims)"
+        )
     if failure.kind == "no-devices" and counts is not None:
         return f"{failure.request}: no {'/'.join(counts.drivers) or 'matching'} devices on this node"
     return failure.summary
@@ -129,8 +139,11 @@ def node_row(result: NodeResult, excluded: list[Exclusion]) -> dict[str, Any]:
     if result.candidates:
         row["candidates"] = {
             f"{claim}/{request}": {
-                "needed": c.needed, "onNode": c.on_node, "matchClass": c.class_match,
-                "matchRequest": c.request_match, "free": c.free,
+                "needed": c.needed,
+                "onNode": c.on_node,
+                "matchClass": c.class_match,
+                "matchRequest": c.request_match,
+                "free": c.free,
             }
             for (claim, request), c in result.candidates.items()
         }
@@ -138,8 +151,10 @@ def node_row(result: NodeResult, excluded: list[Exclusion]) -> dict[str, Any]:
 
 
 def _values(ctx: PodContext, **more: Any) -> dict[str, Any]:
-    rct = next((c.ref.resource_claim_template_name for c in ctx.claims if c.ref.resource_claim_template_name),
-               REFERENCE_RCT)
+    rct = next(
+        (c.ref.resource_claim_template_name for c in ctx.claims if c.ref.resource_claim_template_name),
+        REFERENCE_RCT,
+    )
     return {"namespace": ctx.pod.namespace, "pod": ctx.pod.name, "rct": rct, **more}
 
 
@@ -155,19 +170,23 @@ def _names(nodes: list[str], limit: int = 5) -> str:
 
 
 def _error_finding(ctx: PodContext, lang: str, message: str, features: Features) -> Finding:
-    evidence = {"allocatorError": message, "schedulerEvent": f'running "DynamicResources" filter plugin: {message}',
-                "conditionReason": "SchedulerError"}
+    evidence = {
+        "allocatorError": message,
+        "schedulerEvent": f'running "DynamicResources" filter plugin: {message}',
+        "conditionReason": "SchedulerError",
+    }
     if "empty constraint" in message and not features.consumable_capacity:
         evidence["component"] = "kube-scheduler"
-        return build_finding("feature-gate-disabled", lang, _values(ctx, gate="DRAConsumableCapacity"),
-                             evidence=evidence)
+        return build_finding(
+            "feature-gate-disabled", lang, _values(ctx, gate="DRAConsumableCapacity"), evidence=evidence
+        )
     if "CEL" in message:
         return build_finding("selector-error", lang, _values(ctx, error=message), evidence=evidence)
     return build_finding("scheduler-error", lang, _values(ctx, message=message), evidence=evidence)
 
 
 def _pcie_root_formats(ctx: PodContext, attribute: str | None) -> dict[str, list[str]]:
-    """Drivers whose pcieRoot values are not in the standard `pci<domain>:<bus>` form (ecosystem-facts 0.3)."""
+    """Drivers whose pcieRoot is not in the standard `pci<domain>:<bus>` form (ecosystem-facts 0.3)."""
     if attribute != "resource.kubernetes.io/pcieRoot":
         return {}
     odd: dict[str, set[str]] = defaultdict(set)
@@ -196,8 +215,11 @@ def _failure_findings(ctx: PodContext, lang: str, failed: dict[str, NodeResult])
         sample: Failure = failed[nodes[0]].failure  # type: ignore[assignment]
         counts = [c for n in nodes if (c := _counts_for(failed[n], failed[n].failure)) is not None]  # type: ignore[arg-type]
         drivers = ", ".join(sorted({d for c in counts for d in c.drivers})) or "-"
-        evidence: dict[str, Any] = {"nodes": _capped(nodes), "example": f"{nodes[0]}: {sample.summary}",
-                                    "schedulerSays": f"{len(nodes)} {sample.scheduler_message}"}
+        evidence: dict[str, Any] = {
+            "nodes": _capped(nodes),
+            "example": f"{nodes[0]}: {sample.summary}",
+            "schedulerSays": f"{len(nodes)} {sample.scheduler_message}",
+        }
         values = _values(ctx, nodes=_names(nodes), request=sample.request, node=nodes[0], driver=drivers)
         if kind == "selector":
             exclusion = sample.exclusions[0] if sample.exclusions else None
@@ -209,14 +231,25 @@ def _failure_findings(ctx: PodContext, lang: str, failed: dict[str, NodeResult])
             seen = "; ".join(f"{a}: {v}" for a, v in (exclusion.values if exclusion else {}).items())
             best = max((c.request_match for c in counts), default=0)
             if best == 0:
-                findings.append(build_finding("selector-matches-nothing", lang,
-                                              {**values, "term": term, "values": seen or "-"},
-                                              evidence=evidence, recipe="nic-selector"))
+                findings.append(
+                    build_finding(
+                        "selector-matches-nothing",
+                        lang,
+                        {**values, "term": term, "values": seen or "-"},
+                        evidence=evidence,
+                        recipe="nic-selector",
+                    )
+                )
             else:
                 needed = max((c.needed for c in counts), default=0)
-                findings.append(build_finding("insufficient-devices", lang,
-                                              {**values, "available": best, "count": needed},
-                                              evidence=evidence))
+                findings.append(
+                    build_finding(
+                        "insufficient-devices",
+                        lang,
+                        {**values, "available": best, "count": needed},
+                        evidence=evidence,
+                    )
+                )
         elif kind == "exhausted":
             held = [h for n in nodes[:EVIDENCE_NODES] for h in failed[n].failure.holders]  # type: ignore[union-attr]
             holders = holders_of(ctx.snapshot, held)
@@ -224,8 +257,15 @@ def _failure_findings(ctx: PodContext, lang: str, failed: dict[str, NodeResult])
             pods = sorted({claim.split(" (pod ")[-1].rstrip(")") for claim in holders.values()})
             total = len({h for n in nodes for h in failed[n].failure.holders})  # type: ignore[union-attr]
             evidence["devicesHeld"] = total
-            findings.append(build_finding("devices-exhausted", lang, {**values, "holders": _names(pods, 2) or "-"},
-                                          evidence=evidence, severity="error"))
+            findings.append(
+                build_finding(
+                    "devices-exhausted",
+                    lang,
+                    {**values, "holders": _names(pods, 2) or "-"},
+                    evidence=evidence,
+                    severity="error",
+                )
+            )
         elif kind in ("constraint", "no-solution", "search-capped"):
             evidence["constraint"] = sample.constraint_kind and f"{sample.constraint_kind} {sample.attribute}"
             evidence["perValue"] = [
@@ -236,19 +276,39 @@ def _failure_findings(ctx: PodContext, lang: str, failed: dict[str, NodeResult])
             odd = _pcie_root_formats(ctx, sample.attribute)
             if odd:
                 evidence["nonStandardPcieRoot"] = odd
-            recipe = "numa-unaligned" if sample.attribute and (
-                "numaNode" in sample.attribute or "pcieRoot" in sample.attribute) else None
+            recipe = (
+                "numa-unaligned"
+                if sample.attribute and ("numaNode" in sample.attribute or "pcieRoot" in sample.attribute)
+                else None
+            )
             severity = "warning" if kind == "search-capped" else None
-            constraint = (f"{sample.constraint_kind} {sample.attribute}" if sample.constraint_kind
-                          else "the claim's requests together")
-            findings.append(build_finding("constraint-unsatisfiable", lang, {**values, "constraint": constraint},
-                                          evidence=evidence, recipe=recipe, severity=severity))
+            constraint = (
+                f"{sample.constraint_kind} {sample.attribute}"
+                if sample.constraint_kind
+                else "the claim's requests together"
+            )
+            findings.append(
+                build_finding(
+                    "constraint-unsatisfiable",
+                    lang,
+                    {**values, "constraint": constraint},
+                    evidence=evidence,
+                    recipe=recipe,
+                    severity=severity,
+                )
+            )
         elif kind in ("no-devices", "incomplete-pool", "invalid-pool"):
             findings.append(build_finding("driver-slices-missing", lang, values, evidence=evidence))
         elif kind == "tainted":
             needed = max((c.needed for c in counts), default=0)
-            findings.append(build_finding("insufficient-devices", lang, {**values, "available": 0, "count": needed},
-                                          evidence=evidence))
+            findings.append(
+                build_finding(
+                    "insufficient-devices",
+                    lang,
+                    {**values, "available": 0, "count": needed},
+                    evidence=evidence,
+                )
+            )
     return findings
 
 
@@ -260,8 +320,12 @@ def check_simulation(ctx: PodContext, lang: str, features: Features) -> Simulati
     own = {f"{c.namespace}/{c.name}" for _, c in pairs}
     nodes = sorted(ctx.snapshot.nodes.values(), key=lambda n: n.name)
     results = simulate_cluster(
-        nodes, ctx.snapshot.slices, ctx.snapshot.device_classes, [c for _, c in pairs],
-        allocated_devices(ctx.snapshot, own), features,
+        nodes,
+        ctx.snapshot.slices,
+        ctx.snapshot.device_classes,
+        [c for _, c in pairs],
+        allocated_devices(ctx.snapshot, own),
+        features,
     )
     outcome.ran = True
     excluded = {node.name: exclusions(ctx.pod, node) for node in nodes}
@@ -277,8 +341,10 @@ def check_simulation(ctx: PodContext, lang: str, features: Features) -> Simulati
     fits_elsewhere = [r.node for r in results if r.fits and excluded[r.node]]
     if fits_elsewhere or not usable:
         reasons = sorted({e.text for r in results for e in excluded[r.node]})
-        evidence = {"devicesFitOn": fits_elsewhere, "nodesExcluded": {n: [e.text for e in ex] for n, ex in
-                                                                       excluded.items() if ex}}
+        evidence = {
+            "devicesFitOn": fits_elsewhere,
+            "nodesExcluded": {n: [e.text for e in ex] for n, ex in excluded.items() if ex},
+        }
         values = _values(ctx, reasons="; ".join(reasons), node=_names(fits_elsewhere) or "-")
         outcome.findings.append(build_finding("not-device-related", lang, values, evidence=evidence))
         if fits_elsewhere:
