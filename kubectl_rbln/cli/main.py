@@ -20,7 +20,7 @@ from kubectl_rbln.errors import EXIT_USAGE, RblnError
 COMMANDS: dict[str, tuple[str, str, str]] = {
     "why": ("kubectl_rbln.cli.why", "why", "Explain why a device Pod is Pending or crashing, with the fix."),
     "attrs": (
-        "kubectl_rbln.cli.later",
+        "kubectl_rbln.cli.attrs",
         "attrs",
         "Compare the attributes the RCT needs with what drivers publish.",
     ),
@@ -30,12 +30,12 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "Show the NICs, NPUs, RDS devices and memlock limit inside each Pod.",
     ),
     "suggest-rct": (
-        "kubectl_rbln.cli.later",
+        "kubectl_rbln.cli.suggest_rct",
         "suggest_rct",
         "Print a ResourceClaimTemplate the cluster can satisfy, proven by simulation.",
     ),
-    "check": ("kubectl_rbln.cli.later", "check", "Run the whole device-allocation checklist cluster-wide."),
-    "topo": ("kubectl_rbln.cli.later", "topo", "Draw each node's NUMA layout of NPUs and NICs."),
+    "check": ("kubectl_rbln.cli.check", "check", "Run the whole device-allocation checklist cluster-wide."),
+    "topo": ("kubectl_rbln.cli.topo", "topo", "Draw each node's NUMA layout of NPUs and NICs."),
     "dump": (
         "kubectl_rbln.cli.dump",
         "dump",

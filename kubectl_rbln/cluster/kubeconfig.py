@@ -45,18 +45,18 @@ def resolve_context(kubeconfig: str | None, context: str | None, namespace: str 
             f"no kubeconfig found (looked at {location})",
             hint="set KUBECONFIG or pass --kubeconfig, or read a bundle with -f",
         )
-    for path in _existing(location):
-        check_kubeconfig_file(os.path.expanduser(path))
+    docs = [check_kubeconfig_file(os.path.expanduser(path)) for path in _existing(location)]
+    # kubectl takes the first file's current-context; the client's merger would take the last one.
+    first_current = next((str(d["current-context"]) for d in docs if d and d.get("current-context")), None)
     from kubernetes.config import kube_config  # noqa: PLC0415 - keep --help light
 
     try:
         loader = kube_config._get_kube_config_loader(filename=location, persist_config=False)
         contexts = loader.list_contexts()
-        current = loader.current_context
     except Exception as exc:  # the client raises ConfigException, yaml errors, KeyError...
         raise KubeconfigError(f"cannot read kubeconfig {location}: {_one_line(exc)}") from None
     by_name = {c.get("name"): c for c in contexts or [] if isinstance(c, dict)}
-    name = context or (current or {}).get("name")
+    name = context or first_current
     if not name:
         raise KubeconfigError(f"kubeconfig {location} has no current-context; pass --context")
     if name not in by_name:
@@ -72,7 +72,7 @@ def resolve_context(kubeconfig: str | None, context: str | None, namespace: str 
     )
 
 
-def check_kubeconfig_file(path: str) -> None:
+def check_kubeconfig_file(path: str) -> dict[str, Any] | None:
     """A malformed kubeconfig named with its line, before the client turns it into a Python error."""
     import yaml  # noqa: PLC0415
 
@@ -91,7 +91,7 @@ def check_kubeconfig_file(path: str) -> None:
     except yaml.YAMLError as exc:
         raise KubeconfigError(f"kubeconfig {path} is not valid YAML: {_one_line(exc)}") from None
     if doc is None:
-        return  # the client names an empty file itself
+        return None  # the client names an empty file itself
     if not isinstance(doc, dict):
         raise KubeconfigError(f"kubeconfig {path} is not a kubeconfig: a {type(doc).__name__}, not a mapping")
     for key in ("clusters", "contexts", "users"):
@@ -100,6 +100,7 @@ def check_kubeconfig_file(path: str) -> None:
             isinstance(entries, list) and all(isinstance(e, dict) for e in entries)
         ):
             raise KubeconfigError(f"kubeconfig {path} is not a kubeconfig: `{key}` is not a list of entries")
+    return doc
 
 
 def load_configuration(ctx: KubeContext) -> Any:

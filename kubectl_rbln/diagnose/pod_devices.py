@@ -156,6 +156,8 @@ def expected_devices(snapshot: Snapshot, pod: Pod, container: str) -> Expected:
         wanted: dict[str, list[str | None]] = {}
         for entry in spec.claims if spec else []:
             wanted.setdefault(entry.get("name", ""), []).append(entry.get("request") or None)
+        if spec is None:  # no such container: show what the Pod as a whole was given
+            wanted = {ref.name: [None] for ref in pod.resource_claims}
         index = device_index(snapshot)
         out = Expected(source="claims", rds=rds, node=pod.node_name or "")
         for claim in pod_context(snapshot, pod).claims:

@@ -66,8 +66,9 @@ class Spot:
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
-            "name": self.name, "driver": self.driver, "pool": self.pool, "kind": self.kind, "label": self.label,
-            "numaNode": self.numa, "pcieRoot": self.pcie_root, "pciAddress": self.address, "state": self.state,
+            "name": self.name, "driver": self.driver, "pool": self.pool, "kind": self.kind,
+            "label": self.label, "numaNode": self.numa, "pcieRoot": self.pcie_root,
+            "pciAddress": self.address, "state": self.state,
         }
         if self.reason:
             out["reason"] = self.reason
@@ -106,7 +107,7 @@ class NumaGroup:
 
 @dataclass(slots=True)
 class FitSummary:
-    pods: int  # more Pods of the RCT the node takes, one after the other
+    pods: int | None  # more Pods of the RCT the node takes, one after the other; None: no RCT to try
     capped: bool = False  # stopped counting at MAX_PODS
     reason: str = ""  # why the next one does not fit (the simulation's first reason)
 
@@ -117,7 +118,7 @@ class FitSummary:
 @dataclass(slots=True)
 class NodeTopology:
     node: str
-    numa_attribute: str
+    numa_attributes: list[str]  # placed by the first one a device has
     root_attribute: str
     groups: list[NumaGroup]  # NUMA nodes in order, then "unplaced" if any device lacks NUMA
     summary: FitSummary
@@ -142,7 +143,7 @@ class NodeTopology:
             "name": self.node,
             "summary": self.summary.to_dict(),
             "counts": {state: counts.get(state, 0) for state in (FREE, HELD, UNUSABLE)},
-            "numaAttribute": self.numa_attribute,
+            "numaAttributes": self.numa_attributes,
             "pcieRootAttribute": self.root_attribute,
             "numaNodes": [g.to_dict() for g in placed],
             "unplaced": unplaced[0].to_dict()["pcieRoots"] if unplaced else [],
@@ -163,7 +164,8 @@ class RctChoice:
         return f"{self.namespace}/{self.name}"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "namespace": self.namespace, "chosenBy": self.origin, "found": self.spec is not None}
+        return {"name": self.name, "namespace": self.namespace, "chosenBy": self.origin,
+                "found": self.spec is not None}
 
 
 @dataclass(slots=True)
@@ -203,6 +205,12 @@ def rct_used_by_pods(snapshot: Snapshot, namespace: str) -> str | None:
     return sorted(names.items(), key=lambda item: (-item[1], item[0]))[0][0]
 
 
+def device_pod_namespaces(snapshot: Snapshot) -> list[str]:
+    """Namespaces whose Pods use a ResourceClaimTemplate, sorted."""
+    return sorted({p.namespace for p in snapshot.pods
+                   if any(r.resource_claim_template_name for r in p.resource_claims)})
+
+
 def choose_rct(snapshot: Snapshot, namespace: str, name: str | None = None) -> RctChoice:
     """`--rct NAME`, else the RCT the namespace's device Pods use, else `npu-rdma`."""
     if name:
@@ -216,8 +224,8 @@ def choose_rct(snapshot: Snapshot, namespace: str, name: str | None = None) -> R
 
 def device_nodes(snapshot: Snapshot) -> list[str]:
     """Nodes that publish node-local devices, sorted; the Node object may be missing from a bundle."""
-    names = {s.node_name for s in snapshot.slices if s.node_name and not s.per_device_node_selection and s.devices}
-    return sorted(names)
+    return sorted({s.node_name for s in snapshot.slices
+                   if s.node_name and not s.per_device_node_selection and s.devices})
 
 
 def _node_object(snapshot: Snapshot, name: str) -> Node:
@@ -226,7 +234,8 @@ def _node_object(snapshot: Snapshot, name: str) -> Node:
 
 def _slices_for(snapshot: Snapshot, node: str) -> list[ResourceSlice]:
     """The node's own slices plus those any node may see (what the allocator gathers)."""
-    return [s for s in snapshot.slices if s.node_name == node or not s.node_name or s.per_device_node_selection]
+    return [s for s in snapshot.slices
+            if s.node_name == node or not s.node_name or s.per_device_node_selection]
 
 
 # ---------------------------------------------------------------- usability of one device
@@ -300,7 +309,8 @@ def _holders(snapshot: Snapshot) -> dict[tuple[str, str, str], Holder]:
     for claim in snapshot.claims:
         if claim.allocation is None:
             continue
-        pod = claim.owner_pod or next((r.get("name") for r in claim.reserved_for if r.get("resource") == "pods"), None)
+        reserved = (r.get("name") for r in claim.reserved_for if r.get("resource") == "pods")
+        pod = claim.owner_pod or next(reserved, None)
         holder = Holder(f"{claim.namespace}/{claim.name}", f"{claim.namespace}/{pod}" if pod else None)
         for result in claim.allocation.results:
             if not result.admin_access:
@@ -424,7 +434,7 @@ def node_topology(snapshot: Snapshot, node: str, rct: RctChoice, features: Featu
             spot.state, spot.reason = HELD, ""
         spots.append(spot)
     if rct.spec is None:
-        summary = FitSummary(0, reason=f"no ResourceClaimTemplate {rct.key}")
+        summary = FitSummary(None, reason=f"no ResourceClaimTemplate {rct.key}")
     else:
         summary, taken = count_fits(snapshot, node, rct.spec, rct.namespace, rct.name, features, set(holders))
         by_key = {(s.driver, s.pool, s.name): s for s in spots}
@@ -432,8 +442,8 @@ def node_topology(snapshot: Snapshot, node: str, rct: RctChoice, features: Featu
             for key in keys:
                 if key in by_key:
                     by_key[key].next_pod = index + 1
-    return NodeTopology(node, numa_attr or f"{STANDARD_NUMA} (else {DRANET_NUMA})", root_attr, _group(spots),
-                        summary)
+    return NodeTopology(node, [numa_attr] if numa_attr else [STANDARD_NUMA, DRANET_NUMA], root_attr,
+                        _group(spots), summary)
 
 
 def build_topology(snapshot: Snapshot, nodes: list[str], rct: RctChoice, features: Features,
@@ -454,9 +464,12 @@ def _deficit(row: dict[str, Any]) -> int:
 def closest_node(results: list[dict[str, Any]]) -> str | None:
     """Of `why`'s simulated node rows (PodDiagnosis.nodes), the one that came closest to fitting:
     nodes the Pod may use before excluded ones, then the fewest devices missing, then by name.
-    None when no node has any device of the claim's classes to draw."""
+    None when the devices fit on a node the Pod may use (nothing to show), or when no node has
+    any device of the claim's classes to draw."""
+    if any(r.get("fits") is True for r in results):
+        return None
     drawable = [r for r in results if any(c.get("onNode", 0) for c in (r.get("candidates") or {}).values())]
     if not drawable:
         return None
-    best = min(drawable, key=lambda r: (r.get("fits") is None, r.get("fits") is not True, _deficit(r), r["name"]))
+    best = min(drawable, key=lambda r: (r.get("fits") is None, _deficit(r), r["name"]))
     return str(best["name"])

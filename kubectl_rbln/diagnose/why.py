@@ -45,6 +45,18 @@ SUPPRESSES = {
 }
 
 
+# Lists whose absence weakens a `why` answer (exec probes and logs of other Pods do not).
+RESOURCE_NAMES = {
+    "Node": "nodes",
+    "Pod": "pods",
+    "Event": "events",
+    "ResourceClaim": "resourceclaims.resource.k8s.io",
+    "ResourceClaimTemplate": "resourceclaimtemplates.resource.k8s.io",
+    "DeviceClass": "deviceclasses.resource.k8s.io",
+    "ResourceSlice": "resourceslices.resource.k8s.io",
+}
+WHY_READS = set(RESOURCE_NAMES)
+
 # Findings after which the allocator has nothing meaningful to simulate.
 LAYER_BLOCKERS = {
     "dra-api-unavailable",
@@ -96,7 +108,7 @@ def _apply_with_rct(ctx: PodContext, template: ResourceClaimTemplate) -> None:
 
 def _dra_unavailable(ctx: PodContext, lang: str) -> list[Finding]:
     problem = ctx.snapshot.problem_for("resource.k8s.io")
-    if problem is None or not (ctx.pod.resource_claims or problem.code == "not-served"):
+    if problem is None or not ctx.pod.resource_claims:
         return []
     values = {"version": ctx.snapshot.server_version or "unknown"}
     evidence = {"serverVersion": ctx.snapshot.server_version, "problem": problem.message}
@@ -108,12 +120,16 @@ def _degraded(ctx: PodContext, lang: str) -> list[Finding]:
         build_finding(
             "source-degraded",
             lang,
-            {"kind": problem.kind},
+            {
+                "kind": problem.kind,
+                "message": problem.message,
+                "resource": RESOURCE_NAMES.get(problem.kind, problem.kind),
+            },
             evidence={"kind": problem.kind, "code": problem.code, "message": problem.message},
             severity="warning",
         )
         for problem in ctx.snapshot.problems
-        if problem.kind != "resource.k8s.io"
+        if problem.kind in WHY_READS
     ]
 
 

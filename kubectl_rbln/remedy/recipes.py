@@ -69,7 +69,9 @@ def recipe_devices(recipe: str, params: RecipeParams | None = None) -> dict[str,
     return devices
 
 
-def template_object(name: str, namespace: str, devices: dict[str, Any], api_version: str = "v1") -> dict[str, Any]:
+def template_object(
+    name: str, namespace: str, devices: dict[str, Any], api_version: str = "v1"
+) -> dict[str, Any]:
     """A complete ResourceClaimTemplate in the shape of `api_version` (dra-facts.md 4.2)."""
     if api_version not in API_VERSIONS:
         raise ValueError(f"unknown API version {api_version!r}; expected one of {', '.join(API_VERSIONS)}")

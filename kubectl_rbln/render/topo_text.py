@@ -13,6 +13,7 @@ import string
 
 import click
 
+from kubectl_rbln.diagnose.features import allocator_features, choose_features
 from kubectl_rbln.diagnose.topology import (
     FREE,
     HELD,
@@ -44,7 +45,8 @@ def holder_letters(holders: list[Holder]) -> dict[Holder, str]:
     return out
 
 
-def _status(spot: Spot, letters: dict[Holder, str]) -> str:
+def status_text(spot: Spot, letters: dict[Holder, str]) -> str:
+    """The word after a device's mark: `free → #1`, `held by A`, `rdma=false`."""
     if spot.state == HELD and spot.holder is not None:
         return f"held by {letters[spot.holder]}"
     if spot.state == FREE:
@@ -52,29 +54,30 @@ def _status(spot: Spot, letters: dict[Holder, str]) -> str:
     return spot.reason
 
 
-def _label(spot: Spot, wide: bool) -> str:
+def _cells(spot: Spot, wide: bool) -> list[str]:
+    """The columns naming a device: its label; wide adds the device name (when different) and PCI address."""
     if not wide:
-        return spot.label
-    parts = [spot.label] + ([spot.name] if spot.name != spot.label else []) + ([spot.address] if spot.address else [])
-    return " ".join(parts)
+        return [spot.label]
+    return [spot.label, spot.name if spot.name != spot.label else "", spot.address or ""]
 
 
-def _title(group: NumaGroup, numa_attribute: str) -> str:
+def _title(group: NumaGroup, numa_attributes: list[str], wide: bool) -> str:
     if group.numa is not None:
         return f"NUMA {group.numa}"
-    return f"unplaced: no {numa_attribute.split(' ')[0].rsplit('/', 1)[-1]}"
+    attribute = numa_attributes[0]
+    return f"unplaced: no {attribute if wide else attribute.rsplit('/', 1)[-1]}"
 
 
-def _rows(group: NumaGroup, letters: dict[Holder, str], wide: bool) -> list[tuple[str, str, Spot, str]]:
-    """(root cell, label cell, spot, status) per device; the root shows on its first device only."""
+def _rows(group: NumaGroup, letters: dict[Holder, str], wide: bool) -> list[tuple[list[str], Spot, str]]:
+    """(cells, spot, status) per device; the PCIe root cell shows on a root's first device only."""
     rows = []
     for root in group.roots:
         for index, spot in enumerate(root.devices):
             cell = (root.root or NO_ROOT) if index == 0 else ""
-            status = _status(spot, letters)
+            status = status_text(spot, letters)
             if wide and spot.numa_hint:
                 status += f" ({spot.numa_hint})"
-            rows.append((cell, _label(spot, wide), spot, status))
+            rows.append(([cell, *_cells(spot, wide)], spot, status))
     return rows
 
 
@@ -87,24 +90,22 @@ def _paint(text: str, spot: Spot, color: bool) -> str:
 
 
 def _panels(topo: NodeTopology, letters: dict[Holder, str], *, color: bool, wide: bool) -> list[list[str]]:
-    """One box per group, all the same width so side-by-side boxes line up."""
-    per_group = [(_title(g, topo.numa_attribute), _rows(g, letters, wide)) for g in topo.groups]
+    """One box per group, all the same width and columns, so side-by-side boxes line up."""
+    per_group = [(_title(g, topo.numa_attributes, wide), _rows(g, letters, wide)) for g in topo.groups]
     all_rows = [r for _, rows in per_group for r in rows]
-    root_w = max((len(r[0]) for r in all_rows), default=0)
-    label_w = max((len(r[1]) for r in all_rows), default=0)
-    status_w = max((len(r[3]) for r in all_rows), default=0)
-    inner = max(root_w + label_w + status_w + 4, max((len(t) for t, _ in per_group), default=0) + 3)
+    columns = len(all_rows[0][0]) if all_rows else 0
+    widths = [max(len(r[0][i]) for r in all_rows) for i in range(columns)]
+    status_w = max((len(r[2]) for r in all_rows), default=0) + 2  # "○ " + status
+    used = [w for w in widths if w]
+    inner = max(sum(used) + len(used) + status_w, max((len(t) for t, _ in per_group), default=0) + 3)
     boxes = []
     for title, rows in per_group:
         top = f"┌─ {title} " + "─" * (inner - len(title) - 1) + "┐"
         lines = [click.style(top, bold=True) if color else top]
-        height = max(len(r) for _, r in per_group)
-        for cell, label, spot, status in rows:
-            mark = MARKS.get(spot.state, "?")
-            pad = inner - root_w - label_w - 4
-            body = f"{cell:<{root_w}} {label:<{label_w}} " + _paint(f"{mark} {status:<{pad}}", spot, color)
-            lines.append(f"│ {body} │")
-        lines += ["│" + " " * (inner + 2) + "│"] * (height - len(rows))
+        for cells, spot, status in rows:
+            text = "".join(f"{c:<{w}} " for c, w in zip(cells, widths, strict=True) if w)
+            mark = f"{MARKS.get(spot.state, '?')} {status}".ljust(inner - len(text))
+            lines.append(f"│ {text}{_paint(mark, spot, color)} │")
         lines.append("└" + "─" * (inner + 2) + "┘")
         boxes.append(lines)
     return boxes
@@ -112,6 +113,12 @@ def _panels(topo: NodeTopology, letters: dict[Holder, str], *, color: bool, wide
 
 def _box_width(box: list[str]) -> int:
     return len(click.unstyle(box[-1]))
+
+
+def _padded(box: list[str], height: int) -> list[str]:
+    """A box stretched to `height` lines with empty rows, so neighbours share top and bottom."""
+    blank = "│" + " " * (_box_width(box) - 2) + "│"
+    return box[:-1] + [blank] * (height - len(box)) + box[-1:]
 
 
 def _side_by_side(boxes: list[list[str]], max_width: int) -> list[str]:
@@ -124,9 +131,9 @@ def _side_by_side(boxes: list[list[str]], max_width: int) -> list[str]:
     for start in range(0, len(boxes), per_row):
         row = boxes[start : start + per_row]
         height = max(len(b) for b in row)
+        stretched = [_padded(b, height) for b in row]
         for i in range(height):
-            cells = [b[i] if i < len(b) else " " * width for b in row]
-            lines.append((" " * GAP).join(cells).rstrip())
+            lines.append((" " * GAP).join(b[i] for b in stretched).rstrip())
     return lines
 
 
@@ -139,7 +146,7 @@ def summary_lines(topo: NodeTopology, rct: RctChoice) -> list[str]:
     s = topo.summary
     if rct.spec is None:
         return [f"{topo.node}: {s.reason}; devices are shown free or held only"]
-    count = f"{s.pods}+" if s.capped else str(s.pods)
+    count = f"{s.pods}+" if s.capped else str(s.pods or 0)
     pods = "Pod" if s.pods == 1 and not s.capped else "Pods"
     lines = [f"{topo.node}: {count} more {pods} of {rct.key} fit"]
     if s.pods == 0 and s.reason:
@@ -151,7 +158,7 @@ def _holder_lines(letters: dict[Holder, str], wide: bool) -> list[str]:
     lines = []
     for holder, letter in letters.items():
         claim = holder.claim.split("/", 1)[-1]
-        text = f"  {letter}  {holder.pod}  claim {claim}" if holder.pod else f"  {letter}  claim {holder.claim}"
+        text = f"  {letter}  {holder.pod}  claim {claim}" if holder.pod else f"  {letter}  {holder.claim}"
         lines.append(text if wide else _fit(text))
     return lines
 
@@ -189,8 +196,11 @@ def render_node_drawing(snapshot: Snapshot, node: str, *, namespace: str, spec: 
                         rct: str | None = None, features: Features | None = None, color: bool = False,
                         wide: bool = False) -> str:
     """The drawing of one node for `why`: `spec` is the Pod's claim spec when the caller has it
-    (named `rct`, default "the Pod's claim"); otherwise the RCT is chosen as `topo` chooses it."""
-    choice = (RctChoice(rct or "the Pod's claim", namespace, spec, "the Pod's claim") if spec is not None
+    (pass its RCT's name as `rct`); otherwise the RCT is chosen as `topo` chooses it.
+    `features` should be the ones `why` simulated with; None infers them as `why` does."""
+    choice = (RctChoice(rct or "(Pod claim)", namespace, spec, "the Pod's claim") if spec is not None
               else choose_rct(snapshot, namespace, rct))
-    topo = node_topology(snapshot, node, choice, features or Features())
+    if features is None:
+        features = allocator_features(choose_features(snapshot, None, None))
+    topo = node_topology(snapshot, node, choice, features)
     return render_node(topo, choice, color=color, wide=wide)

@@ -11,18 +11,13 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
+from kubectl_rbln.remedy.recipes import NIC_CLASS, NIC_SELECTOR, NPU_CLASS, NUMA_ATTR, PCIE_ROOT_ATTR  # noqa: F401
+
 NPU_DRIVER = "npu.rebellions.ai"
 NIC_DRIVER = "dra.net"
-NPU_CLASS = "npu.rebellions.ai"
-NIC_CLASS = "dranet"
-NUMA_ATTR = "resource.kubernetes.io/numaNode"
-PCIE_ROOT_ATTR = "resource.kubernetes.io/pcieRoot"
 PCI_BUS_ID_ATTR = "resource.kubernetes.io/pciBusID"
 RDS_LABEL = "rebellions.ai/rds.present"
 CONTROL_PLANE_TAINT = {"key": "node-role.kubernetes.io/control-plane", "effect": "NoSchedule"}
-NIC_SELECTOR = (
-    'device.attributes["dra.net"].rdma == true && device.attributes["dra.net"].pciSubsystem == "9140"'
-)
 RECIPES = ("numa-aligned", "numa-unaligned", "npu-only", "pcie-paired")
 API_VERSIONS = ("v1", "v1beta2", "v1beta1")
 

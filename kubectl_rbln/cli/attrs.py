@@ -1,0 +1,46 @@
+"""`kubectl rbln attrs`: flags to `diagnose.attrs`, then a table or an AttrsReport document."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from kubectl_rbln.cli.options import Options, common_options
+
+
+@click.command()
+@common_options(all_namespaces=False)
+@click.option(
+    "--rct",
+    "rct",
+    default="npu-rdma",
+    show_default=True,
+    metavar="NAME",
+    help="The RCT to check, read back from the cluster (what the API server stored).",
+)
+@click.option("--rct-file", metavar="FILE", help="Check this RCT file instead (before applying it).")
+def attrs(opts: Options, rct: str, rct_file: str | None) -> int:
+    """Compare the attributes the RCT requires with what every driver's devices publish.
+
+    \b
+    kubectl rbln attrs -n serving
+    kubectl rbln attrs -n serving --rct-file numa-aligned.yaml     before installing
+    kubectl rbln attrs -f dump.json -n serving -o json
+    """
+    from kubectl_rbln.cli.why_run import load_rct_file  # noqa: PLC0415 - heavy imports only when running
+    from kubectl_rbln.cluster.source import default_namespace, load_snapshot  # noqa: PLC0415
+    from kubectl_rbln.diagnose.attrs import attrs_report, rct_source  # noqa: PLC0415
+    from kubectl_rbln.diagnose.findings import exit_code_for  # noqa: PLC0415
+    from kubectl_rbln.render.attrs_table import render_attrs  # noqa: PLC0415
+    from kubectl_rbln.render.output import emit_document  # noqa: PLC0415
+
+    from_file = load_rct_file(rct_file) if rct_file else None
+    snapshot, collected = load_snapshot(opts)
+    namespace = default_namespace(opts, collected)
+    report, findings = attrs_report(snapshot, rct_source(snapshot, namespace, rct, from_file), opts.lang)
+    if opts.jq or opts.output in ("json", "yaml"):
+        emit_document(report, opts.output, opts.jq)
+    else:
+        sys.stdout.write(render_attrs(report, color=opts.color, wide=opts.output == "wide"))
+    return exit_code_for(findings, opts.fail_on)

@@ -1,0 +1,140 @@
+"""`kubectl rbln topo [NODE...]`: wires flags to the pure topology and its three renderers.
+
+`-o svg` is not one of the shared output formats, so this command takes
+`common_options(output=False)` and declares its own `-o` and `--jq` (under other parameter
+names: the shared wrapper pops `output` and `jq_expr` from the keyword arguments).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+import click
+
+from kubectl_rbln.cli.options import OUTPUT_FORMATS, Options, common_options
+
+TOPO_FORMATS = (*OUTPUT_FORMATS, "svg")
+
+
+@click.command()
+@click.argument("nodes", nargs=-1)
+@common_options(all_namespaces=False, output=False)
+@click.option("-o", "--output", "fmt", type=click.Choice(TOPO_FORMATS), default="table", show_default=True,
+              help="Output format; svg writes a picture of the same layout to stdout.")
+@click.option("--jq", "jq_filter", metavar="EXPR", help="Filter the JSON output with a jq expression.")
+@click.option("-l", "--selector", metavar="SELECTOR", help="Only nodes with these labels (kubectl syntax).")
+@click.option("--rct", metavar="NAME",
+              help="ResourceClaimTemplate whose requests decide usable (default: the one the namespace's "
+                   "device Pods use, else npu-rdma).")
+@click.option("--rct-file", metavar="FILE", help="Decide usable with the ResourceClaimTemplate in this file.")
+@click.option("--k8s-version", metavar="1.3X",
+              help="Kubernetes minor whose allocator to simulate (default: the cluster's, else 1.34).")
+@click.option("--feature-gates", metavar="GATE=BOOL,...",
+              help="Scheduler gates to simulate (default: inferred).")
+def topo(opts: Options, nodes: tuple[str, ...], fmt: str, jq_filter: str | None, selector: str | None,
+         rct: str | None, rct_file: str | None, k8s_version: str | None, feature_gates: str | None) -> int:
+    """Draw each node's NUMA layout of NPUs and NICs: free, held by whom, or unusable and why.
+
+    \b
+    kubectl rbln topo                          every node with devices
+    kubectl rbln topo npu-node-01 -n serving   one node, for serving's RCT
+    kubectl rbln topo -l rebellions.ai/npu.present=true --rct npu-rdma
+    kubectl rbln topo -f dump.json -o svg > topo.svg
+    """
+    if rct and rct_file:
+        raise click.UsageError("--rct and --rct-file are exclusive: name one RCT")
+    if jq_filter and fmt == "svg":
+        raise click.UsageError("--jq filters JSON; it cannot be used with -o svg")
+    opts.output = "json" if jq_filter and fmt in ("table", "wide") else fmt
+    opts.jq = jq_filter
+    sys.stdout.write(run_topo(opts, list(nodes), selector=selector, rct=rct, rct_file=rct_file,
+                              k8s_version=k8s_version, feature_gates=feature_gates))
+    return 0
+
+
+def _load_rct_file(path: str) -> Any:
+    from kubectl_rbln.cluster.files import load_objects  # noqa: PLC0415
+    from kubectl_rbln.dra.normalize import normalize_template  # noqa: PLC0415
+    from kubectl_rbln.errors import InputError  # noqa: PLC0415
+
+    templates = [o for o in load_objects([path]) if o.get("kind") == "ResourceClaimTemplate"]
+    if len(templates) != 1:
+        raise InputError(f"--rct-file {path}: expected one ResourceClaimTemplate, found {len(templates)}")
+    return normalize_template(templates[0])
+
+
+def _select_nodes(snapshot: Any, names: list[str], selector: str | None) -> list[str]:
+    """Named nodes (an error if unknown), else every node with devices, filtered by -l."""
+    from kubectl_rbln.diagnose.topology import device_nodes  # noqa: PLC0415
+    from kubectl_rbln.errors import InputError, NotFoundError  # noqa: PLC0415
+
+    with_devices = device_nodes(snapshot)
+    for name in names:
+        if name not in snapshot.nodes and name not in with_devices:
+            raise NotFoundError(f'node "{name}" not found ({snapshot.source or "the cluster"})')
+    chosen = names or with_devices
+    if selector:
+        from kubectl_rbln.cluster.replay_select import SelectorError, parse_label_selector  # noqa: PLC0415
+
+        try:
+            requirements = parse_label_selector(selector)
+        except SelectorError as exc:
+            raise InputError(f"-l {selector}: {exc}") from None
+        labels = {n: (snapshot.nodes[n].labels if n in snapshot.nodes else {}) for n in chosen}
+        chosen = [n for n in chosen if all(r.matches(labels[n]) for r in requirements)]
+    return chosen
+
+
+def run_topo(opts: Options, names: list[str], *, selector: str | None = None, rct: str | None = None,
+             rct_file: str | None = None, k8s_version: str | None = None,
+             feature_gates: str | None = None) -> str:
+    """Read once, choose the RCT and the nodes, lay them out, render in the chosen format."""
+    from kubectl_rbln.cluster.source import default_namespace, load_snapshot  # noqa: PLC0415
+    from kubectl_rbln.diagnose.features import allocator_features, choose_features  # noqa: PLC0415
+    from kubectl_rbln.diagnose.topology import (  # noqa: PLC0415
+        RctChoice,
+        build_topology,
+        choose_rct,
+        device_pod_namespaces,
+    )
+    from kubectl_rbln.errors import NotFoundError  # noqa: PLC0415
+
+    template = _load_rct_file(rct_file) if rct_file else None
+    snapshot, collected = load_snapshot(opts)
+    namespace = default_namespace(opts, collected)
+    if template is not None:
+        where = opts.namespace or template.namespace or namespace  # -n, else the file's own
+        choice = RctChoice(template.name, where, template.spec, f"--rct-file {os.path.basename(rct_file)}")
+    else:
+        choice = choose_rct(snapshot, namespace, rct)
+        others = device_pod_namespaces(snapshot)
+        if choice.spec is None and not opts.namespace and len(others) == 1:
+            # no -n and nothing here: a bundle's one namespace with device Pods is what was meant
+            choice = choose_rct(snapshot, others[0], rct)
+        if rct and choice.spec is None:
+            raise NotFoundError(f'resourceclaimtemplate "{rct}" not found in namespace "{namespace}"',
+                                hint="-n NAMESPACE, or --rct-file FILE for one not applied yet")
+    features = choose_features(snapshot, k8s_version, feature_gates)
+    topology = build_topology(snapshot, _select_nodes(snapshot, names, selector), choice,
+                              allocator_features(features), features.describe())
+    return _render(topology, opts)
+
+
+def _render(topology: Any, opts: Options) -> str:
+    if opts.output == "svg":
+        from kubectl_rbln.render.topo_svg import render_svg  # noqa: PLC0415
+
+        return render_svg(topology)
+    if opts.jq or opts.output in ("json", "yaml"):
+        import io  # noqa: PLC0415
+
+        from kubectl_rbln.render.output import emit_document  # noqa: PLC0415
+
+        buffer = io.StringIO()
+        emit_document(topology.to_dict(), opts.output, opts.jq, stream=buffer)
+        return buffer.getvalue()
+    from kubectl_rbln.render.topo_text import render_topology  # noqa: PLC0415
+
+    return render_topology(topology, color=opts.color, wide=opts.output == "wide")

@@ -1,0 +1,527 @@
+"""`attrs` as a pure function: what the RCT requires of each driver against what every device publishes.
+
+Why: seed 001's item (5) reads `.spec.devices[0].attributes | keys` per slice. That sees one device
+per slice, cannot tell a node that lacks a key from one that has it, leaves the driver's own
+unqualified names unqualified, and ignores value formats. Here every device of every slice counts,
+names are compared fully qualified (as the allocator does, dra-facts.md 2.8 and 3.2), coverage is
+per node and per device, and the formats that constraints compare are checked
+(ecosystem-facts.md 0.1 and 0.3).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from kubectl_rbln.diagnose.checks.attributes import devices_by_driver, near_misses, requirements
+from kubectl_rbln.diagnose.checks.layers import drivers_of
+from kubectl_rbln.diagnose.checks.rct_audit import applied_spec, dropped_fields
+from kubectl_rbln.diagnose.findings import SCHEMA_VERSION, Finding, build_finding, dedupe, ordered
+from kubectl_rbln.dra.model import ClaimSpec, Device, ResourceClaimTemplate, Snapshot, Version
+from kubectl_rbln.dra.references import cached_references
+from kubectl_rbln.remedy.recipes import NUMA_ATTR, PCIE_ROOT_ATTR
+
+PCIE_ROOT_STANDARD = re.compile(r"^pci[0-9a-fA-F]{4}:[0-9a-fA-F]{2}$")
+PCI_BDF = re.compile(r"^[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$")
+ALIGNMENT_IDS = ("numaNode", "pcieRoot")
+CONSTRAINT_KINDS = ("matchAttribute", "distinctAttribute")
+
+
+@dataclass(slots=True)
+class Coverage:
+    """Who publishes one attribute: the devices and nodes of one driver, against all device nodes."""
+
+    devices_with: int
+    devices_total: int
+    nodes_with: list[str]
+    nodes_total: list[str]
+    types: list[str]
+
+    @property
+    def missing_on(self) -> list[str]:
+        return sorted(set(self.nodes_total) - set(self.nodes_with))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "devices": self.devices_with,
+            "devicesOfDriver": self.devices_total,
+            "nodes": len(self.nodes_with),
+            "nodesTotal": len(self.nodes_total),
+            "missingOn": self.missing_on,
+            "types": self.types,
+        }
+
+
+@dataclass(slots=True)
+class Required:
+    """One attribute (or capacity) the RCT reads, for one driver, with its verdict."""
+
+    attribute: str
+    driver: str
+    kinds: list[str] = field(default_factory=list)  # selector | guarded | capacity | matchAttribute | ...
+    sources: list[str] = field(default_factory=list)
+    coverage: Coverage | None = None
+    verdict: str = ""  # present | partial | absent | optional
+    near_misses: list[str] = field(default_factory=list)
+    driver_absent_on: list[str] = field(
+        default_factory=list
+    )  # device nodes where the driver publishes nothing
+
+    @property
+    def in_constraint(self) -> bool:
+        return any(k in CONSTRAINT_KINDS for k in self.kinds)
+
+    @property
+    def lacking_attribute_on(self) -> list[str]:
+        """Nodes where the driver publishes devices but none with this key."""
+        missing = self.coverage.missing_on if self.coverage else []
+        return [n for n in missing if n not in self.driver_absent_on]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "attribute": self.attribute,
+            "driver": self.driver,
+            "requiredBy": self.sources,
+            "kinds": self.kinds,
+            "verdict": self.verdict,
+            "coverage": self.coverage.to_dict() if self.coverage else None,
+            "nearMisses": self.near_misses,
+            "driverAbsentOn": self.driver_absent_on,
+        }
+
+
+def node_of(device: Device) -> str:
+    """Where a device lives: its node, or its pool for network-attached devices."""
+    return device.node_name or f"pool:{device.pool}"
+
+
+def type_name(value: Any) -> str:
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int):
+        return "int"
+    if isinstance(value, Version):
+        return "version"
+    return "string"
+
+
+def device_nodes(by_driver: dict[str, list[Device]]) -> list[str]:
+    """Every node that publishes a device of any driver: the nodes a key can be missing on."""
+    return sorted({node_of(d) for devices in by_driver.values() for d in devices})
+
+
+def coverage(name: str, devices: list[Device], universe: list[str], capacity: bool = False) -> Coverage:
+    having = [d for d in devices if name in (d.capacity if capacity else d.attributes)]
+    types = sorted({"quantity" if capacity else type_name(d.attributes[name]) for d in having})
+    return Coverage(len(having), len(devices), sorted({node_of(d) for d in having}), universe, types)
+
+
+def collect_required(snapshot: Snapshot, spec: ClaimSpec) -> list[Required]:
+    """Selector reads (guarded ones optional), capacities, matchAttribute, distinctAttribute; per driver."""
+    found: dict[tuple[str, str], Required] = {}
+
+    def add(attribute: str, driver: str, kind: str, source: str) -> None:
+        entry = found.setdefault((attribute, driver), Required(attribute, driver))
+        if kind not in entry.kinds:
+            entry.kinds.append(kind)
+        if source not in entry.sources:
+            entry.sources.append(source)
+
+    for requirement in requirements(snapshot, spec):
+        for driver in sorted(requirement.drivers):
+            add(requirement.attribute, driver, requirement.kind, requirement.source)
+    for request in spec.requests:
+        for alternative in request.alternatives:
+            device_class = snapshot.device_classes.get(alternative.device_class)
+            drivers = sorted(drivers_of(device_class, alternative.device_class))
+            selectors = [
+                ("class " + alternative.device_class, e)
+                for e in (device_class.selectors if device_class else [])
+            ]
+            selectors += [(f"selector of request {request.name}", e) for e in alternative.selectors]
+            for where, expression in selectors:
+                refs = cached_references(expression)
+                for driver in drivers:
+                    for name in sorted(refs.guarded - refs.attributes):
+                        add(name, driver, "guarded", where)
+                    for name in sorted(refs.capacities | refs.guarded_capacities):
+                        add(name, driver, "capacity", where)
+    return list(found.values())
+
+
+def judge(entry: Required, devices: list[Device], universe: list[str]) -> None:
+    """present everywhere, on some nodes, or absent; guarded reads are optional by construction."""
+    is_capacity = entry.kinds == ["capacity"]
+    entry.coverage = coverage(entry.attribute, devices, universe, capacity=is_capacity)
+    cov = entry.coverage
+    entry.driver_absent_on = sorted(set(universe) - {node_of(d) for d in devices})
+    if cov.devices_with == 0:
+        entry.verdict = "optional" if entry.kinds == ["guarded"] else "absent"
+        entry.near_misses = near_misses(entry.attribute, devices)
+    elif cov.missing_on or ("selector" in entry.kinds and cov.devices_with < cov.devices_total):
+        entry.verdict = "optional" if entry.kinds == ["guarded"] else "partial"
+    else:
+        entry.verdict = "present"
+
+
+def advertised(by_driver: dict[str, list[Device]], universe: list[str]) -> dict[str, list[dict[str, Any]]]:
+    """Every attribute and capacity of every device, per driver, with coverage."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for driver, devices in sorted(by_driver.items()):
+        rows = []
+        for name in sorted({n for d in devices for n in d.attributes}):
+            rows.append({"attribute": name, **coverage(name, devices, universe).to_dict()})
+        for name in sorted({n for d in devices for n in d.capacity}):
+            rows.append(
+                {"attribute": name, "capacity": True, **coverage(name, devices, universe, True).to_dict()}
+            )
+        out[driver] = rows
+    return out
+
+
+def _pcie_class(value: Any) -> str:
+    if not isinstance(value, str):
+        return type_name(value)
+    if PCIE_ROOT_STANDARD.match(value):
+        return "pci"
+    return "bdf" if PCI_BDF.match(value) else "other"
+
+
+def format_checks(by_driver: dict[str, list[Device]], required: list[Required]) -> list[dict[str, Any]]:
+    """pcieRoot in `pci<domain>:<bus>` form, numaNode an int, and one type per constrained attribute."""
+    rows = []
+    constrained = {(r.attribute, r.driver): r for r in required if r.in_constraint}
+    for driver, devices in sorted(by_driver.items()):
+        pcie = [d.attributes[PCIE_ROOT_ATTR] for d in devices if PCIE_ROOT_ATTR in d.attributes]
+        if pcie:
+            classes = defaultdict(list)
+            for value in pcie:
+                classes[_pcie_class(value)].append(value)
+            odd = {k: v for k, v in classes.items() if k != "pci"}
+            note = ""
+            if "bdf" in odd:
+                note = (
+                    "a root-port BDF (RBLN driver v0.1.x), not a root complex: never equal to dranet's "
+                    "pciDDDD:BB values"
+                )
+            rows.append(
+                _format_row(
+                    PCIE_ROOT_ATTR,
+                    driver,
+                    "string pciDDDD:BB (e.g. pci0000:16)",
+                    f"{len(classes.get('pci', []))}/{len(pcie)} standard"
+                    + "".join(f", {len(v)} {k} ({v[0]})" for k, v in odd.items()),
+                    not odd,
+                    note,
+                    constrained.get((PCIE_ROOT_ATTR, driver)),
+                )
+            )
+        for name in sorted({n for d in devices for n in d.attributes if n.endswith("/numaNode")}):
+            values = [d.attributes[name] for d in devices if name in d.attributes]
+            types = sorted({type_name(v) for v in values})
+            rows.append(
+                _format_row(
+                    name,
+                    driver,
+                    "int",
+                    ", ".join(types),
+                    types == ["int"],
+                    "",
+                    constrained.get((name, driver)),
+                )
+            )
+    by_attr: dict[str, list[Required]] = defaultdict(list)
+    for entry in required:
+        if "matchAttribute" in entry.kinds and entry.coverage and entry.coverage.types:
+            by_attr[entry.attribute].append(entry)
+    for name, entries in sorted(by_attr.items()):
+        types = {e.driver: e.coverage.types for e in entries if e.coverage}
+        flat = {t for ts in types.values() for t in ts}
+        if len(entries) > 1 and len(flat) > 1:
+            found = "; ".join(f"{d}: {', '.join(t)}" for d, t in sorted(types.items()))
+            rows.append(
+                {
+                    "attribute": name,
+                    "driver": ", ".join(sorted(types)),
+                    "expected": "one type on all drivers",
+                    "found": found,
+                    "ok": False,
+                    "severity": "error",
+                    "note": "matchAttribute compares type and value: devices of different types never match",
+                }
+            )
+    return rows
+
+
+def _format_row(
+    name: str, driver: str, expected: str, found: str, ok: bool, note: str, used: Required | None
+) -> dict[str, Any]:
+    severity = "ok"
+    if not ok:
+        severity = "info"
+        if used is not None:
+            severity = "error" if "matchAttribute" in used.kinds else "warning"
+    return {
+        "attribute": name,
+        "driver": driver,
+        "expected": expected,
+        "found": found,
+        "ok": ok,
+        "severity": severity,
+        "note": note,
+    }
+
+
+@dataclass(slots=True)
+class RctSource:
+    """Which RCT was compared: read back from the cluster, a file, or the reference recipe."""
+
+    name: str
+    namespace: str
+    origin: str  # cluster | file | recipe
+    template: ResourceClaimTemplate | None
+    spec: ClaimSpec
+    note: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        api = (self.template.raw.get("apiVersion") if self.template is not None else None) or None
+        out = {"name": self.name, "namespace": self.namespace, "origin": self.origin, "apiVersion": api}
+        if self.note:
+            out["note"] = self.note
+        return out
+
+
+def _t(lang: str, en: str, ko: str) -> str:
+    return ko if lang == "ko" else en
+
+
+def stored_drops(source: RctSource) -> dict[str, str]:
+    """Gated fields the API server dropped: last-applied vs stored, else the recipe's shape vs stored."""
+    if source.origin != "cluster" or source.template is None:
+        return {}
+    applied = applied_spec(source.template)
+    if applied is not None:
+        return dropped_fields(applied, source.spec)
+    stored = source.spec.constraints
+    aligned = any(c.match_attribute and c.match_attribute.endswith("/numaNode") for c in stored)
+    if aligned and not any(c.distinct_attribute for c in stored) and len(source.spec.requests) > 1:
+        return {
+            "DRAConsumableCapacity": f"distinctAttribute: {PCIE_ROOT_ATTR} (numa-aligned has it; "
+            "no last-applied-configuration to prove it was applied)"
+        }
+    return {}
+
+
+def _findings(
+    source: RctSource,
+    required: list[Required],
+    formats: list[dict[str, Any]],
+    drops: dict[str, str],
+    lang: str,
+) -> list[Finding]:
+    values = {"namespace": source.namespace, "rct": source.name}
+    found: list[Finding] = []
+    for entry in required:
+        if entry.verdict not in ("absent", "partial"):
+            continue
+        evidence = {
+            "attribute": entry.attribute,
+            "driver": entry.driver,
+            "requiredBy": entry.sources,
+            **(entry.coverage.to_dict() if entry.coverage else {}),
+            "nearMisses": entry.near_misses,
+        }
+        recipe = (
+            "numa-unaligned"
+            if entry.in_constraint and entry.attribute.rsplit("/", 1)[-1] in ALIGNMENT_IDS
+            else ("nic-selector" if entry.driver == "dra.net" else None)
+        )
+        entry_values = {
+            **values,
+            "attribute": entry.attribute,
+            "driver": entry.driver,
+            "near_miss": ", ".join(entry.near_misses) or "none",
+        }
+        if entry.verdict == "absent":
+            found.append(
+                build_finding(
+                    "attribute-not-advertised", lang, entry_values, evidence=evidence, recipe=recipe
+                )
+            )
+            continue
+        missing = entry.coverage.missing_on if entry.coverage else []
+        if missing and not entry.lacking_attribute_on:
+            found.append(
+                build_finding(
+                    "driver-slices-missing",
+                    lang,
+                    {"driver": entry.driver, "nodes": ", ".join(missing), "node": missing[0]},
+                    evidence={"driver": entry.driver, "nodesWithout": missing},
+                    severity="warning",
+                )
+            )
+            continue
+        where = ", ".join(missing) or _t(lang, "some devices", "일부 디바이스")
+        severity = "error" if "selector" in entry.kinds else "warning"
+        title = _t(
+            lang,
+            f"{entry.attribute} of {entry.driver} is missing on {where}",
+            f"{entry.driver} 드라이버의 {entry.attribute} 속성이 없는 곳: {where}",
+        )
+        found.append(
+            build_finding(
+                "attribute-not-advertised",
+                lang,
+                entry_values,
+                evidence=evidence,
+                recipe=recipe,
+                severity=severity,
+                title=title,
+            )
+        )
+    for row in formats:
+        if row["severity"] not in ("error", "warning"):
+            continue
+        title = _t(
+            lang,
+            f"{row['attribute']} of {row['driver']} is not in the form constraints compare: {row['found']}",
+            f"{row['driver']} 드라이버의 {row['attribute']} 값 형식이 제약 조건이 비교하는 형식과 다릅니다: "
+            f"{row['found']}",
+        )
+        found.append(
+            build_finding(
+                "constraint-unsatisfiable",
+                lang,
+                {**values, "constraint": row["attribute"]},
+                evidence=row,
+                severity=row["severity"],
+                title=title,
+                recipe="numa-unaligned",
+            )
+        )
+    for gate, what in drops.items():
+        evidence = {
+            "resourceClaimTemplate": f"{source.namespace}/{source.name}",
+            "applied": what,
+            "stored": "missing",
+        }
+        found.append(
+            build_finding("feature-gate-disabled", lang, {**values, "gate": gate}, evidence=evidence)
+        )
+    return ordered(dedupe(found))
+
+
+def remediation(source: RctSource, required: list[Required], drops: dict[str, str]) -> list[str]:
+    """Seed 001: alignment key missing -> numa-unaligned (delete first); dra.net key -> edit the NIC selector."""
+    ns, name = source.namespace, source.name
+    lines: list[str] = []
+    bad = [r for r in required if r.verdict in ("absent", "partial")]
+    absent_drivers = sorted({(r.driver, n) for r in bad for n in r.driver_absent_on})
+    for driver in sorted({d for d, _ in absent_drivers}):
+        nodes = ", ".join(n for d, n in absent_drivers if d == driver)
+        lines += [
+            f"# {driver} publishes no devices on {nodes}: Pods fit only on the other nodes; check the "
+            "driver there (ResourceSlices may appear some time after it starts)",
+            f"kubectl get resourceslices --field-selector spec.driver={driver}",
+        ]
+    bad = [r for r in bad if r.lacking_attribute_on or r.verdict == "absent"]
+    alignment = [r for r in bad if r.in_constraint and r.attribute.rsplit("/", 1)[-1] in ALIGNMENT_IDS]
+    if alignment:
+        keys = ", ".join(sorted({r.attribute for r in alignment}))
+        lines += [
+            f"# {keys} not published everywhere: apply numa-unaligned (or the RCT suggest-rct proves); "
+            "Kubernetes rejects an apply that changes an existing RCT's spec, so delete it first",
+            f"kubectl rbln suggest-rct -n {ns} --rct {name} > {name}-fixed.yaml",
+            f"kubectl -n {ns} delete resourceclaimtemplate {name}",
+            f"kubectl -n {ns} apply -f {name}-fixed.yaml",
+        ]
+        alternatives = sorted({m for r in alignment for m in r.near_misses})
+        if alternatives:
+            lines.append(
+                f"# near misses {', '.join(alternatives)}: if every driver publishes one, matching on it "
+                "keeps the NUMA alignment (suggest-rct tries this first)"
+            )
+    nic = [r for r in bad if r.driver == "dra.net" and not r.in_constraint]
+    if nic:
+        keys = ", ".join(sorted({r.attribute for r in nic}))
+        lines += [
+            f"# {keys} missing on dra.net devices: edit the RCT's NIC selector "
+            "(numa-unaligned.yaml has the same NIC selector as numa-aligned.yaml)",
+            f"kubectl -n {ns} get resourceclaimtemplate {name} -o yaml > {name}.yaml",
+            f"kubectl -n {ns} delete resourceclaimtemplate {name}",
+            f"kubectl -n {ns} apply -f {name}.yaml",
+        ]
+    for gate in drops:
+        lines += [
+            f"# the stored RCT lost a field: enable --feature-gates={gate}=true on kube-apiserver, "
+            "kube-scheduler and kubelet, then re-create the RCT",
+            f"kubectl -n {ns} delete resourceclaimtemplate {name}",
+            f"kubectl -n {ns} apply -f {name}.yaml",
+        ]
+    return lines
+
+
+def attrs_report(
+    snapshot: Snapshot, source: RctSource, lang: str = "en"
+) -> tuple[dict[str, Any], list[Finding]]:
+    """The AttrsReport document and its findings (the exit code is computed from the findings)."""
+    by_driver = devices_by_driver(snapshot)
+    universe = device_nodes(by_driver)
+    required = collect_required(snapshot, source.spec)
+    for entry in required:
+        judge(entry, by_driver.get(entry.driver, []), universe)
+    required.sort(key=lambda r: (r.driver, r.attribute))
+    formats = format_checks(by_driver, required)
+    drops = stored_drops(source)
+    findings = _findings(source, required, formats, drops, lang)
+    report = {
+        "apiVersion": SCHEMA_VERSION,
+        "kind": "AttrsReport",
+        "source": snapshot.source,
+        "rct": source.to_dict(),
+        "drivers": [
+            {"driver": driver, "devices": len(devices), "nodes": sorted({node_of(d) for d in devices})}
+            for driver, devices in sorted(by_driver.items())
+        ],
+        "nodes": universe,
+        "required": [r.to_dict() for r in required],
+        "advertised": advertised(by_driver, universe),
+        "formats": formats,
+        "droppedFields": [{"gate": g, "field": f} for g, f in drops.items()],
+        "remediation": remediation(source, required, drops),
+        "findings": [f.to_dict() for f in findings],
+    }
+    return report, findings
+
+
+def required_attribute_names(report: dict[str, Any]) -> dict[str, set[str]]:
+    """driver -> the attributes the report says are required (for callers and tests)."""
+    out: dict[str, set[str]] = defaultdict(set)
+    for row in report["required"]:
+        out[row["driver"]].add(row["attribute"])
+    return dict(out)
+
+
+__all__ = ["NUMA_ATTR", "RctSource", "attrs_report", "rct_source", "required_attribute_names"]
+
+
+def rct_source(
+    snapshot: Snapshot, namespace: str, name: str, from_file: ResourceClaimTemplate | None = None
+) -> RctSource:
+    """The RCT to compare: a file, else the stored one (what the API server kept), else the recipe."""
+    from kubectl_rbln.dra.normalize import normalize_template  # noqa: PLC0415
+    from kubectl_rbln.remedy.recipes import recipe_devices, template_object  # noqa: PLC0415
+
+    if from_file is not None:
+        return RctSource(from_file.name, from_file.namespace or namespace, "file", from_file, from_file.spec)
+    stored = snapshot.template(namespace, name)
+    if stored is not None:
+        return RctSource(name, namespace, "cluster", stored, stored.spec)
+    recipe = normalize_template(template_object(name, namespace, recipe_devices("numa-aligned")))
+    note = (
+        f"no ResourceClaimTemplate {name} in namespace {namespace}: compared with the numa-aligned recipe "
+        "(seed 000), the check to run before installing"
+    )
+    return RctSource(name, namespace, "recipe", None, recipe.spec, note)

@@ -1,0 +1,333 @@
+"""`check` as a pure function: the checklist of seeds 001 and 002, cluster-wide, plus `why` per device Pod.
+
+Why: the seeds give five kubectl commands and a table of expected results for a person to compare
+by eye. Each item here states the same expectation, what was found, and the findings (same
+catalog and severities as `why`) that make the exit code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from kubectl_rbln.diagnose.attrs import attrs_report, rct_source
+from kubectl_rbln.diagnose.checks.layers import drivers_of, slice_relevant
+from kubectl_rbln.diagnose.checks.rct_audit import applied_spec, dropped_fields
+from kubectl_rbln.diagnose.context import DEVICE_RESOURCE_PREFIXES, is_device_pod, pod_context
+from kubectl_rbln.diagnose.findings import SCHEMA_VERSION, Finding, build_finding, exit_code_for
+from kubectl_rbln.diagnose.placement import required_labels
+from kubectl_rbln.diagnose.why import WhyOptions, diagnose_pod
+from kubectl_rbln.dra.model import Node, Snapshot
+from kubectl_rbln.remedy.recipes import NIC_CLASS, NPU_CLASS
+
+NPU_DRIVER = "npu.rebellions.ai"
+RDS_LABEL = "rebellions.ai/rds.present"
+GATE_TITLE = "DRAConsumableCapacity (distinct)"
+NPU_LABEL = "rebellions.ai/npu.present"
+
+
+@dataclass(slots=True)
+class CheckItem:
+    id: str
+    title: str
+    expected: str
+    found: str
+    findings: list[Finding] = field(default_factory=list)
+    applicable: bool = True
+
+    @property
+    def status(self) -> str:
+        if not self.applicable:
+            return "skip"
+        severities = {f.severity for f in self.findings}
+        return "fail" if "error" in severities else ("warn" if "warning" in severities else "pass")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "title": self.title,
+            "expected": self.expected,
+            "found": self.found,
+            "status": self.status,
+            "findings": [f.to_dict() for f in self.findings],
+        }
+
+
+def _classes_needed(snapshot: Snapshot, namespace: str, rct: str) -> list[str]:
+    template = snapshot.template(namespace, rct)
+    if template is None:
+        return [NPU_CLASS, NIC_CLASS]
+    return sorted({a.device_class for r in template.spec.requests for a in r.alternatives})
+
+
+def item_device_classes(snapshot: Snapshot, namespace: str, rct: str, lang: str) -> CheckItem:
+    needed = _classes_needed(snapshot, namespace, rct)
+    missing = [c for c in needed if c not in snapshot.device_classes]
+    findings = [
+        build_finding(
+            "device-class-missing",
+            lang,
+            {"class": c, "namespace": namespace, "pod": "-"},
+            evidence={"deviceClass": c, "classesPresent": sorted(snapshot.device_classes)},
+        )
+        for c in missing
+    ]
+    found = "missing: " + ", ".join(missing) if missing else "present: " + ", ".join(needed)
+    return CheckItem("1", "both DeviceClasses", f"{' and '.join(needed)} listed", found, findings)
+
+
+def npu_nodes(snapshot: Snapshot) -> list[Node]:
+    """Nodes labelled as NPU nodes by feature discovery, or publishing NPU devices."""
+    with_slices = {s.node_name for s in snapshot.slices if s.driver == NPU_DRIVER and s.devices}
+    return sorted(
+        (n for n in snapshot.nodes.values() if n.labels.get(NPU_LABEL) == "true" or n.name in with_slices),
+        key=lambda n: n.name,
+    )
+
+
+def item_slices(snapshot: Snapshot, namespace: str, rct: str, lang: str) -> CheckItem:
+    drivers = sorted(
+        {
+            d
+            for c in _classes_needed(snapshot, namespace, rct)
+            for d in drivers_of(snapshot.device_classes.get(c), c)
+        }
+    )
+    nodes = npu_nodes(snapshot)
+    gaps: dict[str, list[str]] = {}
+    for driver in drivers:
+        slices = [s for s in snapshot.slices if s.driver == driver and s.devices]
+        lacking = [n.name for n in nodes if not any(slice_relevant(s, n) for s in slices)]
+        if lacking:
+            gaps[driver] = lacking
+    findings = [
+        build_finding(
+            "driver-slices-missing",
+            lang,
+            {"driver": d, "nodes": ", ".join(n), "node": n[0]},
+            evidence={"driver": d, "nodesWithout": n},
+        )
+        for d, n in gaps.items()
+    ]
+    if not nodes:
+        found = "no NPU node (no rebellions.ai/npu.present label, no NPU slice)"
+        findings.append(
+            build_finding(
+                "driver-slices-missing",
+                lang,
+                {"driver": NPU_DRIVER, "nodes": "any node", "node": "-"},
+                evidence={"npuNodes": []},
+            )
+        )
+    elif gaps:
+        found = "; ".join(f"no {d} devices on {', '.join(n)}" for d, n in gaps.items())
+    else:
+        found = f"{' and '.join(drivers)} on all {len(nodes)} NPU node(s)"
+    return CheckItem(
+        "2",
+        "slices of each driver per NPU node",
+        f"{' and '.join(drivers)} devices on every NPU node",
+        found,
+        findings,
+    )
+
+
+def item_rct(snapshot: Snapshot, namespace: str, rct: str, lang: str) -> CheckItem:
+    exists = snapshot.template(namespace, rct) is not None
+    present = sorted(t.name for t in snapshot.templates if t.namespace == namespace)
+    findings = (
+        []
+        if exists
+        else [
+            build_finding(
+                "claim-template-missing",
+                lang,
+                {"namespace": namespace, "rct": rct, "pod": "-"},
+                evidence={"templatesInNamespace": present},
+                recipe="numa-aligned",
+            )
+        ]
+    )
+    found = "present" if exists else f"missing (templates in {namespace}: {', '.join(present) or 'none'})"
+    return CheckItem("3", f"RCT {rct} exists", f"{rct} listed", found, findings)
+
+
+def device_pods(snapshot: Snapshot, namespace: str | None) -> list[Any]:
+    return sorted(
+        (p for p in snapshot.pods if (namespace is None or p.namespace == namespace) and is_device_pod(p)),
+        key=lambda p: p.key,
+    )
+
+
+def item_claims(snapshot: Snapshot, namespace: str | None, lang: str) -> CheckItem:
+    total, unallocated, findings = 0, [], []
+    for pod in device_pods(snapshot, namespace):
+        for claim in pod_context(snapshot, pod).claims:
+            total += 1
+            if claim.allocated:
+                continue
+            name = claim.claim_name or f"{claim.ref.name} (not created)"
+            unallocated.append(f"{pod.name}/{claim.ref.name}")
+            findings.append(
+                build_finding(
+                    "claim-not-allocated",
+                    lang,
+                    {"namespace": pod.namespace, "pod": pod.name, "claim": name},
+                    evidence={"pod": pod.key, "podClaim": claim.ref.name, "claim": name},
+                )
+            )
+    found = f"{total - len(unallocated)}/{total} allocated"
+    if unallocated:
+        found += f"; not: {', '.join(unallocated[:3])}" + (" ..." if len(unallocated) > 3 else "")
+    return CheckItem(
+        "4",
+        "device Pods' claims allocated",
+        "STATE allocated for each claim",
+        found if total else "no device Pod claims yet",
+        findings,
+        applicable=bool(total),
+    )
+
+
+def item_attributes(snapshot: Snapshot, namespace: str, rct: str, lang: str) -> CheckItem:
+    report, findings = attrs_report(snapshot, rct_source(snapshot, namespace, rct), lang)
+    rows = report["required"]
+    good = [r for r in rows if r["verdict"] in ("present", "optional")]
+    bad = [f"{r['attribute']} ({r['driver']}, {r['verdict']})" for r in rows if r not in good]
+    found = f"{len(good)}/{len(rows)} required keys published everywhere"
+    if bad:
+        found += "; " + ", ".join(bad)
+    return CheckItem(
+        "5", "RCT attributes published (attrs)", "every required key in the driver's list", found, findings
+    )
+
+
+def item_rds(snapshot: Snapshot, namespace: str | None, lang: str) -> CheckItem:
+    wanting = [p for p in device_pods(snapshot, namespace) if required_labels(p).get(RDS_LABEL) == "true"]
+    nodes = npu_nodes(snapshot)
+    labelled = [n.name for n in nodes if n.labels.get(RDS_LABEL) == "true"]
+    found = f"{len(labelled)}/{len(nodes)} NPU nodes labelled; {len(wanting)} Pod(s) with LMCache select it"
+    findings = []
+    if wanting and not labelled:
+        unlabelled = [n.name for n in nodes]
+        findings.append(
+            build_finding(
+                "rds-label-missing",
+                lang,
+                {
+                    "node": unlabelled[0] if unlabelled else "<node>",
+                    "namespace": wanting[0].namespace,
+                    "pod": wanting[0].name,
+                },
+                evidence={"podsRequiring": [p.key for p in wanting]},
+                severity="error",
+            )
+        )
+    return CheckItem(
+        "N1",
+        "RDS label where LMCache Pods run",
+        "a labelled NPU node for every Pod that selects the label",
+        found,
+        findings,
+        applicable=bool(nodes),
+    )
+
+
+def item_device_plugin(snapshot: Snapshot, lang: str) -> CheckItem:
+    npu_slice_nodes = {s.node_name for s in snapshot.slices if s.driver == NPU_DRIVER and s.devices}
+    both = []
+    for node in sorted(snapshot.nodes.values(), key=lambda n: n.name):
+        plugin = {
+            k
+            for k, v in node.allocatable.items()
+            if k.startswith(DEVICE_RESOURCE_PREFIXES) and v not in ("0", "")
+        }
+        if plugin and node.name in npu_slice_nodes:
+            both.append(f"{node.name} ({', '.join(sorted(plugin))})")
+    findings = (
+        []
+        if not both
+        else [
+            build_finding(
+                "device-plugin-mode",
+                lang,
+                {"node": both[0].split(" ")[0], "resource": both[0], "namespace": "-", "pod": "-"},
+                evidence={"nodesWithBoth": both},
+                severity="error",
+            )
+        ]
+    )
+    found = "both on: " + ", ".join(both) if both else "no node has both"
+    return CheckItem("N2", "not both device plugin and DRA", "no node with both", found, findings)
+
+
+def item_consumable_gate(snapshot: Snapshot, namespace: str, rct: str, lang: str) -> CheckItem:
+    template = snapshot.template(namespace, rct)
+    expected = "DRAConsumableCapacity on (the stored RCT kept distinctAttribute)"
+    if template is None:
+        return CheckItem("N3", GATE_TITLE, expected, "no RCT to check", applicable=False)
+    applied = applied_spec(template)
+    uses = any(c.distinct_attribute for c in (applied or template.spec).constraints)
+    if not uses:
+        return CheckItem("N3", GATE_TITLE, expected, "the RCT uses no distinctAttribute", applicable=False)
+    dropped = dropped_fields(applied, template.spec) if applied is not None else {}
+    findings = []
+    if "DRAConsumableCapacity" in dropped:
+        findings.append(
+            build_finding(
+                "feature-gate-disabled",
+                lang,
+                {"gate": "DRAConsumableCapacity", "namespace": namespace, "rct": rct},
+                evidence={"applied": dropped["DRAConsumableCapacity"], "stored": "missing"},
+            )
+        )
+        found = f"dropped from the stored RCT: {dropped['DRAConsumableCapacity']}"
+    else:
+        found = "distinctAttribute kept in the stored RCT: the API server has the gate"
+    return CheckItem("N3", GATE_TITLE, expected, found, findings)
+
+
+def why_items(snapshot: Snapshot, namespace: str | None, options: WhyOptions) -> list[CheckItem]:
+    items = []
+    for pod in device_pods(snapshot, namespace):
+        diagnosis = diagnose_pod(snapshot, pod, options)
+        items.append(
+            CheckItem(
+                f"why {pod.key}",
+                pod.name,
+                "kubectl rbln why: nothing to fix",
+                diagnosis.verdict.split(": ", 1)[-1],
+                diagnosis.findings,
+            )
+        )
+    return items
+
+
+def run_checklist(
+    snapshot: Snapshot, namespace: str, rct: str, options: WhyOptions, fail_on: str = "error"
+) -> tuple[dict[str, Any], int]:
+    """The CheckReport document and its exit code."""
+    lang = options.lang
+    items = [
+        item_device_classes(snapshot, namespace, rct, lang),
+        item_slices(snapshot, namespace, rct, lang),
+        item_rct(snapshot, namespace, rct, lang),
+        item_claims(snapshot, namespace, lang),
+        item_attributes(snapshot, namespace, rct, lang),
+        item_rds(snapshot, namespace, lang),
+        item_device_plugin(snapshot, lang),
+        item_consumable_gate(snapshot, namespace, rct, lang),
+        *why_items(snapshot, namespace, options),
+    ]
+    counts = {s: sum(i.status == s for i in items) for s in ("pass", "warn", "fail", "skip")}
+    report = {
+        "apiVersion": SCHEMA_VERSION,
+        "kind": "CheckReport",
+        "source": snapshot.source,
+        "namespace": namespace,
+        "rct": rct,
+        "assumptions": options.assumptions,
+        "summary": counts,
+        "items": [i.to_dict() for i in items],
+    }
+    return report, exit_code_for([f for i in items for f in i.findings], fail_on)

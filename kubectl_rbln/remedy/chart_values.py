@@ -1,0 +1,162 @@
+"""`suggest-rct --values FILE`: the chart values against the RCT they must agree with (seed 000/001).
+
+Why: the chart references the RCT only by name and declares its own NPU count; a values file
+that disagrees with the RCT gives Pods that never schedule or a chart that refuses to render.
+The chart's own files are not public, so parallelism keys are found by name wherever the file
+sets them (data/tensor/pipeline parallel size, in camelCase, snake_case or kebab-case).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+PARALLEL_KEY = re.compile(r"^(data|tensor|pipeline)[-_]?parallel(?:[-_]?size)?$", re.IGNORECASE)
+SHORT_KEYS = {"dp": "data", "tp": "tensor", "pp": "pipeline"}
+
+
+@dataclass(frozen=True, slots=True)
+class ValuesCheck:
+    key: str
+    ok: bool
+    message: str
+    severity: str = "error"  # error | warning | info
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"key": self.key, "ok": self.ok, "severity": self.severity, "message": self.message}
+
+
+def _get(values: dict[str, Any], path: str) -> Any:
+    node: Any = values
+    for part in path.split("."):
+        if not isinstance(node, dict) or part not in node:
+            return None
+        node = node[part]
+    return node
+
+
+def parallel_groups(values: Any, path: str = "") -> dict[str, dict[str, int]]:
+    """parent path -> {data|tensor|pipeline: size} for every mapping that sets a parallel size."""
+    groups: dict[str, dict[str, int]] = {}
+    if not isinstance(values, dict):
+        return groups
+    own: dict[str, int] = {}
+    for key, value in values.items():
+        name = str(key)
+        match = PARALLEL_KEY.match(name)
+        kind = match.group(1).lower() if match else SHORT_KEYS.get(name.lower())
+        if kind and isinstance(value, int) and not isinstance(value, bool):
+            own[kind] = value
+        elif isinstance(value, dict):
+            groups.update(parallel_groups(value, f"{path}.{name}" if path else name))
+    if own:
+        groups[path or "(top level)"] = own
+    return groups
+
+
+def check_values(
+    values: dict[str, Any], *, rct_name: str, npu_count: int, has_nic: bool, templates_in_namespace: list[str]
+) -> list[ValuesCheck]:
+    """Each rule of seed 000/001's key device settings, as one check with the value found."""
+    checks: list[ValuesCheck] = []
+    npu_mode = _get(values, "devices.npu.mode") or "dra"
+    rdma_mode = _get(values, "devices.rdma.mode") or "dra"
+    count = _get(values, "devices.npu.count")
+    declared = 4 if count is None else count
+    checks.append(
+        ValuesCheck(
+            "devices.npu.count",
+            declared == npu_count,
+            f"devices.npu.count is {declared}{' (chart default)' if count is None else ''}, "
+            f"the RCT's NPU count is {npu_count}"
+            + ("" if declared == npu_count else f": set devices.npu.count={npu_count}"),
+        )
+    )
+    for where, sizes in sorted(parallel_groups(values).items()):
+        product = sizes.get("data", 1) * sizes.get("tensor", 1) * sizes.get("pipeline", 1)
+        shown = " x ".join(f"{k} {sizes[k]}" for k in ("data", "tensor", "pipeline") if k in sizes)
+        checks.append(
+            ValuesCheck(
+                f"{where} parallel sizes",
+                product == declared,
+                f"{shown} = {product}, devices.npu.count is {declared}: the chart compares "
+                "them when it renders",
+            )
+        )
+    if npu_mode == "devicePlugin":
+        checks.append(
+            ValuesCheck(
+                "devices.npu.mode",
+                True,
+                "devicePlugin: the chart uses no RCT and NUMA "
+                "alignment is not guaranteed (Unverified); the RCT checks below do not apply",
+                severity="warning",
+            )
+        )
+        if rdma_mode == "devicePlugin" and not _get(values, "devices.rdma.resourceName"):
+            checks.append(
+                ValuesCheck(
+                    "devices.rdma.resourceName",
+                    False,
+                    "devices.rdma.mode is devicePlugin but "
+                    "devices.rdma.resourceName is not set (the cluster's RDMA extended resource, "
+                    "for example rdma/hca)",
+                )
+            )
+        return checks
+    name = _get(values, "devices.claimTemplateName") or "npu-rdma"
+    exists = name in templates_in_namespace
+    message = f"devices.claimTemplateName is {name}"
+    if name != rct_name:
+        message += f", the RCT is {rct_name}: set devices.claimTemplateName={rct_name}"
+    elif not exists:
+        message += " and no such RCT exists in the namespace yet: apply it before installing"
+    checks.append(
+        ValuesCheck(
+            "devices.claimTemplateName",
+            name == rct_name,
+            message,
+            severity="error" if name != rct_name else ("info" if exists else "warning"),
+        )
+    )
+    enabled = _get(values, "devices.rdma.enabled")
+    rdma_on = True if enabled is None else bool(enabled)
+    if rdma_on and not has_nic:
+        checks.append(
+            ValuesCheck(
+                "devices.rdma.enabled",
+                False,
+                "devices.rdma.enabled is true but the RCT requests "
+                "no NIC: set devices.rdma.enabled=false (npu-only)",
+            )
+        )
+    elif not rdma_on and has_nic:
+        checks.append(
+            ValuesCheck(
+                "devices.rdma.enabled",
+                False,
+                "devices.rdma.enabled is false but the RCT requests NICs: Pods hold NICs they do not use",
+                severity="warning",
+            )
+        )
+    else:
+        checks.append(
+            ValuesCheck(
+                "devices.rdma.enabled",
+                True,
+                f"devices.rdma.enabled is {str(rdma_on).lower()}, "
+                f"the RCT {'requests' if has_nic else 'does not request'} NICs",
+            )
+        )
+    if rdma_mode == "devicePlugin":
+        checks.append(
+            ValuesCheck(
+                "devices.rdma.mode",
+                False,
+                "devices.rdma.mode is devicePlugin while "
+                "devices.npu.mode is dra: in DRA mode the RCT allocates the NICs",
+                severity="warning",
+            )
+        )
+    return checks

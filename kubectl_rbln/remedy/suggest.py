@@ -1,0 +1,318 @@
+"""`suggest-rct` as a pure function: the strongest recipe the cluster satisfies, proven before it is printed.
+
+Why: seed 001 tells the operator which recipe to apply when an attribute is missing, but only the
+allocator knows whether the result fits. Every candidate here (strongest first) runs through the
+same simulation as `why --with-rct`, and the first one under which the Pod fits on some node wins.
+The candidates keep the RCT's name and NPU count and adapt only what the seeds allow: the NIC
+selector's pciSubsystem term (to the RDMA NICs found, or removed) and, when both drivers publish
+it, `dra.net/numaNode` for the NUMA match (ecosystem-facts.md 0.1).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from kubectl_rbln.diagnose.checks.attributes import devices_by_driver
+from kubectl_rbln.diagnose.checks.layers import drivers_of
+from kubectl_rbln.diagnose.context import is_device_pod
+from kubectl_rbln.diagnose.findings import Finding
+from kubectl_rbln.diagnose.why import PodDiagnosis, WhyOptions, diagnose_pod
+from kubectl_rbln.dra.allocator import Features
+from kubectl_rbln.dra.model import Pod, PodClaimRef, ResourceClaimTemplate, Snapshot
+from kubectl_rbln.dra.normalize import normalize_template
+from kubectl_rbln.remedy.recipes import (
+    API_VERSIONS,
+    NIC_SELECTOR,
+    NUMA_ATTR,
+    RECIPES,
+    REFERENCE_SUBSYSTEM,
+    RecipeParams,
+    nic_selector,
+    recipe_devices,
+    template_object,
+)
+
+NPU_DRIVER = "npu.rebellions.ai"
+NIC_DRIVER = "dra.net"
+DEVICES_WOULD_FIT = "devices would fit"
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    recipe: str
+    params: RecipeParams
+    adaptations: tuple[str, ...] = ()
+
+    @property
+    def label(self) -> str:
+        return self.recipe + (f" ({'; '.join(self.adaptations)})" if self.adaptations else "")
+
+
+@dataclass(slots=True)
+class Attempt:
+    candidate: Candidate
+    fits_on: list[str]
+    blockers: list[str]
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def fits(self) -> bool:
+        return bool(self.fits_on)
+
+
+@dataclass(slots=True)
+class CurrentRct:
+    """What the stored RCT fixes for the suggestion: its name, NPU count and whether it asks for NICs."""
+
+    name: str
+    namespace: str
+    exists: bool
+    npu_count: int = 4
+    nic_count: int = 2
+    npu_request: str = "npu"
+    nic_request: str = "nic"
+    has_nic: bool = True
+
+
+@dataclass(slots=True)
+class SuggestResult:
+    current: CurrentRct
+    api_version: str
+    attempts: list[Attempt]
+    probes: list[str]  # the Pods the simulation ran for ("ns/name", virtual ones marked)
+    chosen: Attempt | None = None
+    template: dict[str, Any] | None = None
+    no_fix: list[str] = field(default_factory=list)
+
+
+def current_rct(snapshot: Snapshot, namespace: str, name: str) -> CurrentRct:
+    template = snapshot.template(namespace, name)
+    out = CurrentRct(name=name, namespace=namespace, exists=template is not None)
+    if template is None:
+        return out
+    out.has_nic = False
+    for request in template.spec.requests:
+        alternative = request.alternatives[0] if request.alternatives else None
+        if alternative is None:
+            continue
+        drivers = drivers_of(snapshot.device_classes.get(alternative.device_class), alternative.device_class)
+        if NPU_DRIVER in drivers:
+            out.npu_count, out.npu_request = alternative.count, request.name
+        elif NIC_DRIVER in drivers:
+            out.nic_count, out.nic_request, out.has_nic = alternative.count, request.name, True
+    return out
+
+
+def rdma_subsystems(snapshot: Snapshot) -> Counter[str]:
+    """pciSubsystem values of the NICs dranet reports as RDMA-capable, most common first."""
+    found: Counter[str] = Counter()
+    for device in devices_by_driver(snapshot).get(NIC_DRIVER, []):
+        if device.attributes.get("dra.net/rdma") is True:
+            found[str(device.attributes.get("dra.net/pciSubsystem", ""))] += 1
+    return found
+
+
+def numa_attributes(snapshot: Snapshot) -> list[str]:
+    """The standard numaNode first, then any other `*/numaNode` that both drivers publish."""
+    by_driver = devices_by_driver(snapshot)
+    published = [
+        {n for d in by_driver.get(driver, []) for n in d.attributes} for driver in (NPU_DRIVER, NIC_DRIVER)
+    ]
+    common = sorted(n for n in published[0] & published[1] if n.endswith("/numaNode") and n != NUMA_ATTR)
+    return [NUMA_ATTR, *common]
+
+
+def nic_variants(subsystems: Counter[str]) -> list[tuple[str, tuple[str, ...]]]:
+    """The recipe's selector, then its pciSubsystem term set to each RDMA NIC model found, then removed."""
+    variants: list[tuple[str, tuple[str, ...]]] = [(NIC_SELECTOR, ())]
+    others = [value for value, _ in subsystems.most_common() if value and value != REFERENCE_SUBSYSTEM]
+    for value in others:
+        variants.append(
+            (nic_selector(value), (f'NIC selector pciSubsystem == "{value}" (the RDMA NICs found)',))
+        )
+    if len(subsystems) > 1 or (others and REFERENCE_SUBSYSTEM not in subsystems):
+        variants.append((nic_selector(None), ("NIC selector without the pciSubsystem term",)))
+    return variants
+
+
+def candidates(snapshot: Snapshot, current: CurrentRct, only: str | None = None) -> list[Candidate]:
+    """Strongest first: numa-aligned, numa-unaligned, then npu-only (for an RCT without NICs, or on request)."""
+    base = RecipeParams(
+        npu_count=current.npu_count,
+        nic_count=current.nic_count,
+        npu_request=current.npu_request,
+        nic_request=current.nic_request,
+    )
+    subsystems = rdma_subsystems(snapshot)
+    found: list[Candidate] = []
+    if subsystems and current.has_nic:
+        for numa in numa_attributes(snapshot):
+            numa_note = () if numa == NUMA_ATTR else (f"matchAttribute {numa}",)
+            for selector, notes in nic_variants(subsystems):
+                found.append(
+                    Candidate(
+                        "numa-aligned",
+                        replace(base, nic_selector=selector, numa_attribute=numa),
+                        numa_note + notes,
+                    )
+                )
+        for selector, notes in nic_variants(subsystems):
+            found.append(Candidate("numa-unaligned", replace(base, nic_selector=selector), notes))
+    if not current.has_nic or only == "npu-only":
+        found.append(Candidate("npu-only", base))
+    return [c for c in found if only is None or c.recipe == only]
+
+
+def virtual_pod(pod: Pod) -> Pod:
+    """A copy of a Running Pod as a new replica: Pending, unscheduled, its claims not yet created."""
+    return replace(
+        pod,
+        name=f"{pod.name}-replica",
+        uid="",
+        phase="Pending",
+        node_name=None,
+        claim_statuses={},
+        conditions={},
+        container_states=[],
+        raw={},
+    )
+
+
+def probe_pod(namespace: str, rct: str) -> Pod:
+    """A Pod that only references the RCT: for a cluster where nothing uses it yet."""
+    return Pod(
+        name=f"{rct}-probe",
+        namespace=namespace,
+        uid="",
+        phase="Pending",
+        node_name=None,
+        labels={},
+        node_selector={},
+        affinity={},
+        tolerations=[],
+        resource_claims=[PodClaimRef(name=rct, resource_claim_template_name=rct)],
+        claim_statuses={},
+        conditions={},
+        containers=[],
+        container_states=[],
+    )
+
+
+def _uses(pod: Pod, rct: str) -> bool:
+    return any(ref.resource_claim_template_name == rct for ref in pod.resource_claims)
+
+
+def probe_pods(snapshot: Snapshot, namespace: str, rct: str, pod: Pod | None = None) -> list[tuple[Pod, str]]:
+    """The Pods to verify with: the named one, else the Pending Pods using the RCT, else a new replica."""
+    if pod is not None:
+        fresh = pod.phase == "Pending" and not pod.node_name
+        return [(pod, pod.key) if fresh else (virtual_pod(pod), f"{pod.key} (as a new replica)")]
+    users = [p for p in snapshot.pods if p.namespace == namespace and is_device_pod(p) and _uses(p, rct)]
+    pending = [p for p in users if p.phase == "Pending" and not p.node_name]
+    if pending:
+        return [(p, p.key) for p in pending]
+    if users:
+        first = sorted(users, key=lambda p: p.name)[0]
+        return [(virtual_pod(first), f"{first.key} (as a new replica)")]
+    return [(probe_pod(namespace, rct), f"{namespace}/{rct}-probe (a Pod that only uses the RCT)")]
+
+
+def devices_fit(row: dict[str, Any]) -> bool:
+    return row.get("fits") is True or (
+        row.get("fits") is None and DEVICES_WOULD_FIT in str(row.get("reason", ""))
+    )
+
+
+def _blockers(diagnosis: PodDiagnosis) -> list[str]:
+    errors = [f.title for f in diagnosis.findings if f.severity == "error"]
+    if errors:
+        return errors[:3]
+    reasons = [f"{r['name']}: {r.get('reason', '')}" for r in diagnosis.nodes if r.get("reason")]
+    return reasons[:3] or [diagnosis.verdict]
+
+
+def verify(
+    snapshot: Snapshot, template: ResourceClaimTemplate, pods: list[Pod], features: Features, lang: str
+) -> tuple[list[str], list[str], list[Finding]]:
+    """The simulation of `why --with-rct`: (nodes where every Pod's devices fit, blockers, findings)."""
+    options = WhyOptions(lang=lang, features=features, with_rct=template)
+    fit_sets: list[set[str]] = []
+    blockers: list[str] = []
+    findings: list[Finding] = []
+    full_fit = False
+    for pod in pods:
+        diagnosis = diagnose_pod(snapshot, pod, options)
+        nodes = {r["name"] for r in diagnosis.nodes if devices_fit(r)}
+        full_fit = full_fit or any(r.get("fits") is True for r in diagnosis.nodes)
+        if not nodes:
+            blockers += [b for b in _blockers(diagnosis) if b not in blockers]
+            findings += diagnosis.findings
+        fit_sets.append(nodes)
+    if not full_fit or not all(fit_sets):
+        return [], blockers, findings
+    return sorted(set().union(*fit_sets)), blockers, findings
+
+
+def served_version(snapshot: Snapshot) -> str:
+    version = snapshot.resource_api_version
+    return version if version in API_VERSIONS else "v1"
+
+
+def suggest(
+    snapshot: Snapshot,
+    namespace: str,
+    rct: str,
+    *,
+    features: Features,
+    pod: Pod | None = None,
+    only: str | None = None,
+    lang: str = "en",
+) -> SuggestResult:
+    """Try the candidates strongest first; the first one the simulation proves is the suggestion."""
+    if only is not None and only not in RECIPES:
+        raise ValueError(f"unknown recipe {only!r}")
+    current = current_rct(snapshot, namespace, rct)
+    api_version = served_version(snapshot)
+    pods = probe_pods(snapshot, namespace, rct, pod)
+    result = SuggestResult(current=current, api_version=api_version, attempts=[], probes=[p[1] for p in pods])
+    for candidate in candidates(snapshot, current, only):
+        obj = template_object(rct, namespace, recipe_devices(candidate.recipe, candidate.params), api_version)
+        fits_on, blockers, findings = verify(
+            snapshot, normalize_template(obj), [p for p, _ in pods], features, lang
+        )
+        attempt = Attempt(candidate, fits_on, blockers, findings)
+        result.attempts.append(attempt)
+        if attempt.fits:
+            result.chosen, result.template = attempt, obj
+            return result
+    result.no_fix = no_fix_reasons(snapshot, current, result.attempts, only)
+    return result
+
+
+def no_fix_reasons(
+    snapshot: Snapshot, current: CurrentRct, attempts: list[Attempt], only: str | None
+) -> list[str]:
+    """Why no recipe fits, in the words of the fix: the RDMA driver, capacity, or what blocked each try."""
+    reasons = []
+    if current.has_nic and not rdma_subsystems(snapshot) and only != "npu-only":
+        nics = len(devices_by_driver(snapshot).get(NIC_DRIVER, []))
+        reasons.append(
+            f"no NIC with dra.net/rdma=true on any node ({nics} dra.net devices): dranet reports RDMA only "
+            "when the NIC vendor's RDMA driver is loaded (bnxt_re for the Broadcom NICs of the reference "
+            "node); load it (sudo modprobe bnxt_re) and check ls /sys/class/infiniband/ on each node. "
+            "For an AGG install without "
+            "NICs: kubectl rbln suggest-rct --recipe npu-only"
+        )
+    slugs = {f.slug for a in attempts for f in a.findings}
+    if "devices-exhausted" in slugs:
+        reasons.append(
+            "every matching device is held by running Pods: a capacity problem, not an RCT problem "
+            "(kubectl get resourceclaims -A shows the holders)"
+        )
+    for attempt in attempts[:4]:
+        reasons.append(f"{attempt.candidate.label}: {'; '.join(attempt.blockers) or 'does not fit'}")
+    if len(attempts) > 4:
+        reasons.append(f"... and {len(attempts) - 4} more variants")
+    return reasons

@@ -1,0 +1,118 @@
+"""Test-local bundles for `pod-devices`: a synthetic cluster plus the probe output each Pod would print.
+
+The synthetic package records single by-hand commands; `pod-devices` needs its one
+constant probe, so the captures are built here from each Pod's real allocation
+(claim results -> slice devices -> rdmaDevice names) and then bent per case.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kubectl_rbln.cluster.exec_probe import PROBE_COMMAND
+from kubectl_rbln.synthetic import build_cluster
+
+NS = "serving"
+
+
+def probe_stdout(
+    *,
+    infiniband: list[str] = (),  # type: ignore[assignment]
+    uverbs: list[tuple[str, str]] = (),  # type: ignore[assignment]
+    npus: list[str] = (),  # type: ignore[assignment]
+    rsd: list[str] = (),  # type: ignore[assignment]
+    rds: list[str] = (),  # type: ignore[assignment]
+    memlock: str = "unlimited",
+    uid: str = "2000",
+    netns: str = "",
+) -> str:
+    """What PROBE_SCRIPT prints, section by section, in its order."""
+    lines = ["@@rbln-probe v1", "@@infiniband", *infiniband, "@@uverbs"]
+    lines += [f"{name} {hca}" for name, hca in uverbs]
+    lines += ["@@npu", *npus, "@@rsd", *rsd, "@@rds", *rds, "@@memlock", memlock, "@@uid", uid]
+    lines += ["@@netns", netns, "@@end"]
+    return "\n".join(lines) + "\n"
+
+
+def capture(
+    pod: str,
+    stdout: str = "",
+    *,
+    stderr: str = "",
+    exit_code: int = 0,
+    container: str = "modelserver",
+    delay: float | None = None,
+) -> dict[str, Any]:
+    item: dict[str, Any] = {
+        "apiVersion": "kubectl-rbln/v1",
+        "kind": "ExecCapture",
+        "metadata": {"name": pod, "namespace": NS},
+        "container": container,
+        "command": list(PROBE_COMMAND),
+        "stdout": stdout,
+        "stderr": stderr,
+        "exitCode": exit_code,
+    }
+    if delay is not None:
+        item["delaySeconds"] = delay
+    return item
+
+
+class Cluster:
+    """A synthetic cluster's objects with lookups by role: `pods("prefill")`, `allocation(pod)`."""
+
+    def __init__(self, *, unlabel: tuple[str, ...] = (), **knobs: Any) -> None:
+        knobs.setdefault("captures", False)
+        self.objects = build_cluster(seed=5, **knobs)
+        for obj in self.objects:
+            if obj["kind"] == "Node" and obj["metadata"]["name"] in unlabel:
+                obj["metadata"]["labels"].pop("rebellions.ai/rds.present", None)
+
+    def of_kind(self, kind: str) -> list[dict[str, Any]]:
+        return [o for o in self.objects if o["kind"] == kind]
+
+    def pods(self, component: str, running: bool = True) -> list[str]:
+        return [
+            p["metadata"]["name"]
+            for p in self.of_kind("Pod")
+            if p["metadata"]["labels"]["app.kubernetes.io/component"] == component
+            and (p["status"]["phase"] == "Running") == running
+        ]
+
+    def pod(self, name: str) -> dict[str, Any]:
+        return next(p for p in self.of_kind("Pod") if p["metadata"]["name"] == name)
+
+    def claim(self, pod: str) -> dict[str, Any]:
+        return next(
+            c for c in self.of_kind("ResourceClaim") if c["metadata"]["ownerReferences"][0]["name"] == pod
+        )
+
+    def device(self, pool: str, name: str) -> dict[str, Any]:
+        for s in self.of_kind("ResourceSlice"):
+            if s["spec"]["pool"]["name"] == pool:
+                for d in s["spec"]["devices"]:
+                    if d["name"] == name:
+                        return d
+        raise KeyError(name)
+
+    def healthy(self, pod: str) -> dict[str, Any]:
+        """probe_stdout() arguments for a Pod that got exactly its allocation (exclusive RDMA mode)."""
+        results = self.claim(pod)["status"]["allocation"]["devices"]["results"]
+        npus = [r["device"] for r in results if r["driver"] == "npu.rebellions.ai"]
+        hcas = [
+            self.device(r["pool"], r["device"])["attributes"]["dra.net/rdmaDevice"]["string"]
+            for r in results
+            if r["driver"] == "dra.net"
+        ]
+        node = next(
+            n for n in self.of_kind("Node") if n["metadata"]["name"] == self.pod(pod)["spec"]["nodeName"]
+        )
+        rds = ["rblnfs0"] if node["metadata"]["labels"].get("rebellions.ai/rds.present") == "true" else []
+        return {
+            "infiniband": hcas,
+            "uverbs": [(f"uverbs{i}", h) for i, h in enumerate(hcas)],
+            "npus": npus,
+            "rsd": ["rsd0"] if len(npus) > 1 else [],
+            "rds": rds,
+            "netns": "N",
+        }
