@@ -24,7 +24,7 @@ HOME = tempfile.mkdtemp(prefix="rbln-completion-home-")
 def kubectl_complete(
     kubectl_binary: str, *words: str, kubeconfig: Path | None = None, timeout: float = 20
 ) -> tuple[list[str], str]:
-    """`kubectl __complete rbln WORDS`: the candidates' values and the directive line, as a shell gets them."""
+    """`kubectl __complete rbln WORDS`: candidate values and the directive line, as a shell gets them."""
     env = {
         "PATH": os.pathsep.join([str(COMPLETIONS), str(VENV_BIN), "/usr/bin", "/bin"]),
         "HOME": HOME,  # kubectl writes its cache under HOME/.kube

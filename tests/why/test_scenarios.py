@@ -35,3 +35,19 @@ def test_scenario_slugs(scenario, shape):
     )
     if not scenario.must:
         assert not [f for f in diagnosis.findings if f.severity == "error"], diagnosis.findings
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_no_finding_shows_an_unfilled_placeholder(lang):
+    """Every value a catalog text names is filled by the check that raised it."""
+    import re
+
+    for scenario in SCENARIOS.values():
+        snapshot = build_snapshot(scenario.build("v1"))
+        pod = snapshot.pod(*scenario.pending_pod)
+        choice = choose_features(snapshot, None, None)
+        diagnosis = diagnose_pod(snapshot, pod, WhyOptions(lang=lang, features=allocator_features(choice)))
+        for finding in diagnosis.findings:
+            for text in [finding.title, finding.detail, *finding.remediation]:
+                left = re.findall(r"(?<!\{)\{[a-z_]+\}(?!\})", text)
+                assert not left, f"{scenario.name}: {finding.slug}: {left} in {text!r}"

@@ -67,6 +67,7 @@ def check_crashes(ctx: PodContext, lang: str) -> list[Finding]:
             "container": state.name,
             "node": pod.node_name or "<node>",
             "restarts": state.restart_count,
+            "reason": state.reason or state.last_reason or state.state or "restarting",
         }
         if lines:
             runtime = _runtime_of(ctx)
