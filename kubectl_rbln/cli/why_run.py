@@ -50,6 +50,12 @@ def select_pods(snapshot: Snapshot, names: list[str], namespace: str | None) -> 
     ]
 
 
+def _closest(nodes: list[dict[str, Any]]) -> str | None:
+    from kubectl_rbln.diagnose.topology import closest_node  # noqa: PLC0415
+
+    return closest_node(nodes)
+
+
 def run_why(
     opts: Options,
     names: list[str],
@@ -70,6 +76,8 @@ def run_why(
         assumptions=choice.describe(),
     )
     diagnoses = [diagnose_pod(snapshot, pod, options) for pod in pods]
+    for diagnosis in diagnoses:
+        diagnosis.closest_node = _closest(diagnosis.nodes)
     report: dict[str, Any] = {
         "apiVersion": SCHEMA_VERSION,
         "kind": "WhyReport",
@@ -87,4 +95,26 @@ def run_why(
         buffer = io.StringIO()
         emit_document(report, opts.output, opts.jq, stream=buffer)
         return buffer.getvalue(), code
-    return render_report(report, color=opts.color, wide=opts.output == "wide"), code
+    drawings = closest_node_drawings(snapshot, diagnoses, replacement, options, opts)
+    return render_report(report, color=opts.color, wide=opts.output == "wide", drawings=drawings), code
+
+
+def closest_node_drawings(snapshot: Snapshot, diagnoses: list[Any], replacement: ResourceClaimTemplate | None,
+                          options: WhyOptions, opts: Options) -> dict[str, tuple[str, str]]:
+    """Pod -> (node, drawing) of the node that came closest to fitting, so the reason is seen, not only read."""
+    from kubectl_rbln.diagnose.context import pod_context  # noqa: PLC0415
+    from kubectl_rbln.diagnose.topology import closest_node  # noqa: PLC0415
+    from kubectl_rbln.render.topo_text import render_node_drawing  # noqa: PLC0415
+
+    drawings = {}
+    for diagnosis in diagnoses:
+        node = closest_node(diagnosis.nodes)
+        claim = next((c for c in pod_context(snapshot, diagnosis.pod).unallocated if c.spec), None)
+        if node is None or claim is None:
+            continue
+        spec = replacement.spec if replacement else claim.spec
+        name = (replacement.name if replacement else claim.ref.resource_claim_template_name) or claim.claim_name
+        drawing = render_node_drawing(snapshot, node, namespace=diagnosis.pod.namespace, spec=spec, rct=name,
+                                      features=options.features, color=opts.color, wide=opts.output == "wide")
+        drawings[diagnosis.pod.key] = (node, drawing)
+    return drawings

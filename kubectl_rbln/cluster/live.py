@@ -155,8 +155,10 @@ class LiveClient:
         except ValueError as exc:
             verb, resource = describe_resource(path)
             raise ClusterError(
-                self._scrub(f"{verb} {resource}: the answer of {self.server} is not valid JSON "
-                            f"(cut short?): {_short(str(exc))}")
+                self._scrub(
+                    f"{verb} {resource}: the answer of {self.server} is not valid JSON "
+                    f"(cut short?): {_short(str(exc))}"
+                )
             ) from None
 
     def get_text(self, path: str, query: dict[str, Any] | None = None) -> str:
@@ -171,8 +173,9 @@ class LiveClient:
             try:
                 return self._list_once(path, query)
             except ListExpired as again:
-                raise ClusterError(f"{again.message}, twice; the cluster changes faster than we can list, "
-                                   "try again") from None
+                raise ClusterError(
+                    f"{again.message}, twice; the cluster changes faster than we can list, try again"
+                ) from None
 
     def _list_once(self, path: str, query: dict[str, Any] | None) -> list[dict[str, Any]]:
         # resourceVersion=0 lets the apiserver answer from its cache (cheap, possibly a little stale,

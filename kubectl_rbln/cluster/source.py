@@ -115,8 +115,10 @@ class LiveCollector:
         except ApiRefusal as refusal:
             note = None
             if refusal.status == 404:
-                note = (f"the cluster does not serve {RESOURCE_GROUP} (Dynamic Resource Allocation): "
-                        f"GET /apis/{RESOURCE_GROUP} answered 404")
+                note = (
+                    f"the cluster does not serve {RESOURCE_GROUP} (Dynamic Resource Allocation): "
+                    f"GET /apis/{RESOURCE_GROUP} answered 404"
+                )
             self._problem(RESOURCE_GROUP, refusal, note)
             return []
         served = [str(v.get("version")) for v in group.get("versions") or [] if isinstance(v, dict)]
@@ -182,8 +184,12 @@ class LiveCollector:
     def read_log(self, namespace: str, pod: str, container: str) -> str | None:
         """The previous run's log; a refused log (403, gone: 400/404) is a problem entry, not the end."""
         path = f"/api/v1/namespaces/{namespace}/pods/{pod}/log"
-        query = {"container": container, "previous": "true", "tailLines": LOG_TAIL_LINES,
-                 "limitBytes": LOG_LIMIT_BYTES}
+        query = {
+            "container": container,
+            "previous": "true",
+            "tailLines": LOG_TAIL_LINES,
+            "limitBytes": LOG_LIMIT_BYTES,
+        }
         try:
             return self.client.get_text(path, query)
         except ApiRefusal as refusal:
@@ -212,8 +218,9 @@ def pod_log(meta: dict[str, Any], container: str, text: str) -> dict[str, Any]:
     }
 
 
-def cluster_info(version: str, resource_versions: list[str], problems: list[dict[str, str]],
-                 context: str) -> dict[str, Any]:
+def cluster_info(
+    version: str, resource_versions: list[str], problems: list[dict[str, str]], context: str
+) -> dict[str, Any]:
     """What only a live read knows, kept so that a bundle diagnoses like the cluster it came from."""
     return {
         "apiVersion": PLUGIN_API_VERSION,

@@ -414,7 +414,7 @@ def _findings(
 
 
 def remediation(source: RctSource, required: list[Required], drops: dict[str, str]) -> list[str]:
-    """Seed 001: alignment key missing -> numa-unaligned (delete first); dra.net key -> edit the NIC selector."""
+    """Seed 001: alignment key missing: numa-unaligned (delete first); dra.net key: edit the NIC selector."""
     ns, name = source.namespace, source.name
     lines: list[str] = []
     bad = [r for r in required if r.verdict in ("absent", "partial")]

@@ -82,6 +82,7 @@ class PodDiagnosis:
     nodes: list[dict[str, Any]]
     events: list[dict[str, Any]]
     features: dict[str, Any]
+    closest_node: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -91,6 +92,7 @@ class PodDiagnosis:
             "verdict": self.verdict,
             "findings": [f.to_dict() for f in self.findings],
             "nodes": self.nodes,
+            "closestNode": self.closest_node,
             "events": self.events,
             "assumptions": self.features,
         }

@@ -138,7 +138,7 @@ def nic_variants(subsystems: Counter[str]) -> list[tuple[str, tuple[str, ...]]]:
 
 
 def candidates(snapshot: Snapshot, current: CurrentRct, only: str | None = None) -> list[Candidate]:
-    """Strongest first: numa-aligned, numa-unaligned, then npu-only (for an RCT without NICs, or on request)."""
+    """Strongest first: numa-aligned, numa-unaligned, npu-only (for an RCT without NICs, or on request)."""
     base = RecipeParams(
         npu_count=current.npu_count,
         nic_count=current.nic_count,

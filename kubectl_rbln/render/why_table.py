@@ -8,6 +8,7 @@ table of what the simulation found on each node.
 from __future__ import annotations
 
 import json
+import textwrap
 from typing import Any
 
 import click
@@ -17,6 +18,7 @@ SYMBOLS = {"error": "✗", "warning": "!", "info": "i"}
 COLORS = {"error": "red", "warning": "yellow", "info": "cyan"}
 MAX_NODE_ROWS = 20
 MAX_EVIDENCE_VALUE = 160
+WIDTH = 100
 MAX_REASON = 78  # NODE + FITS + WHY within 100 columns
 
 
@@ -112,12 +114,15 @@ def render_events(events: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
-def render_diagnosis(diagnosis: dict[str, Any], *, color: bool, wide: bool) -> str:
+def render_diagnosis(diagnosis: dict[str, Any], *, color: bool, wide: bool,
+                     drawing: tuple[str, str] | None = None) -> str:
     lines = [_style(diagnosis["verdict"], color, bold=True)]
     for finding in diagnosis["findings"]:
         lines.append("")
         lines.extend(render_finding(finding, color=color, wide=wide))
     lines += render_nodes(diagnosis.get("nodes") or [], wide=wide)
+    if drawing is not None:
+        lines += ["", f"CLOSEST NODE: {drawing[0]}", drawing[1].rstrip("\n")]
     lines += render_events(diagnosis.get("events") or [])
     return "\n".join(lines)
 
@@ -126,7 +131,8 @@ def _signature(diagnosis: dict[str, Any]) -> tuple[tuple[str, str], ...]:
     return tuple((f["slug"], f["title"]) for f in diagnosis["findings"])
 
 
-def render_report(report: dict[str, Any], *, color: bool, wide: bool) -> str:
+def render_report(report: dict[str, Any], *, color: bool, wide: bool,
+                  drawings: dict[str, tuple[str, str]] | None = None) -> str:
     """One block per Pod; Pods with exactly the same findings as an earlier one get one line."""
     blocks = []
     first_with: dict[tuple[tuple[str, str], ...], str] = {}
@@ -139,7 +145,8 @@ def render_report(report: dict[str, Any], *, color: bool, wide: bool) -> str:
             )
             continue
         first_with.setdefault(signature, diagnosis["pod"])
-        blocks.append(render_diagnosis(diagnosis, color=color, wide=wide))
+        drawing = (drawings or {}).get(diagnosis["pod"])
+        blocks.append(render_diagnosis(diagnosis, color=color, wide=wide, drawing=drawing))
     if not blocks:
         blocks = [report.get("message", "no device Pod needs attention")]
     return "\n\n".join(blocks) + "\n"

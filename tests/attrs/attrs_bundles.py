@@ -21,7 +21,7 @@ PENDING = {"prefill_running": 0, "decode_running": 0, "prefill_pending": 1, "dec
 
 
 def strip_dranet_domain(objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """dranet publishing its attributes unqualified (`rdma`, not `dra.net/rdma`): the same to the allocator."""
+    """dranet publishing its attributes unqualified (`rdma`, not `dra.net/rdma`): the same to allocation."""
     out = copy.deepcopy(objects)
     for obj in out:
         if obj.get("kind") == "ResourceSlice" and obj["spec"]["driver"] == "dra.net":

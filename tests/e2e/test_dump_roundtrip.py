@@ -42,8 +42,14 @@ def dump(
     if not (BIN / "kubectl").is_file() or not (BIN / "kubectl-rbln").is_file():
         pytest.skip("needs kubectl and the kubectl-rbln entry point in the venv's bin folder")
     env = {"PATH": str(BIN), "HOME": str(home), "KUBECONFIG": str(kubeconfig_for(server)), "LANG": "C.UTF-8"}
-    result = subprocess.run([str(BIN / "kubectl"), "rbln", "dump", "-A"], capture_output=True, text=True,
-                            env=env, timeout=30, check=False)
+    result = subprocess.run(
+        [str(BIN / "kubectl"), "rbln", "dump", "-A"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=30,
+        check=False,
+    )
     assert result.returncode == 0, result.stderr
     assert result.stderr == ""
     return json.loads(result.stdout)["items"]

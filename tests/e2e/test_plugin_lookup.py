@@ -31,8 +31,14 @@ def plugin(tmp_path: Path) -> Callable[..., subprocess.CompletedProcess[str]]:
         env = {"PATH": str(BIN), "HOME": str(tmp_path), "LANG": "C.UTF-8", "NO_COLOR": "1"}
         if kubeconfig is not None:
             env["KUBECONFIG"] = str(kubeconfig)
-        result = subprocess.run([str(BIN / "kubectl"), "rbln", *args], capture_output=True, text=True,
-                                env=env, timeout=30, check=False)
+        result = subprocess.run(
+            [str(BIN / "kubectl"), "rbln", *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=30,
+            check=False,
+        )
         assert "Traceback" not in result.stderr, result.stderr
         return result
 

@@ -64,13 +64,18 @@ def rbln(home: Path, *args: str, env: dict[str, str] | None = None) -> Any:
 
 def config(contexts: dict[str, str], current: str, token: str = "t0ken") -> str:
     """A kubeconfig with one cluster and user per context; values are server URLs."""
-    return yaml.safe_dump({
-        "apiVersion": "v1", "kind": "Config", "current-context": current,
-        "clusters": [{"name": f"{n}-cluster", "cluster": {"server": url}} for n, url in contexts.items()],
-        "users": [{"name": f"{n}-user", "user": {"token": token}} for n in contexts],
-        "contexts": [{"name": n, "context": {"cluster": f"{n}-cluster", "user": f"{n}-user"}}
-                     for n in contexts],
-    })
+    return yaml.safe_dump(
+        {
+            "apiVersion": "v1",
+            "kind": "Config",
+            "current-context": current,
+            "clusters": [{"name": f"{n}-cluster", "cluster": {"server": url}} for n, url in contexts.items()],
+            "users": [{"name": f"{n}-user", "user": {"token": token}} for n in contexts],
+            "contexts": [
+                {"name": n, "context": {"cluster": f"{n}-cluster", "user": f"{n}-user"}} for n in contexts
+            ],
+        }
+    )
 
 
 # ---------------------------------------------------------------- kubeconfig: exit 3
@@ -103,8 +108,10 @@ def test_unknown_context_lists_the_known_ones(home: Path, kubeconfigs: Kubeconfi
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("clusters: [\n", "is not valid YAML at line 2, column 1: "
-         "expected the node content, but found '<stream end>'"),
+        (
+            "clusters: [\n",
+            "is not valid YAML at line 2, column 1: expected the node content, but found '<stream end>'",
+        ),
         ("just a string\n", "is not a kubeconfig: a str, not a mapping"),
         ("- a\n- b\n", "is not a kubeconfig: a list, not a mapping"),
         ("contexts: 5\n", "is not a kubeconfig: `contexts` is not a list of entries"),

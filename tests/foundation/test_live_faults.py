@@ -32,12 +32,16 @@ def kubeconfig_text(server: str, token: str = TOKEN, namespace: str | None = Non
     context: dict[str, Any] = {"cluster": "c", "user": "u"}
     if namespace:
         context["namespace"] = namespace
-    return yaml.safe_dump({
-        "apiVersion": "v1", "kind": "Config", "current-context": "c",
-        "clusters": [{"name": "c", "cluster": {"server": server}}],
-        "users": [{"name": "u", "user": {"token": token}}],
-        "contexts": [{"name": "c", "context": context}],
-    })
+    return yaml.safe_dump(
+        {
+            "apiVersion": "v1",
+            "kind": "Config",
+            "current-context": "c",
+            "clusters": [{"name": "c", "cluster": {"server": server}}],
+            "users": [{"name": "u", "user": {"token": token}}],
+            "contexts": [{"name": "c", "context": context}],
+        }
+    )
 
 
 class Cluster:
@@ -52,8 +56,15 @@ class Cluster:
         self._digest = hashlib.sha256(self.kubeconfig.read_bytes()).hexdigest()
 
     def rbln(self, *args: str, timeout: str = "2s") -> Any:
-        result = run_rbln(*args, "--kubeconfig", str(self.kubeconfig), "--request-timeout", timeout,
-                          env={"HOME": str(self.home)}, timeout=30)
+        result = run_rbln(
+            *args,
+            "--kubeconfig",
+            str(self.kubeconfig),
+            "--request-timeout",
+            timeout,
+            env={"HOME": str(self.home)},
+            timeout=30,
+        )
         output = result.stdout + result.stderr
         assert TOKEN not in output, "the bearer token was printed"
         assert "Traceback" not in result.stderr, result.stderr
@@ -101,10 +112,18 @@ def error_line(result: Any) -> str:
 
 
 def many_events(count: int) -> list[dict[str, Any]]:
-    return [{"apiVersion": "v1", "kind": "Event",
-             "metadata": {"name": f"noise-{i:04d}", "namespace": "serving"},
-             "involvedObject": {"kind": "Pod", "name": "decode-0", "namespace": "serving"},
-             "reason": "Noise", "message": "filler", "type": "Normal"} for i in range(count)]
+    return [
+        {
+            "apiVersion": "v1",
+            "kind": "Event",
+            "metadata": {"name": f"noise-{i:04d}", "namespace": "serving"},
+            "involvedObject": {"kind": "Pod", "name": "decode-0", "namespace": "serving"},
+            "reason": "Noise",
+            "message": "filler",
+            "type": "Normal",
+        }
+        for i in range(count)
+    ]
 
 
 # ---------------------------------------------------------------- 403: one list degrades, the rest run
@@ -114,8 +133,10 @@ def test_forbidden_claims_degrade_only_that_list(cluster: Callable[..., Cluster]
     c = cluster(Faults(forbid={"resourceclaims"}))
     result = c.rbln("dump", "-n", "serving")
     assert result.returncode == 0, result.stderr
-    cluster_scope = (f'resourceclaims.resource.k8s.io is forbidden: User "{USER}" cannot list resource '
-                     f'"resourceclaims" in API group "resource.k8s.io" at the cluster scope')
+    cluster_scope = (
+        f'resourceclaims.resource.k8s.io is forbidden: User "{USER}" cannot list resource '
+        f'"resourceclaims" in API group "resource.k8s.io" at the cluster scope'
+    )
     in_namespace = cluster_scope.replace("at the cluster scope", 'in the namespace "serving"')
     note = "; claims in other namespaces are invisible, devices they hold look free"
     assert result.stderr.splitlines() == [f"warning: {cluster_scope}{note}", f"warning: {in_namespace}"]
@@ -156,8 +177,10 @@ def test_hidden_dra_group_is_not_served(cluster: Callable[..., Cluster]) -> None
     c = cluster(Faults(hide_groups={"resource.k8s.io"}))
     result = c.rbln("dump", "-A")
     assert result.returncode == 0, result.stderr
-    message = ("the cluster does not serve resource.k8s.io (Dynamic Resource Allocation): "
-               "GET /apis/resource.k8s.io answered 404")
+    message = (
+        "the cluster does not serve resource.k8s.io (Dynamic Resource Allocation): "
+        "GET /apis/resource.k8s.io answered 404"
+    )
     assert result.stderr.splitlines() == [f"warning: {message}"]
     info = cluster_info(result)
     assert info["problems"] == [{"kind": "resource.k8s.io", "code": "not-served", "message": message}]
@@ -175,8 +198,10 @@ def test_server_error_is_one_line_exit_3(cluster: Callable[..., Cluster]) -> Non
     c = cluster(Faults(status_for={"/api/v1/pods": 500}))
     result = c.rbln("dump", "-A")
     assert result.returncode == 3
-    assert error_line(result) == ("error: list pods at the cluster scope: the server answered "
-                                  "500 Internal Server Error: injected fault: InternalError")
+    assert error_line(result) == (
+        "error: list pods at the cluster scope: the server answered "
+        "500 Internal Server Error: injected fault: InternalError"
+    )
     assert result.stdout == ""
     assert len([p for p, _, _ in c.paths() if p == "/api/v1/pods"]) == 1, "a 500 without Retry-After is final"
 
@@ -195,8 +220,10 @@ def test_throttling_gives_up_after_three_tries(cluster: Callable[..., Cluster]) 
     c = cluster(Faults(status_for={"/api/v1/pods": 429}))
     result = c.rbln("dump", "-A", timeout="5s")
     assert result.returncode == 3
-    assert error_line(result) == ("error: list pods at the cluster scope: the server answered "
-                                  "429 Too Many Requests 3 times: injected fault: TooManyRequests")
+    assert error_line(result) == (
+        "error: list pods at the cluster scope: the server answered "
+        "429 Too Many Requests 3 times: injected fault: TooManyRequests"
+    )
     assert len([p for p, _, _ in c.paths() if p == "/api/v1/pods"]) == 3
 
 
@@ -205,8 +232,10 @@ def test_throttling_never_waits_past_the_request_timeout(cluster: Callable[..., 
     started = time.monotonic()
     result = c.rbln("dump", "-A", timeout="1s")
     assert result.returncode == 3
-    assert error_line(result) == ("error: list pods at the cluster scope: the server answered "
-                                  "429 Too Many Requests: injected fault: TooManyRequests")
+    assert error_line(result) == (
+        "error: list pods at the cluster scope: the server answered "
+        "429 Too Many Requests: injected fault: TooManyRequests"
+    )
     assert time.monotonic() - started < 3
 
 
@@ -215,8 +244,10 @@ def test_truncated_body_is_a_cluster_error(cluster: Callable[..., Cluster]) -> N
     result = c.rbln("dump", "-A")
     assert result.returncode == 3
     line = error_line(result)
-    prefix = (f"error: list resourceslices.resource.k8s.io at the cluster scope: the answer of "
-              f"{c.server.url} is not valid JSON (cut short?): ")
+    prefix = (
+        f"error: list resourceslices.resource.k8s.io at the cluster scope: the answer of "
+        f"{c.server.url} is not valid JSON (cut short?): "
+    )
     assert line.startswith(prefix), line
 
 
@@ -313,6 +344,7 @@ def test_a_server_that_never_answers_times_out(cluster: Callable[..., Cluster]) 
     result = c.rbln("dump", "-A", timeout="1s")
     elapsed = time.monotonic() - started
     assert result.returncode == 3
-    assert result.stderr == (f"error: the cluster at {c.server.url} did not answer within 1s "
-                             "(--request-timeout)\n")
+    assert result.stderr == (
+        f"error: the cluster at {c.server.url} did not answer within 1s (--request-timeout)\n"
+    )
     assert elapsed < 1 + 3, f"took {elapsed:.1f}s"
