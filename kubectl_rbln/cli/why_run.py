@@ -99,9 +99,14 @@ def run_why(
     return render_report(report, color=opts.color, wide=opts.output == "wide", drawings=drawings), code
 
 
-def closest_node_drawings(snapshot: Snapshot, diagnoses: list[Any], replacement: ResourceClaimTemplate | None,
-                          options: WhyOptions, opts: Options) -> dict[str, tuple[str, str]]:
-    """Pod -> (node, drawing) of the node that came closest to fitting, so the reason is seen, not only read."""
+def closest_node_drawings(
+    snapshot: Snapshot,
+    diagnoses: list[Any],
+    replacement: ResourceClaimTemplate | None,
+    options: WhyOptions,
+    opts: Options,
+) -> dict[str, tuple[str, str]]:
+    """Pod -> (node, drawing) of the node closest to fitting, so the reason is seen, not only read."""
     from kubectl_rbln.diagnose.context import pod_context  # noqa: PLC0415
     from kubectl_rbln.diagnose.topology import closest_node  # noqa: PLC0415
     from kubectl_rbln.render.topo_text import render_node_drawing  # noqa: PLC0415
@@ -113,8 +118,17 @@ def closest_node_drawings(snapshot: Snapshot, diagnoses: list[Any], replacement:
         if node is None or claim is None:
             continue
         spec = replacement.spec if replacement else claim.spec
-        name = (replacement.name if replacement else claim.ref.resource_claim_template_name) or claim.claim_name
-        drawing = render_node_drawing(snapshot, node, namespace=diagnosis.pod.namespace, spec=spec, rct=name,
-                                      features=options.features, color=opts.color, wide=opts.output == "wide")
+        template_name = replacement.name if replacement else claim.ref.resource_claim_template_name
+        name = template_name or claim.claim_name
+        drawing = render_node_drawing(
+            snapshot,
+            node,
+            namespace=diagnosis.pod.namespace,
+            spec=spec,
+            rct=name,
+            features=options.features,
+            color=opts.color,
+            wide=opts.output == "wide",
+        )
         drawings[diagnosis.pod.key] = (node, drawing)
     return drawings

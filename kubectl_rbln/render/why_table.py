@@ -108,14 +108,14 @@ def render_events(events: list[dict[str, Any]]) -> list[str]:
     lines = ["", "EVENTS"]
     for event in events[-5:]:
         count = f" (x{event['count']})" if event.get("count", 1) > 1 else ""
-        lines.append(
-            f"  {event.get('type', '')} {event.get('reason', '')}{count}: {event.get('message', '')}"
-        )
+        text = f"{event.get('type', '')} {event.get('reason', '')}{count}: {event.get('message', '')}"
+        lines += textwrap.wrap(text, width=WIDTH, initial_indent="  ", subsequent_indent="      ")
     return lines
 
 
-def render_diagnosis(diagnosis: dict[str, Any], *, color: bool, wide: bool,
-                     drawing: tuple[str, str] | None = None) -> str:
+def render_diagnosis(
+    diagnosis: dict[str, Any], *, color: bool, wide: bool, drawing: tuple[str, str] | None = None
+) -> str:
     lines = [_style(diagnosis["verdict"], color, bold=True)]
     for finding in diagnosis["findings"]:
         lines.append("")
@@ -131,8 +131,9 @@ def _signature(diagnosis: dict[str, Any]) -> tuple[tuple[str, str], ...]:
     return tuple((f["slug"], f["title"]) for f in diagnosis["findings"])
 
 
-def render_report(report: dict[str, Any], *, color: bool, wide: bool,
-                  drawings: dict[str, tuple[str, str]] | None = None) -> str:
+def render_report(
+    report: dict[str, Any], *, color: bool, wide: bool, drawings: dict[str, tuple[str, str]] | None = None
+) -> str:
     """One block per Pod; Pods with exactly the same findings as an earlier one get one line."""
     blocks = []
     first_with: dict[tuple[tuple[str, str], ...], str] = {}

@@ -65,9 +65,12 @@ def check_device_plugin_mode(ctx: PodContext, lang: str) -> list[Finding]:
     findings = []
     plugin_nodes = _device_plugin_nodes(ctx)
     requested = ctx.extended_resources
-    values = {"namespace": ctx.pod.namespace, "pod": ctx.pod.name,
-              "resource": ", ".join(sorted(requested)) or ", ".join(sorted({r for n in plugin_nodes.values() for r in n})),
-              "node": ", ".join(sorted(plugin_nodes)[:3]) or "-"}
+    values = {
+        "namespace": ctx.pod.namespace,
+        "pod": ctx.pod.name,
+        "resource": ", ".join(sorted(requested or {r for n in plugin_nodes.values() for r in n})),
+        "node": ", ".join(sorted(plugin_nodes)[:3]) or "-",
+    }
     if requested and not ctx.pod.resource_claims:
         evidence = {
             "podRequests": requested,
