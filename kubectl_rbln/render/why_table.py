@@ -109,7 +109,9 @@ def render_events(events: list[dict[str, Any]]) -> list[str]:
     for event in events[-5:]:
         count = f" (x{event['count']})" if event.get("count", 1) > 1 else ""
         text = f"{event.get('type', '')} {event.get('reason', '')}{count}: {event.get('message', '')}"
-        lines += textwrap.wrap(text, width=WIDTH, initial_indent="  ", subsequent_indent="      ")
+        lines += textwrap.wrap(
+            text, width=WIDTH, initial_indent="  ", subsequent_indent="      ", break_on_hyphens=False
+        )
     return lines
 
 
