@@ -10,6 +10,7 @@ import threading
 from dataclasses import dataclass
 
 READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
 
 def is_exec_path(segments: list[str]) -> bool:
@@ -36,8 +37,8 @@ class AuditEntry:
 
     @property
     def is_write(self) -> bool:
-        """A verb that would change state: anything but GET/HEAD/OPTIONS, bar the exec upgrade."""
-        return self.method not in READ_METHODS and not self.is_exec
+        """A verb that would change state (an unparseable request, e.g. a TLS hello, is not one)."""
+        return self.method in WRITE_METHODS and not self.is_exec
 
 
 class Audit:

@@ -150,6 +150,12 @@ def build_groups(objects: Iterable[dict[str, Any]]) -> dict[str, Group]:
     groups: dict[str, Group] = {"": Group("", {"v1"})}
     namespaced_seen: dict[tuple[str, str], bool] = {}
     for obj in objects:
+        if obj.get("kind") == "ClusterInfo" and obj.get("apiVersion") == PRIVATE_API_VERSION:
+            # a dump records the DRA versions the cluster served, even when it held no DRA object
+            served = [v for v in obj.get("resourceVersions") or [] if isinstance(v, str) and v]
+            if served:
+                groups.setdefault(DRA_GROUP, Group(DRA_GROUP)).versions.update(served)
+            continue
         if not is_servable(obj):
             continue
         group_name, version = split_api_version(obj["apiVersion"])

@@ -23,17 +23,23 @@ def to_yaml(document: Any) -> str:
     return yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=120)
 
 
+def _jq_message(exc: ValueError) -> str:
+    """jq's first line, without the dangling "...column N:" that introduces its source excerpt."""
+    line = str(exc).splitlines()[0] if str(exc) else "invalid expression"
+    return line.removeprefix("jq: error: ").rstrip(":")
+
+
 def apply_jq(expression: str, document: Any) -> list[Any]:
     import jq  # noqa: PLC0415 - only the --jq path pays for it
 
     try:
         program = jq.compile(expression)
     except ValueError as exc:
-        raise InputError(f"--jq: {str(exc).splitlines()[0]}") from None
+        raise InputError(f"--jq: {_jq_message(exc)}") from None
     try:
         return list(program.input_value(document).all())
     except ValueError as exc:
-        raise InputError(f"--jq: {str(exc).splitlines()[0]}") from None
+        raise InputError(f"--jq: {_jq_message(exc)}") from None
 
 
 def emit_document(document: Any, output: str, jq_expr: str | None, stream: TextIO | None = None) -> None:

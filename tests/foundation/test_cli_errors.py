@@ -207,8 +207,9 @@ def test_missing_bundle(home: Path, tmp_path: Path) -> None:
 def test_jq_syntax_error(home: Path) -> None:
     result = rbln(home, "why", "-f", str(BASIC), "-n", "serving", "--jq", ".[")
     assert result.returncode == USAGE_EXIT
-    assert result.stderr.startswith("error: --jq: jq: error: syntax error, unexpected end of file")
-    assert result.stderr.count("\n") == 1
+    assert result.stderr == (
+        "error: --jq: syntax error, unexpected end of file at <top-level>, line 1, column 2\n"
+    ), result.stderr
 
 
 def test_pod_that_does_not_exist(home: Path) -> None:
