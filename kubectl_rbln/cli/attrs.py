@@ -6,19 +6,12 @@ import sys
 
 import click
 
-from kubectl_rbln.cli.options import Options, common_options
+from kubectl_rbln.cli.options import Options, common_options, rct_option
 
 
 @click.command()
 @common_options(all_namespaces=False)
-@click.option(
-    "--rct",
-    "rct",
-    default="npu-rdma",
-    show_default=True,
-    metavar="NAME",
-    help="The RCT to check, read back from the cluster (what the API server stored).",
-)
+@rct_option("The RCT to check, read back from the cluster (what the API server stored).")
 @click.option("--rct-file", metavar="FILE", help="Check this RCT file instead (before applying it).")
 def attrs(opts: Options, rct: str, rct_file: str | None) -> int:
     """Compare the attributes the RCT requires with what every driver's devices publish.

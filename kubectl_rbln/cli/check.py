@@ -6,21 +6,13 @@ import sys
 
 import click
 
-from kubectl_rbln.cli.options import Options, common_options
+from kubectl_rbln.cli.options import Options, common_options, rct_option, simulation_options
 
 
 @click.command()
 @common_options(all_namespaces=False)
-@click.option(
-    "--rct",
-    "rct",
-    default="npu-rdma",
-    show_default=True,
-    metavar="NAME",
-    help="The RCT the chart uses (devices.claimTemplateName).",
-)
-@click.option("--k8s-version", metavar="1.3X", help="Kubernetes minor whose allocator to simulate.")
-@click.option("--feature-gates", metavar="GATE=BOOL,...", help="Scheduler gates to simulate.")
+@rct_option("The RCT the chart uses (devices.claimTemplateName).")
+@simulation_options
 def check(opts: Options, rct: str, k8s_version: str | None, feature_gates: str | None) -> int:
     """Run the device-allocation checklist of the product docs cluster-wide, with `why` per device Pod.
 

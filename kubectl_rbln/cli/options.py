@@ -154,3 +154,24 @@ def common_options(*, all_namespaces: bool = True, output: bool = True) -> Calla
         return wrapper
 
     return decorate
+
+
+def rct_option(help_text: str, *, default: str | None = "npu-rdma") -> Callable[..., Any]:
+    """`--rct NAME`: which ResourceClaimTemplate a command reads (the chart's default is npu-rdma)."""
+    return click.option(
+        "--rct", "rct", default=default, show_default=default is not None, metavar="NAME", help=help_text
+    )
+
+
+def simulation_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """`--k8s-version` and `--feature-gates`: which allocator the simulation follows."""
+    func = click.option(
+        "--feature-gates",
+        metavar="GATE=BOOL,...",
+        help="Scheduler gates to simulate, e.g. DRAConsumableCapacity=true (default: inferred).",
+    )(func)
+    return click.option(
+        "--k8s-version",
+        metavar="1.3X",
+        help="Kubernetes minor whose allocator to simulate (default: the cluster's, else 1.34).",
+    )(func)

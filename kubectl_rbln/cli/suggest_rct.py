@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from kubectl_rbln.cli.options import Options, common_options
+from kubectl_rbln.cli.options import Options, common_options, rct_option, simulation_options
 from kubectl_rbln.errors import EXIT_FINDINGS, EXIT_OK
 
 RECIPE_CHOICES = ("numa-aligned", "numa-unaligned", "npu-only")
@@ -19,14 +19,7 @@ RECIPE_CHOICES = ("numa-aligned", "numa-unaligned", "npu-only")
 
 @click.command(name="suggest-rct")
 @common_options(all_namespaces=False, output=False)
-@click.option(
-    "--rct",
-    "rct",
-    default="npu-rdma",
-    show_default=True,
-    metavar="NAME",
-    help="The RCT to replace: its name and NPU count are kept.",
-)
+@rct_option("The RCT to replace: its name and NPU count are kept.")
 @click.option(
     "--pod", metavar="POD", help="Verify with this Pod (default: the Pending Pods that use the RCT)."
 )
@@ -38,12 +31,7 @@ RECIPE_CHOICES = ("numa-aligned", "numa-unaligned", "npu-only")
 @click.option(
     "--values", "values_file", metavar="FILE", help="Cross-check a chart values file against the RCT."
 )
-@click.option("--k8s-version", metavar="1.3X", help="Kubernetes minor whose allocator to simulate.")
-@click.option(
-    "--feature-gates",
-    metavar="GATE=BOOL,...",
-    help="Scheduler gates to simulate, e.g. DRAConsumableCapacity=true.",
-)
+@simulation_options
 def suggest_rct(
     opts: Options,
     rct: str,

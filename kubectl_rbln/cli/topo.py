@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from kubectl_rbln.cli.options import OUTPUT_FORMATS, Options, common_options
+from kubectl_rbln.cli.options import OUTPUT_FORMATS, Options, common_options, simulation_options
 
 TOPO_FORMATS = (*OUTPUT_FORMATS, "svg")
 
@@ -29,10 +29,7 @@ TOPO_FORMATS = (*OUTPUT_FORMATS, "svg")
               help="ResourceClaimTemplate whose requests decide usable (default: the one the namespace's "
                    "device Pods use, else npu-rdma).")
 @click.option("--rct-file", metavar="FILE", help="Decide usable with the ResourceClaimTemplate in this file.")
-@click.option("--k8s-version", metavar="1.3X",
-              help="Kubernetes minor whose allocator to simulate (default: the cluster's, else 1.34).")
-@click.option("--feature-gates", metavar="GATE=BOOL,...",
-              help="Scheduler gates to simulate (default: inferred).")
+@simulation_options
 def topo(opts: Options, nodes: tuple[str, ...], fmt: str, jq_filter: str | None, selector: str | None,
          rct: str | None, rct_file: str | None, k8s_version: str | None, feature_gates: str | None) -> int:
     """Draw each node's NUMA layout of NPUs and NICs: free, held by whom, or unusable and why.

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from kubectl_rbln.cli.options import Options, common_options
+from kubectl_rbln.cli.options import Options, common_options, simulation_options
 
 EXAMPLE_HELP = "Diagnose the bundled example cluster (no cluster needed)."
 
@@ -20,16 +20,7 @@ EXAMPLE_HELP = "Diagnose the bundled example cluster (no cluster needed)."
     metavar="FILE",
     help="Diagnose as if this ResourceClaimTemplate replaced the Pod's (prove a fix before applying it).",
 )
-@click.option(
-    "--k8s-version",
-    metavar="1.3X",
-    help="Kubernetes minor whose allocator to simulate (default: the cluster's, else 1.34).",
-)
-@click.option(
-    "--feature-gates",
-    metavar="GATE=BOOL,...",
-    help="Scheduler gates to simulate, e.g. DRAConsumableCapacity=true (default: inferred).",
-)
+@simulation_options
 @click.option("--example", is_flag=True, help=EXAMPLE_HELP)
 def why(
     opts: Options,

@@ -7,7 +7,7 @@ from typing import Any
 from kubectl_rbln.cli.options import Options
 from kubectl_rbln.cluster.files import load_objects
 from kubectl_rbln.cluster.source import default_namespace, load_snapshot
-from kubectl_rbln.diagnose.context import is_device_pod
+from kubectl_rbln.diagnose.context import is_device_pod, split_pod_ref
 from kubectl_rbln.diagnose.features import allocator_features, choose_features
 from kubectl_rbln.diagnose.findings import SCHEMA_VERSION, exit_code_for
 from kubectl_rbln.diagnose.why import WhyOptions, diagnose_pod
@@ -36,7 +36,7 @@ def select_pods(snapshot: Snapshot, names: list[str], namespace: str | None) -> 
     if names:
         chosen = []
         for name in names:
-            ns, _, short = name.rpartition("/") if "/" in name else (namespace or "default", "", name)
+            ns, short = split_pod_ref(name, namespace)
             pod = snapshot.pod(ns, short)
             if pod is None:
                 where = snapshot.source or "the cluster"

@@ -105,3 +105,11 @@ def is_device_pod(pod: Pod) -> bool:
         for container in pod.containers
         for name in {**container.requests, **container.limits}
     )
+
+
+def split_pod_ref(name: str, namespace: str | None) -> tuple[str, str]:
+    """`ns/pod` or `pod` (in `namespace`, else `default`) -> (namespace, pod)."""
+    if "/" in name:
+        ns, _, short = name.rpartition("/")
+        return ns, short
+    return namespace or "default", name

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kubectl_rbln.cluster.exec_probe import ProbeProblem, ProbeResult
-from kubectl_rbln.diagnose.context import PodClaim, is_device_pod, pod_context
+from kubectl_rbln.diagnose.context import PodClaim, is_device_pod, pod_context, split_pod_ref
 from kubectl_rbln.diagnose.findings import Finding, build_finding, dedupe, ordered, reaches
 from kubectl_rbln.dra.constraints import applies, lookup_attribute, typed
 from kubectl_rbln.dra.model import Constraint, Device, Pod, Snapshot
@@ -89,7 +89,7 @@ def select_pods(
     if names:
         chosen = []
         for name in names:
-            ns, _, short = name.rpartition("/") if "/" in name else (namespace or "default", "", name)
+            ns, short = split_pod_ref(name, namespace)
             pod = snapshot.pod(ns, short)
             if pod is None:
                 missing.append(f'pod "{short}" not found in namespace "{ns}"')
