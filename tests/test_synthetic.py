@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 import yaml
 
+from kubectl_rbln.cluster.exec_probe import PROBE_COMMAND, parse_probe
 from kubectl_rbln.synthetic import (
     ClusterBuilder,
     Knobs,
@@ -196,10 +197,12 @@ def test_running_pod_owns_one_numa_node_and_probes_match() -> None:
     assert claim["status"]["reservedFor"] == [
         {"name": pod["metadata"]["name"], "resource": "pods", "uid": pod["metadata"]["uid"]}
     ]
-    captures = {" ".join(c["command"]): c["stdout"] for c in _kind(objects, "ExecCapture")}
-    assert captures["sh -c ls /sys/class/infiniband/"] == "bnxt_re0\nbnxt_re1\n"
-    assert captures["sh -c ulimit -H -l"] == "unlimited\n"
-    assert "/dev/rbln0\n" in captures["sh -c ls /dev/rbln*"]
+    [capture] = _kind(objects, "ExecCapture")
+    assert tuple(capture["command"]) == PROBE_COMMAND
+    probe = parse_probe(capture["stdout"])
+    assert probe.infiniband == ["bnxt_re0", "bnxt_re1"]
+    assert probe.memlock == "unlimited"
+    assert probe.npus == sorted(r["device"] for r in results if r["request"] == "npu")
 
 
 # ----------------------------------------------------------------------------- scheduler texts

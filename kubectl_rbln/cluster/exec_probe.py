@@ -134,6 +134,25 @@ class ProbeParseError(ValueError):
 # ---------------------------------------------------------------- parsing
 
 
+def format_probe_output(
+    *,
+    infiniband: Iterable[str] = (),
+    uverbs: Iterable[tuple[str, str]] = (),
+    npus: Iterable[str] = (),
+    rsd: Iterable[str] = (),
+    rds: Iterable[str] = (),
+    memlock: str = "unlimited",
+    uid: str = "2000",
+    netns: str = "",
+) -> str:
+    """What PROBE_SCRIPT prints, section by section: the inverse of `parse_probe`, for synthetic bundles."""
+    lines = [PROBE_HEADER, "@@infiniband", *infiniband, "@@uverbs"]
+    lines += [f"{name} {hca}" for name, hca in uverbs]
+    lines += ["@@npu", *npus, "@@rsd", *rsd, "@@rds", *rds, "@@memlock", memlock, "@@uid", uid]
+    lines += ["@@netns", netns, "@@end"]
+    return "\n".join(lines) + "\n"
+
+
 def parse_probe(stdout: str) -> ProbeResult:
     """Tagged sections -> ProbeResult; unknown sections are ignored, every entry is sanitized."""
     lines = stdout.splitlines()

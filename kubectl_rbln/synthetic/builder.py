@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from kubectl_rbln.cluster.exec_probe import PROBE_COMMAND, format_probe_output
 from kubectl_rbln.synthetic.bundle import dumps_bundle, to_list, write_bundle, write_bundle_stream
 from kubectl_rbln.synthetic.devices import Device, device_json, nic_devices, npu_devices
 from kubectl_rbln.synthetic.fit_error import event_note, fit_error_message
@@ -871,26 +872,25 @@ class ClusterBuilder:
             return
         if k.pod_mode != "dra":
             return
-        ib = "".join(f"{d.rdma_device}\n" for d in plan.nics if d.rdma_device)
-        dev = [f"/dev/{d.name}" for d in plan.npus]
-        if k.node_rds_label:
-            dev.append("/dev/rblnfs0")
-        probes = (
-            ("ls /sys/class/infiniband/", ib),
-            ("ls /dev/rbln*", "".join(f"{p}\n" for p in sorted(dev))),
-            ("ulimit -H -l", "unlimited\n"),
+        hcas = [d.rdma_device for d in plan.nics if d.rdma_device]
+        stdout = format_probe_output(
+            infiniband=hcas,
+            uverbs=[(f"uverbs{i}", hca) for i, hca in enumerate(hcas)],
+            npus=[d.name for d in plan.npus],
+            rsd=["rsd0"] if len(plan.npus) > 1 else [],
+            rds=["rblnfs0"] if k.node_rds_label else [],
+            netns="Y",
         )
-        for command, stdout in probes:
-            yield {
-                "apiVersion": "kubectl-rbln/v1",
-                "kind": "ExecCapture",
-                "metadata": dict(meta),
-                "container": "modelserver",
-                "command": ["sh", "-c", command],
-                "stdout": stdout,
-                "stderr": "",
-                "exitCode": 0,
-            }
+        yield {
+            "apiVersion": "kubectl-rbln/v1",
+            "kind": "ExecCapture",
+            "metadata": dict(meta),
+            "container": "modelserver",
+            "command": list(PROBE_COMMAND),
+            "stdout": stdout,
+            "stderr": "",
+            "exitCode": 0,
+        }
 
 
 def _node_condition(kind: str, status: str, reason: str, message: str, heartbeat: str) -> dict[str, Any]:

@@ -9,29 +9,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from kubectl_rbln.cluster.exec_probe import PROBE_COMMAND
+from kubectl_rbln.cluster.exec_probe import PROBE_COMMAND, format_probe_output
 from kubectl_rbln.synthetic import build_cluster
 
 NS = "serving"
 
 
-def probe_stdout(
-    *,
-    infiniband: list[str] = (),  # type: ignore[assignment]
-    uverbs: list[tuple[str, str]] = (),  # type: ignore[assignment]
-    npus: list[str] = (),  # type: ignore[assignment]
-    rsd: list[str] = (),  # type: ignore[assignment]
-    rds: list[str] = (),  # type: ignore[assignment]
-    memlock: str = "unlimited",
-    uid: str = "2000",
-    netns: str = "",
-) -> str:
+def probe_stdout(**sections: Any) -> str:
     """What PROBE_SCRIPT prints, section by section, in its order."""
-    lines = ["@@rbln-probe v1", "@@infiniband", *infiniband, "@@uverbs"]
-    lines += [f"{name} {hca}" for name, hca in uverbs]
-    lines += ["@@npu", *npus, "@@rsd", *rsd, "@@rds", *rds, "@@memlock", memlock, "@@uid", uid]
-    lines += ["@@netns", netns, "@@end"]
-    return "\n".join(lines) + "\n"
+    return format_probe_output(**sections)
 
 
 def capture(
