@@ -92,13 +92,22 @@ def build_finding(
     severity: str | None = None,
     extra_remediation: list[str] | None = None,
     recipe: str | None = None,
+    drop_lines: tuple[str, ...] = (),
 ) -> Finding:
-    """A finding whose words come from the catalog (English or Korean), filled with this case's values."""
+    """A finding whose words come from the catalog (English or Korean), filled with this case's values.
+
+    `drop_lines` leaves out catalog remediation lines that name a branch that does not apply here
+    (the CRI-O drop-in on a containerd node, the RDMA driver when the failing term is pciSubsystem).
+    """
     from kubectl_rbln.diagnose.catalog import load_catalog  # noqa: PLC0415
 
     entry = load_catalog()[slug]
     language = lang if lang in entry.title else "en"
-    remediation = [fill(line, values) for line in entry.remediation.get(language, entry.remediation["en"])]
+    remediation = [
+        fill(line, values)
+        for line in entry.remediation.get(language, entry.remediation["en"])
+        if not any(marker in line for marker in drop_lines)
+    ]
     return Finding(
         slug=slug,
         severity=severity or entry.severity,

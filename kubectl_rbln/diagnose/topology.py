@@ -66,9 +66,15 @@ class Spot:
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
-            "name": self.name, "driver": self.driver, "pool": self.pool, "kind": self.kind,
-            "label": self.label, "numaNode": self.numa, "pcieRoot": self.pcie_root,
-            "pciAddress": self.address, "state": self.state,
+            "name": self.name,
+            "driver": self.driver,
+            "pool": self.pool,
+            "kind": self.kind,
+            "label": self.label,
+            "numaNode": self.numa,
+            "pcieRoot": self.pcie_root,
+            "pciAddress": self.address,
+            "state": self.state,
         }
         if self.reason:
             out["reason"] = self.reason
@@ -164,8 +170,12 @@ class RctChoice:
         return f"{self.namespace}/{self.name}"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "namespace": self.namespace, "chosenBy": self.origin,
-                "found": self.spec is not None}
+        return {
+            "name": self.name,
+            "namespace": self.namespace,
+            "chosenBy": self.origin,
+            "found": self.spec is not None,
+        }
 
 
 @dataclass(slots=True)
@@ -207,8 +217,9 @@ def rct_used_by_pods(snapshot: Snapshot, namespace: str) -> str | None:
 
 def device_pod_namespaces(snapshot: Snapshot) -> list[str]:
     """Namespaces whose Pods use a ResourceClaimTemplate, sorted."""
-    return sorted({p.namespace for p in snapshot.pods
-                   if any(r.resource_claim_template_name for r in p.resource_claims)})
+    return sorted(
+        {p.namespace for p in snapshot.pods if any(r.resource_claim_template_name for r in p.resource_claims)}
+    )
 
 
 def choose_rct(snapshot: Snapshot, namespace: str, name: str | None = None) -> RctChoice:
@@ -224,8 +235,13 @@ def choose_rct(snapshot: Snapshot, namespace: str, name: str | None = None) -> R
 
 def device_nodes(snapshot: Snapshot) -> list[str]:
     """Nodes that publish node-local devices, sorted; the Node object may be missing from a bundle."""
-    return sorted({s.node_name for s in snapshot.slices
-                   if s.node_name and not s.per_device_node_selection and s.devices})
+    return sorted(
+        {
+            s.node_name
+            for s in snapshot.slices
+            if s.node_name and not s.per_device_node_selection and s.devices
+        }
+    )
 
 
 def _node_object(snapshot: Snapshot, name: str) -> Node:
@@ -234,8 +250,9 @@ def _node_object(snapshot: Snapshot, name: str) -> Node:
 
 def _slices_for(snapshot: Snapshot, node: str) -> list[ResourceSlice]:
     """The node's own slices plus those any node may see (what the allocator gathers)."""
-    return [s for s in snapshot.slices
-            if s.node_name == node or not s.node_name or s.per_device_node_selection]
+    return [
+        s for s in snapshot.slices if s.node_name == node or not s.node_name or s.per_device_node_selection
+    ]
 
 
 # ---------------------------------------------------------------- usability of one device
@@ -279,8 +296,9 @@ def _constraint_gap(device: Device, spec: ClaimSpec, request: str) -> str | None
     return None
 
 
-def usability(device: Device, spec: ClaimSpec, classes: dict[str, DeviceClass],
-              features: Features) -> tuple[str | None, str]:
+def usability(
+    device: Device, spec: ClaimSpec, classes: dict[str, DeviceClass], features: Features
+) -> tuple[str | None, str]:
     """(request the device could serve, ""), or (None, why not in one word)."""
     consumable = features.consumable_capacity
     reasons: list[str] = []
@@ -361,8 +379,18 @@ def _spot(device: Device, numa_attr: str | None, root_attr: str) -> Spot:
     if_name = lookup_attribute(device, IF_NAME)
     if isinstance(if_name, str) and if_name:
         label = if_name
-    return Spot(device.name, device.driver, device.pool, _kind(device), label, numa,
-                None if root is None else value_text(root), address, FREE, numa_hint=hint)
+    return Spot(
+        device.name,
+        device.driver,
+        device.pool,
+        _kind(device),
+        label,
+        numa,
+        None if root is None else value_text(root),
+        address,
+        FREE,
+        numa_hint=hint,
+    )
 
 
 def _natural(text: str) -> list[Any]:
@@ -382,16 +410,30 @@ def _group(spots: list[Spot]) -> list[NumaGroup]:
     for numa in sorted(by_numa, key=numa_key):
         roots = by_numa[numa]
         ordered = sorted(roots, key=lambda r: (r is None, r or ""))  # hex roots sort as text
-        groups.append(NumaGroup(numa, [
-            RootGroup(root, sorted(roots[root], key=lambda s: (kind_order.get(s.kind, 2), _natural(s.name))))
-            for root in ordered
-        ]))
+        groups.append(
+            NumaGroup(
+                numa,
+                [
+                    RootGroup(
+                        root, sorted(roots[root], key=lambda s: (kind_order.get(s.kind, 2), _natural(s.name)))
+                    )
+                    for root in ordered
+                ],
+            )
+        )
     return groups
 
 
-def count_fits(snapshot: Snapshot, node: str, spec: ClaimSpec, namespace: str, name: str,
-               features: Features, held: set[tuple[str, str, str]],
-               limit: int = MAX_PODS) -> tuple[FitSummary, list[list[tuple[str, str, str]]]]:
+def count_fits(
+    snapshot: Snapshot,
+    node: str,
+    spec: ClaimSpec,
+    namespace: str,
+    name: str,
+    features: Features,
+    held: set[tuple[str, str, str]],
+    limit: int = MAX_PODS,
+) -> tuple[FitSummary, list[list[tuple[str, str, str]]]]:
     """Allocate one more Pod's claim at a time, keeping earlier ones, as the scheduler would; stop at
     the first failure. Returns the summary and, per fitted Pod, the devices it took."""
     node_obj = _node_object(snapshot, node)
@@ -415,13 +457,22 @@ def _failure_text(result: NodeResult) -> str:
     return short_reason(result) or "no solution"
 
 
-def node_topology(snapshot: Snapshot, node: str, rct: RctChoice, features: Features,
-                  holders: dict[tuple[str, str, str], Holder] | None = None) -> NodeTopology:
+def node_topology(
+    snapshot: Snapshot,
+    node: str,
+    rct: RctChoice,
+    features: Features,
+    holders: dict[tuple[str, str, str], Holder] | None = None,
+) -> NodeTopology:
     """The node's devices grouped by NUMA node and PCIe root, marked for the RCT's requests."""
     holders = _holders(snapshot) if holders is None else holders
     numa_attr, root_attr = _placement_attributes(rct.spec)
-    devices = [d for s in snapshot.slices if s.node_name == node and not s.per_device_node_selection
-               for d in s.devices]
+    devices = [
+        d
+        for s in snapshot.slices
+        if s.node_name == node and not s.per_device_node_selection
+        for d in s.devices
+    ]
     spots = []
     for device in devices:
         spot = _spot(device, numa_attr, root_attr)
@@ -442,15 +493,25 @@ def node_topology(snapshot: Snapshot, node: str, rct: RctChoice, features: Featu
             for key in keys:
                 if key in by_key:
                     by_key[key].next_pod = index + 1
-    return NodeTopology(node, [numa_attr] if numa_attr else [STANDARD_NUMA, DRANET_NUMA], root_attr,
-                        _group(spots), summary)
+    return NodeTopology(
+        node, [numa_attr] if numa_attr else [STANDARD_NUMA, DRANET_NUMA], root_attr, _group(spots), summary
+    )
 
 
-def build_topology(snapshot: Snapshot, nodes: list[str], rct: RctChoice, features: Features,
-                   assumptions: dict[str, Any] | None = None) -> Topology:
+def build_topology(
+    snapshot: Snapshot,
+    nodes: list[str],
+    rct: RctChoice,
+    features: Features,
+    assumptions: dict[str, Any] | None = None,
+) -> Topology:
     holders = _holders(snapshot)
-    return Topology(rct, [node_topology(snapshot, n, rct, features, holders) for n in nodes],
-                    source=snapshot.source, assumptions=assumptions or {})
+    return Topology(
+        rct,
+        [node_topology(snapshot, n, rct, features, holders) for n in nodes],
+        source=snapshot.source,
+        assumptions=assumptions or {},
+    )
 
 
 # ---------------------------------------------------------------- the node `why` should draw

@@ -177,3 +177,30 @@ def test_extended_resource_name_dropped_by_the_api_server():
     [gate] = [f for f in findings if f.slug == "feature-gate-disabled"]
     assert gate.evidence["deviceClass"] == "npu.rebellions.ai"
     assert "DRAExtendedResource" in gate.title
+
+
+def test_fix_follows_the_failing_term_and_the_runtime():
+    """Only the branch of the fix that applies: RDMA driver vs selector edit, containerd vs CRI-O."""
+    rdma = SCENARIOS["rdma-driver-not-loaded"]
+    [finding] = [
+        f
+        for f in _diagnose(rdma.build("v1"), *rdma.pending_pod).findings
+        if f.slug == "selector-matches-nothing"
+    ]
+    fix = "\n".join(finding.remediation)
+    assert "modprobe bnxt_re" in fix and "pciSubsystem" not in fix
+    vendor = SCENARIOS["nic-vendor-mismatch"]
+    [finding] = [
+        f
+        for f in _diagnose(vendor.build("v1"), *vendor.pending_pod).findings
+        if f.slug == "selector-matches-nothing"
+    ]
+    fix = "\n".join(finding.remediation)
+    assert "pciSubsystem" in fix and "modprobe" not in fix
+    assert finding.evidence["valuesSeen"] == {"dra.net/pciSubsystem": {"0101": 4}}
+    crash = SCENARIOS["memlock-crash"]
+    [finding] = [
+        f for f in _diagnose(crash.build("v1"), *crash.pending_pod).findings if f.slug == "memlock-limit"
+    ]
+    fix = "\n".join(finding.remediation)
+    assert "LimitMEMLOCK=infinity" in fix and "CRI-O" not in fix

@@ -72,7 +72,8 @@ def check_crashes(ctx: PodContext, lang: str) -> list[Finding]:
         if lines:
             runtime = _runtime_of(ctx)
             evidence.update({"log": lines, "containerRuntime": runtime})
-            findings.append(build_finding("memlock-limit", lang, values, evidence=evidence))
+            other = {"containerd": ("CRI-O",), "cri-o": ("containerd",)}.get(runtime, ())
+            findings.append(build_finding("memlock-limit", lang, values, evidence=evidence, drop_lines=other))
         else:
             evidence["logRead"] = bool(_logs_for(ctx, state.name))
             findings.append(build_finding("pod-crashing", lang, values, evidence=evidence))

@@ -61,8 +61,14 @@ def check_device_classes(ctx: PodContext, lang: str) -> list[Finding]:
             "pod": ctx.pod.name,
             "driver": REFERENCE_CLASSES.get(class_name, "<driver>"),
             "request": ", ".join(requests),
-            "rct": next((c.ref.resource_claim_template_name for c in ctx.claims
-                         if c.ref.resource_claim_template_name), DEFAULT_RCT),
+            "rct": next(
+                (
+                    c.ref.resource_claim_template_name
+                    for c in ctx.claims
+                    if c.ref.resource_claim_template_name
+                ),
+                DEFAULT_RCT,
+            ),
         }
         evidence = {
             "deviceClass": class_name,
@@ -177,7 +183,10 @@ def check_driver_slices(ctx: PodContext, lang: str) -> list[Finding]:
             "slicesOnOtherNodes": elsewhere,
         }
         shown = empty or sorted(n.name for n in nodes)
-        values = {"driver": driver, "node": shown[0],
-                  "nodes": ", ".join(shown[:5]) + (f" and {len(shown) - 5} more" if len(shown) > 5 else "")}
+        values = {
+            "driver": driver,
+            "node": shown[0],
+            "nodes": ", ".join(shown[:5]) + (f" and {len(shown) - 5} more" if len(shown) > 5 else ""),
+        }
         findings.append(build_finding("driver-slices-missing", lang, values, evidence=evidence))
     return findings

@@ -198,6 +198,15 @@ def _pcie_root_formats(ctx: PodContext, attribute: str | None) -> dict[str, list
     return {driver: sorted(values)[:4] for driver, values in odd.items()}
 
 
+def _other_branches(term: str) -> tuple[str, ...]:
+    """Catalog fixes that belong to the other failing term: RDMA driver vs NIC selector edits."""
+    if "rdma" in term and "pciSubsystem" not in term:
+        return ("pciSubsystem", "<edited-rct.yaml>", "delete resourceclaimtemplate")
+    if "pciSubsystem" in term and "rdma" not in term:
+        return ("dra.net/rdma", "modprobe")
+    return ()
+
+
 def _counts_for(result: NodeResult, failure: Failure) -> CandidateCounts | None:
     for (claim, request), counts in result.candidates.items():
         if claim == failure.claim and request == failure.request:
@@ -238,6 +247,7 @@ def _failure_findings(ctx: PodContext, lang: str, failed: dict[str, NodeResult])
                         {**values, "term": term, "values": seen or "-"},
                         evidence=evidence,
                         recipe="nic-selector",
+                        drop_lines=_other_branches(term),
                     )
                 )
             else:
