@@ -163,6 +163,18 @@ def _finding(
             )
     elif requirement.kind == "selector":
         recipe = "nic-selector" if driver == "dra.net" else None
+        domain, _, attribute_name = requirement.attribute.rpartition("/")
+        guard = f'"{attribute_name}" in device.attributes["{domain}"]'
+        published = f" or read {misses[0]}, which {driver} publishes" if misses else ""
+        extra.append(
+            f"# edit the selector of {requirement.source.removeprefix('selector of ')}: guard the read with "
+            f"`{guard} && ...`{published}; reading a missing attribute is a CEL error"
+        )
+        extra.append(f"kubectl -n {ctx.pod.namespace} get resourceclaimtemplate {rct} -o yaml > {rct}.yaml")
+        extra.append(
+            f"kubectl -n {ctx.pod.namespace} delete resourceclaimtemplate {rct} && "
+            f"kubectl -n {ctx.pod.namespace} apply -f {rct}.yaml"
+        )
     values = {
         "attribute": requirement.attribute,
         "driver": driver,
@@ -171,5 +183,18 @@ def _finding(
         "near_miss": ", ".join(misses) or "none",
     }
     return build_finding(
-        "attribute-not-advertised", lang, values, evidence=evidence, extra_remediation=extra, recipe=recipe
+        "attribute-not-advertised",
+        lang,
+        values,
+        evidence=evidence,
+        extra_remediation=extra,
+        recipe=recipe,
+        drop_lines=_not_for_selectors(requirement),
     )
+
+
+def _not_for_selectors(requirement: Requirement) -> tuple[str, ...]:
+    """The numa-unaligned recipe fixes a constraint, not a selector that reads a missing attribute."""
+    if requirement.kind != "selector":
+        return ()
+    return ("numa-unaligned", "pcieRoot missing", "delete resourceclaimtemplate {rct}")

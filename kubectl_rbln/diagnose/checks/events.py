@@ -125,6 +125,56 @@ def _non_device_finding(ctx: PodContext, lang: str, message: SchedulingMessage) 
     return [build_finding("not-device-related", lang, values, evidence=evidence)]
 
 
+def _extended_resource_finding(ctx: PodContext, lang: str, message: SchedulingMessage) -> list[Finding]:
+    """Device-plugin resources (rebellions.ai/*, rdma/*) that no node has enough of."""
+    short = [r for r in message.reasons if r.resource and r.resource.startswith(DEVICE_RESOURCE_PREFIXES)]
+    if not short:
+        return []
+    requested = ctx.extended_resources
+    available = {
+        node.name: {r.resource: node.allocatable.get(r.resource or "", "0") for r in short}
+        for node in ctx.snapshot.nodes.values()
+        if any(node.allocatable.get(r.resource or "") for r in short)
+    }
+    evidence = {
+        "event": message.text,
+        "podRequests": requested,
+        "allocatable": available,
+        "nodeReasons": [f"{r.count} {r.text}" for r in short],
+    }
+    first = short[0]
+    values = _values(
+        ctx,
+        request=first.resource,
+        count=requested.get(first.resource or "", "?"),
+        available=f"{first.count} node(s) short",
+        node=min(available, default="-"),
+    )
+    names = ", ".join(sorted({r.resource or "" for r in short}))
+    if lang == "ko":
+        detail = (
+            f"Pod가 디바이스 플러그인에 {names}을(를) 요청하지만 노드 {first.count}개에 남은 수가 부족합니다"
+            "(allocatable에서 실행 중인 Pod가 쓰는 수를 뺀 값). 디바이스 플러그인 리소스는 NUMA 정렬을 보장하지 않습니다."
+        )
+    else:
+        detail = (
+            f"The Pod asks the device plugin for {names}; {first.count} node(s) do not have that many left "
+            "(allocatable minus what running Pods hold). Device-plugin resources have no NUMA alignment."
+        )
+    remedy = [f"kubectl describe node {min(available, default='<node>')}   # see Allocated resources"]
+    return [
+        build_finding(
+            "insufficient-devices",
+            lang,
+            values,
+            evidence=evidence,
+            detail=detail,
+            extra_remediation=remedy,
+            drop_lines=("RCT", "resourceslices"),
+        )
+    ]
+
+
 def check_events(ctx: PodContext, lang: str, outcome: SimulationOutcome) -> list[Finding]:
     known = {f.slug for f in outcome.findings}
     findings: list[Finding] = []
@@ -132,6 +182,8 @@ def check_events(ctx: PodContext, lang: str, outcome: SimulationOutcome) -> list
         findings += _scheduler_error_findings(ctx, lang, message, known | {f.slug for f in findings})
         if "not-device-related" not in known | {f.slug for f in findings}:
             findings += _non_device_finding(ctx, lang, message)
+        if not ctx.pod.resource_claims and "insufficient-devices" not in {f.slug for f in findings}:
+            findings += _extended_resource_finding(ctx, lang, message)
     for event in pod_events(ctx):
         parsed = classify_event(event)
         for dra in parsed.dra:

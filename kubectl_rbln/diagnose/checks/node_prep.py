@@ -69,7 +69,7 @@ def check_device_plugin_mode(ctx: PodContext, lang: str) -> list[Finding]:
         "namespace": ctx.pod.namespace,
         "pod": ctx.pod.name,
         "resource": ", ".join(sorted(requested or {r for n in plugin_nodes.values() for r in n})),
-        "node": ", ".join(sorted(plugin_nodes)[:3]) or "-",
+        "node": min(plugin_nodes, default="<node>"),
     }
     if requested and not ctx.pod.resource_claims:
         evidence = {
