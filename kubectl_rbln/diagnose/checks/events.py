@@ -154,7 +154,8 @@ def _extended_resource_finding(ctx: PodContext, lang: str, message: SchedulingMe
     if lang == "ko":
         detail = (
             f"Pod가 디바이스 플러그인에 {names}을(를) 요청하지만 노드 {first.count}개에 남은 수가 부족합니다"
-            "(allocatable에서 실행 중인 Pod가 쓰는 수를 뺀 값). 디바이스 플러그인 리소스는 NUMA 정렬을 보장하지 않습니다."
+            "(allocatable에서 실행 중인 Pod가 쓰는 수를 뺀 값). "
+            "디바이스 플러그인 리소스는 NUMA 정렬을 보장하지 않습니다."
         )
     else:
         detail = (
