@@ -16,7 +16,7 @@ from kubectl_rbln.diagnose.events import (
 )
 from kubectl_rbln.dra.model import Condition, Event
 
-SAMPLE = Path("/work/shared/reference/samples/failedscheduling-event.txt")
+SAMPLE = Path(__file__).resolve().parents[1] / "data" / "samples" / "failedscheduling-event.txt"
 
 V132_ONLY = ("1.32",)
 FROM_133 = ("1.33", "1.34", "1.35")
