@@ -115,6 +115,6 @@ def build_finding(
         detail=detail or fill(entry.summary[language], values),
         evidence=evidence or {},
         remediation=(extra_remediation or []) + remediation,
-        docs=entry.docs,
+        docs=entry.docs.replace("docs/", "docs/ko/", 1) if language == "ko" else entry.docs,
         recipe=recipe,
     )

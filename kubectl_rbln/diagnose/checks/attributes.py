@@ -155,7 +155,11 @@ def _finding(
             )
             extra.append(
                 f"kubectl -n {ctx.pod.namespace} get resourceclaimtemplate {rct} -o yaml > {rct}.yaml   "
-                f"# change {requirement.kind}: {requirement.attribute} to {common}"
+                + (
+                    f"# change {requirement.kind}: {requirement.attribute} to {common}"
+                    if lang != "ko"
+                    else f"# {requirement.kind}: {requirement.attribute}을(를) {common}(으)로 바꾸세요"
+                )
             )
             extra.append(
                 f"kubectl -n {ctx.pod.namespace} delete resourceclaimtemplate {rct} && "
