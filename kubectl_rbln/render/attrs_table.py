@@ -145,7 +145,9 @@ def advertised_table(report: dict[str, Any], wide: bool) -> list[str]:
 def render_attrs(report: dict[str, Any], *, color: bool, wide: bool) -> str:
     rct = report["rct"]
     origin = {
-        "cluster": "read back from the cluster",
+        "cluster": "as stored, read from the bundle"
+        if str(report.get("source", "")).startswith("files")
+        else "read back from the cluster",
         "file": "from the file given",
         "recipe": "the reference recipe",
     }[rct["origin"]]
