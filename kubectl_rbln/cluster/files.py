@@ -128,7 +128,8 @@ def flatten(doc: Any, name: str) -> Iterator[dict[str, Any]]:
     items = doc.get("items")
     if isinstance(kind, str) and kind.endswith("List") and isinstance(items, list):
         item_kind = kind[: -len("List")] if kind != "List" else None
-        for item in items:
+        for index, item in enumerate(items):
+            items[index] = None  # the caller holds it now: once normalized, it can be freed
             if not isinstance(item, dict):
                 raise InputError(f"{name}: a {kind} item is a {type(item).__name__}, not an object")
             if item_kind and "kind" not in item:
@@ -140,11 +141,17 @@ def flatten(doc: Any, name: str) -> Iterator[dict[str, Any]]:
     yield doc
 
 
-def load_objects(paths: Iterable[str]) -> list[dict[str, Any]]:
-    """Every object of every input, in the order given."""
-    objects: list[dict[str, Any]] = []
+def iter_objects(paths: Iterable[str]) -> Iterator[dict[str, Any]]:
+    """Every object of every input, in the order given, one at a time: a consumer that normalizes and
+    drops each object keeps only one parsed file in memory, not the file and all its objects."""
     for path in expand_paths(paths):
         name = "<stdin>" if path == "-" else os.fspath(path)
-        for doc in parse_documents(read_text(path), name):
-            objects.extend(flatten(doc, name))
-    return objects
+        documents = parse_documents(read_text(path), name)
+        documents.reverse()
+        while documents:  # pop: a document done with is not referenced from here any more
+            yield from flatten(documents.pop(), name)
+
+
+def load_objects(paths: Iterable[str]) -> list[dict[str, Any]]:
+    """Every object of every input, in the order given."""
+    return list(iter_objects(paths))

@@ -18,6 +18,7 @@ import json
 import re
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -165,23 +166,30 @@ class LiveClient:
         """One GET of plain text (pods/log)."""
         return self.fetch(path, query, accept="*/*").decode("utf-8", "replace")
 
-    def list(self, path: str, query: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-        """All items of a list, page by page; a 410 on a continue token restarts the list once."""
+    def list(
+        self, path: str, query: dict[str, Any] | None = None, keep: Callable[[dict[str, Any]], Any] | None = None
+    ) -> list[Any]:
+        """All items of a list, page by page; a 410 on a continue token restarts the list once.
+
+        `keep` turns each item into what is kept (a normalized object) while its page is in memory,
+        so a 5,000-node list never holds every raw item at once."""
         try:
-            return self._list_once(path, query)
+            return self._list_once(path, query, keep)
         except ListExpired:
             try:
-                return self._list_once(path, query)
+                return self._list_once(path, query, keep)
             except ListExpired as again:
                 raise ClusterError(
                     f"{again.message}, twice; the cluster changes faster than we can list, try again"
                 ) from None
 
-    def _list_once(self, path: str, query: dict[str, Any] | None) -> list[dict[str, Any]]:
+    def _list_once(
+        self, path: str, query: dict[str, Any] | None, keep: Callable[[dict[str, Any]], Any] | None
+    ) -> list[Any]:
         # resourceVersion=0 lets the apiserver answer from its cache (cheap, possibly a little stale,
         # fine for a diagnosis); it is not allowed together with a continue token.
         params: dict[str, Any] = {**(query or {}), "limit": PAGE_SIZE, "resourceVersion": "0"}
-        items: list[dict[str, Any]] = []
+        items: list[Any] = []
         while True:
             page = self.get(path, params)
             if not isinstance(page, dict):
@@ -193,7 +201,7 @@ class LiveClient:
                 if isinstance(item, dict):
                     item.setdefault("kind", item_kind)
                     item.setdefault("apiVersion", api_version)
-                    items.append(item)
+                    items.append(item if keep is None else keep(item))
             token = (page.get("metadata") or {}).get("continue")
             if not token:
                 return items

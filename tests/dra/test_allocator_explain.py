@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 from dra_factories import claim, distinct, klass, match, node, request, slice_
 from dra_factories import device as make_device
 
@@ -154,12 +152,10 @@ def test_two_nics_on_one_pcie_root():
 def test_large_node_without_solution_is_bounded():
     many_npus = npus(64, per_numa=32)
     nics = [nic(f"nic-{i}", i // 16, "pci0000:00") for i in range(32)]  # every NIC on one root
-    start = time.perf_counter()
     r = run(nics, many_npus)
-    elapsed = time.perf_counter() - start
     assert not r.fits and r.error is None
     assert r.failure.kind == "constraint" and r.failure.constraint_kind == "distinctAttribute"
-    assert elapsed < 1.0 and r.steps < 5_000
+    assert r.steps < 5_000  # bounded by pruning, not by the cap (speed itself is measured in bench/)
 
 
 def test_search_cap_is_reported():
@@ -168,7 +164,7 @@ def test_search_cap_is_reported():
     assert r.failure.scheduler_message == "timed out trying to allocate devices"
 
 
-def test_simulate_cluster_is_fast():
+def test_simulate_cluster_explains_every_node_of_a_large_cluster():
     nodes, slices = [], []
     for i in range(5000):
         name = f"node-{i}"
@@ -179,9 +175,7 @@ def test_simulate_cluster_is_fast():
                 f"nic-{i}", nics_per_numa(4) if i % 2 else nics_per_numa(1), driver=NET, pool=name, node=name
             )
         )
-    start = time.perf_counter()
     results = simulate_cluster(nodes, slices, CLASSES, [rct()], set(), ON)
-    elapsed = time.perf_counter() - start
     assert sum(r.fits for r in results) == 2500
     assert {r.failure.kind for r in results if not r.fits} == {"constraint"}
-    assert elapsed < 6.0, elapsed  # measured ~1 s; generous for slow CI machines
+    assert max(r.steps for r in results) < 100  # pruned by counts, not searched (timings live in bench/)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from fractions import Fraction
 
 import pytest
@@ -178,7 +177,7 @@ def test_bad_version_attribute_is_a_runtime_error():
         )
 
 
-def test_memoized_evaluation_is_fast():
+def test_evaluation_is_memoized_per_distinct_signature():
     sel = compile_selector(
         'device.attributes["dra.net"].rdma == true && device.attributes["dra.net"].pciSubsystem == "9140"'
     )
@@ -187,12 +186,9 @@ def test_memoized_evaluation_is_fast():
         for i in range(120_000)
     ]
     before = sel.evaluations
-    start = time.perf_counter()
     matched = sum(sel.matches(d) for d in devices)
-    elapsed = time.perf_counter() - start
     assert matched == 60_000
-    assert sel.evaluations - before <= 2
-    assert elapsed < 1.0, elapsed
+    assert sel.evaluations - before <= 2  # two distinct (rdma, pciSubsystem) tuples, two real evaluations
 
 
 def test_incomplete_references_fall_back_to_full_evaluation():
