@@ -167,7 +167,10 @@ class LiveClient:
         return self.fetch(path, query, accept="*/*").decode("utf-8", "replace")
 
     def list(
-        self, path: str, query: dict[str, Any] | None = None, keep: Callable[[dict[str, Any]], Any] | None = None
+        self,
+        path: str,
+        query: dict[str, Any] | None = None,
+        keep: Callable[[dict[str, Any]], Any] | None = None,
     ) -> list[Any]:
         """All items of a list, page by page; a 410 on a continue token restarts the list once.
 

@@ -27,9 +27,14 @@ def _comparable(report: dict) -> list:
     return [(d["verdict"], d["findings"], d["nodes"]) for d in report["pods"]]
 
 
-@pytest.mark.parametrize("scenario", list(SCENARIOS.values()), ids=lambda s: s.name)
-def test_live_and_file_agree(scenario, replay_server, kubeconfig_for, tmp_path):
-    objects = scenario.build("v1")
+CASES = [(s, "v1") for s in SCENARIOS.values()] + [
+    (s, shape) for s in SCENARIOS.values() if s.shape_matters for shape in ("v1beta2", "v1beta1")
+]
+
+
+@pytest.mark.parametrize(("scenario", "shape"), CASES, ids=lambda v: getattr(v, "name", v))
+def test_live_and_file_agree(scenario, shape, replay_server, kubeconfig_for, tmp_path):
+    objects = scenario.build(shape)
     namespace, pod = scenario.pending_pod
     bundle = tmp_path / "bundle.json"
     write_bundle(bundle, objects)
