@@ -364,16 +364,16 @@ def _constraint_failure(state: Any, ci: int, index: int) -> Failure | None:
         lacking=lacking,
     )
     need_text = ", ".join(f"{n} {r}" for r, n in needed.items())
+    per_value = (
+        "; ".join(
+            f"{c.attribute}={g.value}: " + ", ".join(f"{g.counts.get(r, 0)} {r}" for r in needed)
+            for g in groups.values()
+        )
+        or "no candidate has the attribute"
+    )
     if kind == "matchAttribute":
         if any(g.viable for g in groups.values()):
             return _distinct_within_groups(state, ci, failure, groups, members)
-        per_value = (
-            "; ".join(
-                f"{c.attribute}={g.value}: " + ", ".join(f"{g.counts.get(r, 0)} {r}" for r in needed)
-                for g in groups.values()
-            )
-            or "no candidate has the attribute"
-        )
         failure.summary = (
             f"claim {claim}, constraint #{index} matchAttribute {c.attribute} over [{over}]: "
             f"no single value has enough devices for every request ({need_text} needed) — "
@@ -385,13 +385,6 @@ def _constraint_failure(state: Any, ci: int, index: int) -> Failure | None:
             sum(1 for g in groups.values() if g.counts.get(r, 0)) >= n for r, n in needed.items()
         ):
             return None
-        per_value = (
-            "; ".join(
-                f"{c.attribute}={g.value}: " + ", ".join(f"{g.counts.get(r, 0)} {r}" for r in needed)
-                for g in groups.values()
-            )
-            or "no candidate has the attribute"
-        )
         failure.summary = (
             f"claim {claim}, constraint #{index} distinctAttribute {c.attribute} over [{over}]: "
             f"{len(groups)} distinct values among candidates, {total} devices need distinct "
