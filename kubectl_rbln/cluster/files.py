@@ -110,8 +110,8 @@ def parse_documents(text: str, name: str) -> list[Any]:
         mark = exc.problem_mark or exc.context_mark
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         raise InputError(f"{name}: invalid YAML{where}: {exc.problem or exc.context}") from None
-    except yaml.YAMLError as exc:
-        raise InputError(f"{name}: invalid YAML: {exc}") from None
+    except yaml.YAMLError as exc:  # e.g. a control character: PyYAML's text spans lines, ours does not
+        raise InputError(f"{name}: invalid YAML: {' '.join(str(exc).split())}") from None
     except RecursionError:
         raise InputError(f"{name}: YAML nests too deeply") from None
 

@@ -88,7 +88,7 @@ def test_docs_page_exists_in_the_rule_page_shape(catalog: dict[str, CatalogEntry
     assert entry.docs == f"docs/findings/{slug}.md"
     page = (REPO / entry.docs).read_text(encoding="utf-8")
     headings = re.findall(r"^## (.+)$", page, flags=re.MULTILINE)
-    assert headings == ["What it means", "Why it matters", "Example", "How to fix", "한국어 요약"]
+    assert headings == ["What it means", "Why it matters", "How `why` detects it", "How to fix", "Example"]
     assert page.startswith(f"# {slug}\n\nSeverity: {entry.severity}\n")
 
 

@@ -297,6 +297,17 @@ def _failure_findings(ctx: PodContext, lang: str, failed: dict[str, NodeResult])
                 if sample.constraint_kind
                 else "the claim's requests together"
             )
+            title = None
+            if kind == "search-capped":  # not proven impossible: say the search stopped, and where
+                steps = max(failed[n].steps for n in nodes)
+                evidence["searchCapped"] = {"steps": steps, "nodes": len(nodes)}
+                title = (
+                    f"search-capped: {steps:,}단계까지 탐색했지만 해를 찾지 못함 "
+                    f"(노드 {len(nodes)}개, 불가능이 증명된 것은 아님)"
+                    if lang == "ko"
+                    else f"search-capped: no solution found within {steps:,} search steps on {len(nodes)} "
+                    "node(s); not proven impossible"
+                )
             findings.append(
                 build_finding(
                     "constraint-unsatisfiable",
@@ -305,6 +316,7 @@ def _failure_findings(ctx: PodContext, lang: str, failed: dict[str, NodeResult])
                     evidence=evidence,
                     recipe=recipe,
                     severity=severity,
+                    title=title,
                 )
             )
         elif kind in ("no-devices", "incomplete-pool", "invalid-pool"):
