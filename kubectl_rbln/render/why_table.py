@@ -62,7 +62,14 @@ def render_finding(finding: dict[str, Any], *, color: bool, wide: bool) -> list[
     head = f"{SYMBOLS.get(severity, '-')} {severity:<7} {finding['slug']}"
     lines = [_style(head, color, fg=COLORS.get(severity), bold=True) + f"  {finding['title']}"]
     if finding.get("detail"):
-        lines.append(f"    {finding['detail']}")
+        lines += textwrap.wrap(
+            finding["detail"],
+            width=WIDTH,
+            initial_indent="    ",
+            subsequent_indent="    ",
+            break_on_hyphens=False,
+            break_long_words=False,
+        )
     evidence = finding.get("evidence") or {}
     keys = list(evidence) if wide else list(evidence)[:8]
     for key in keys:
