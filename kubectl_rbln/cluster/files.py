@@ -104,6 +104,8 @@ def parse_documents(text: str, name: str) -> list[Any]:
                 raise InputError(
                     f"{name}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
                 ) from None
+        except RecursionError:
+            raise InputError(f"{name}: JSON nests too deeply") from None
     try:
         return [doc for doc in yaml.load_all(text, Loader=_GuardedLoader) if doc is not None]
     except yaml.MarkedYAMLError as exc:

@@ -136,7 +136,9 @@ def new_api_client(configuration: Any) -> Any:
 
 def bearer_token(configuration: Any) -> str:
     """The token the Configuration sends, so error text can be scrubbed of it."""
-    value = str((getattr(configuration, "api_key", None) or {}).get("authorization", "") or "")
+    keys = getattr(configuration, "api_key", None) or {}
+    # kubernetes >= 30 files it under "BearerToken"; older clients under "authorization"
+    value = str(keys.get("BearerToken") or keys.get("authorization") or "")
     return value.split(" ", 1)[1] if value.lower().startswith("bearer ") else value
 
 

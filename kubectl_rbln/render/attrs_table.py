@@ -11,6 +11,7 @@ from typing import Any
 
 from tabulate import tabulate
 
+from kubectl_rbln.render.sanitize import clean_tree
 from kubectl_rbln.render.why_table import pasteable, render_finding
 
 WIDTH = 100
@@ -143,6 +144,7 @@ def advertised_table(report: dict[str, Any], wide: bool) -> list[str]:
 
 
 def render_attrs(report: dict[str, Any], *, color: bool, wide: bool) -> str:
+    report = clean_tree(report)  # cluster text may carry terminal control sequences
     rct = report["rct"]
     origin = {
         "cluster": "as stored, read from the bundle"

@@ -10,6 +10,7 @@ from typing import Any
 
 from tabulate import tabulate
 
+from kubectl_rbln.render.sanitize import clean_tree
 from kubectl_rbln.render.why_table import render_finding
 
 STATUS = {"pass": "pass", "warn": "WARN", "fail": "FAIL", "skip": "n/a"}
@@ -20,6 +21,7 @@ def _cut(text: str, width: int, wide: bool) -> str:
 
 
 def render_check(report: dict[str, Any], *, color: bool, wide: bool) -> str:
+    report = clean_tree(report)  # cluster text may carry terminal control sequences
     rows = []
     for item in report["items"]:
         label = item["id"] if not item["id"].startswith("why ") else "why"

@@ -12,6 +12,7 @@ Unicode bidirectional override (the "Trojan Source" reordering characters).
 from __future__ import annotations
 
 import re
+from typing import Any
 
 # ESC-introduced sequences, most specific first:
 #   OSC / DCS / SOS / PM / APC: ESC ] P X ^ _ ... up to BEL or ST (ESC \), or to the end if unterminated;
@@ -49,3 +50,25 @@ def safe_token(text: str, limit: int = 64) -> str:
     """A short name read from a Pod (a device entry), reduced to printable characters without spaces."""
     cleaned = "".join(strip_controls(text).split())
     return cleaned if len(cleaned) <= limit else cleaned[: limit - 3] + "..."
+
+
+def clean_tree(value: Any) -> Any:
+    """A copy of a JSON-like report with `strip_controls` applied to every string (keys too): the
+    table views sanitize cluster text once, up front, then add their own colours."""
+    if isinstance(value, str):
+        return strip_controls(value)
+    if isinstance(value, dict):
+        return {clean_tree(k): clean_tree(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [clean_tree(v) for v in value]
+    return value
+
+
+_SGR = re.compile(r"(\x1b\[[0-9;]*m)")
+
+
+def strip_controls_keep_color(text: str) -> str:
+    """`strip_controls` for text we already coloured: SGR colour codes stay, every other sequence
+    goes (no cursor moves, titles, hyperlinks or clipboard writes can survive)."""
+    parts = _SGR.split(text)
+    return "".join(part if index % 2 else strip_controls(part) for index, part in enumerate(parts))

@@ -28,6 +28,7 @@ from kubectl_rbln.diagnose.topology import (
 )
 from kubectl_rbln.dra.allocator import Features
 from kubectl_rbln.dra.model import ClaimSpec, Snapshot
+from kubectl_rbln.render.sanitize import strip_controls, strip_controls_keep_color
 
 MAX_WIDTH = 100
 GAP = 1
@@ -189,7 +190,9 @@ def render_topology(topology: Topology, *, color: bool = False, wide: bool = Fal
     if not topology.nodes:
         return "no node publishes devices (no node-local ResourceSlice)\n"
     blocks = [render_node(n, topology.rct, color=color, wide=wide) for n in topology.nodes]
-    return heading(topology.rct) + "\n\n" + "\n\n".join(blocks) + "\n\n" + LEGEND + "\n"
+    text = heading(topology.rct) + "\n\n" + "\n\n".join(blocks) + "\n\n" + LEGEND + "\n"
+    # node and device names come from the cluster; with colour on, only SGR colour codes survive
+    return strip_controls_keep_color(text) if color else strip_controls(text)
 
 
 def render_node_drawing(snapshot: Snapshot, node: str, *, namespace: str, spec: ClaimSpec | None = None,

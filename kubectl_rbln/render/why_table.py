@@ -14,6 +14,8 @@ from typing import Any
 import click
 from tabulate import tabulate
 
+from kubectl_rbln.render.sanitize import clean_tree, strip_controls, strip_controls_keep_color
+
 SYMBOLS = {"error": "✗", "warning": "!", "info": "i"}
 COLORS = {"error": "red", "warning": "yellow", "info": "cyan"}
 MAX_NODE_ROWS = 20
@@ -143,7 +145,13 @@ def _signature(diagnosis: dict[str, Any]) -> tuple[tuple[str, str], ...]:
 def render_report(
     report: dict[str, Any], *, color: bool, wide: bool, drawings: dict[str, tuple[str, str]] | None = None
 ) -> str:
-    """One block per Pod; Pods with exactly the same findings as an earlier one get one line."""
+    """One block per Pod; Pods with exactly the same findings as an earlier one get one line.
+
+    Names, events, evidence and reasons come from the cluster: terminal control sequences in them
+    are stripped before anything is drawn (-o json keeps them, JSON-escaped)."""
+    report = clean_tree(report)
+    clean = strip_controls_keep_color if color else strip_controls  # the drawing holds our colours
+    drawings = {pod: (clean(node), clean(text)) for pod, (node, text) in (drawings or {}).items()}
     blocks = []
     first_with: dict[tuple[tuple[str, str], ...], str] = {}
     for diagnosis in report["pods"]:
@@ -155,7 +163,7 @@ def render_report(
             )
             continue
         first_with.setdefault(signature, diagnosis["pod"])
-        drawing = (drawings or {}).get(diagnosis["pod"])
+        drawing = drawings.get(diagnosis["pod"])
         blocks.append(render_diagnosis(diagnosis, color=color, wide=wide, drawing=drawing))
     if not blocks:
         blocks = [report.get("message", "no device Pod needs attention")]

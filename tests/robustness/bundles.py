@@ -88,7 +88,9 @@ def pending_pod_bundle(
             "kind": "Pod",
             "metadata": _meta(pod, NS),
             "spec": {
-                "containers": [{"name": "main", "image": "x", "resources": {"claims": [{"name": "devices"}]}}],
+                "containers": [
+                    {"name": "main", "image": "x", "resources": {"claims": [{"name": "devices"}]}}
+                ],
                 "resourceClaims": [{"name": "devices", "resourceClaimTemplateName": "big"}],
             },
             "status": {
@@ -104,9 +106,7 @@ def pathological_bundle() -> list[dict[str, Any]]:
     """64 NPUs and 32 NICs on one node, and a claim no choice of them satisfies, that no count or
     value-group argument can rule out: 15 requests of 2 NPUs over overlapping windows of `index`,
     all on one NUMA node (the windows hold 19 NPUs per NUMA node, 30 are needed)."""
-    npus = [
-        {"name": f"npu{i}", "attributes": {NUMA: {"int": i % 2}, "index": {"int": i}}} for i in range(64)
-    ]
+    npus = [{"name": f"npu{i}", "attributes": {NUMA: {"int": i % 2}, "index": {"int": i}}} for i in range(64)]
     nics = [{"name": f"nic{i}", "attributes": {NUMA: {"int": i // 16}}} for i in range(32)]
     requests = [
         {

@@ -170,7 +170,9 @@ broken_text = st.one_of(
 
 @FAST
 @given(broken_text, st.sampled_from(["in.json", "in.yaml", "in.txt"]))
-def test_file_reader_fails_only_with_input_error(tmp_path_factory: pytest.TempPathFactory, text: str, name: str) -> None:
+def test_file_reader_fails_only_with_input_error(
+    tmp_path_factory: pytest.TempPathFactory, text: str, name: str
+) -> None:
     path: Path = tmp_path_factory.mktemp("fuzz") / name
     path.write_text(text, encoding="utf-8", errors="surrogatepass")
     try:
