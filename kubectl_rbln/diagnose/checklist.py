@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kubectl_rbln.diagnose.attrs import attrs_report, rct_source
-from kubectl_rbln.diagnose.checks.layers import drivers_of, slice_relevant
+from kubectl_rbln.diagnose.checks.layers import drivers_of, slice_relevant, slices_of
 from kubectl_rbln.diagnose.checks.rct_audit import applied_spec, dropped_fields
 from kubectl_rbln.diagnose.context import DEVICE_RESOURCE_PREFIXES, is_device_pod, pod_context
 from kubectl_rbln.diagnose.findings import SCHEMA_VERSION, Finding, build_finding, exit_code_for
@@ -96,8 +96,12 @@ def item_slices(snapshot: Snapshot, namespace: str, rct: str, lang: str) -> Chec
     nodes = npu_nodes(snapshot)
     gaps: dict[str, list[str]] = {}
     for driver in drivers:
-        slices = [s for s in snapshot.slices if s.driver == driver and s.devices]
-        lacking = [n.name for n in nodes if not any(slice_relevant(s, n) for s in slices)]
+        slices = [s for s in slices_of(snapshot, driver) if s.devices]
+        local = {s.node_name for s in slices if s.node_name}
+        shared = [s for s in slices if not s.node_name]
+        lacking = [
+            n.name for n in nodes if n.name not in local and not any(slice_relevant(s, n) for s in shared)
+        ]
         if lacking:
             gaps[driver] = lacking
     findings = [

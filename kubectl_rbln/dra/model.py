@@ -14,8 +14,11 @@ Nothing downstream sees raw API dicts, except `raw` kept for evidence output.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -301,24 +304,30 @@ class Snapshot:
     server_version: str | None = None  # e.g. "v1.34.2" (live), None offline unless known
     problems: list[SourceProblem] = field(default_factory=list)
     source: str = ""  # "cluster <context>" or "files a.json, b.yaml"
+    derived: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    def memo(self, key: str, build: Callable[[], T]) -> T:
+        """A fact derived from the whole snapshot (an index, devices per driver), computed once.
+
+        `check` diagnoses thousands of Pods against one snapshot: per-Pod checks must not
+        rescan every node and slice. The snapshot is not changed after it is built.
+        """
+        if key not in self.derived:
+            self.derived[key] = build()
+        return self.derived[key]  # type: ignore[no-any-return]
 
     def pod(self, namespace: str, name: str) -> Pod | None:
-        for pod in self.pods:
-            if pod.name == name and pod.namespace == namespace:
-                return pod
-        return None
+        return self.memo("pods-by-key", lambda: {(p.namespace, p.name): p for p in self.pods}).get(
+            (namespace, name)
+        )
 
     def claim(self, namespace: str, name: str) -> ResourceClaim | None:
-        for claim in self.claims:
-            if claim.name == name and claim.namespace == namespace:
-                return claim
-        return None
+        index = self.memo("claims-by-key", lambda: {(c.namespace, c.name): c for c in self.claims})
+        return index.get((namespace, name))
 
     def template(self, namespace: str, name: str) -> ResourceClaimTemplate | None:
-        for template in self.templates:
-            if template.name == name and template.namespace == namespace:
-                return template
-        return None
+        index = self.memo("templates-by-key", lambda: {(t.namespace, t.name): t for t in self.templates})
+        return index.get((namespace, name))
 
     def problem_for(self, kind: str) -> SourceProblem | None:
         for problem in self.problems:

@@ -69,10 +69,15 @@ def requirements(snapshot: Snapshot, spec: ClaimSpec) -> list[Requirement]:
 
 
 def devices_by_driver(snapshot: Snapshot) -> dict[str, list[Device]]:
-    out: dict[str, list[Device]] = defaultdict(list)
-    for slice_ in snapshot.slices:
-        out[slice_.driver].extend(slice_.devices)
-    return out
+    """Every device of every slice, per driver (computed once per snapshot)."""
+
+    def build() -> dict[str, list[Device]]:
+        out: dict[str, list[Device]] = defaultdict(list)
+        for slice_ in snapshot.slices:
+            out[slice_.driver].extend(slice_.devices)
+        return dict(out)
+
+    return snapshot.memo("devices-by-driver", build)
 
 
 def near_misses(attribute: str, devices: list[Device]) -> list[str]:

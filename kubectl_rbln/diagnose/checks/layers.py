@@ -9,7 +9,7 @@ from __future__ import annotations
 from kubectl_rbln.diagnose.context import PodContext
 from kubectl_rbln.diagnose.findings import Finding, build_finding
 from kubectl_rbln.diagnose.placement import exclusions, node_selector_matches
-from kubectl_rbln.dra.model import DeviceClass, Node, ResourceSlice
+from kubectl_rbln.dra.model import DeviceClass, Node, ResourceSlice, Snapshot
 from kubectl_rbln.dra.references import class_drivers
 
 REFERENCE_CLASSES = {"npu.rebellions.ai": "npu.rebellions.ai", "dranet": "dra.net"}
@@ -143,6 +143,18 @@ def slice_relevant(slice_: ResourceSlice, node: Node) -> bool:
     return False
 
 
+def slices_of(snapshot: Snapshot, driver: str) -> list[ResourceSlice]:
+    by_driver = snapshot.memo("slices-by-driver", lambda: _group_slices(snapshot.slices))
+    return by_driver.get(driver, [])
+
+
+def _group_slices(slices: list[ResourceSlice]) -> dict[str, list[ResourceSlice]]:
+    out: dict[str, list[ResourceSlice]] = {}
+    for slice_ in slices:
+        out.setdefault(slice_.driver, []).append(slice_)
+    return out
+
+
 def candidate_nodes(ctx: PodContext) -> list[Node]:
     """Nodes the Pod could run on, devices aside."""
     return [node for node in ctx.snapshot.nodes.values() if not exclusions(ctx.pod, node)]
@@ -160,8 +172,10 @@ def _nodes_with_devices(slices: list[ResourceSlice], nodes: list[Node], node_nam
 def check_driver_slices(ctx: PodContext, lang: str) -> list[Finding]:
     """No slice (or only empty ones) of a needed driver on any node the Pod could use."""
     findings = []
+    if ctx.pod.node_name or not ctx.unallocated or ctx.snapshot.problem_for("ResourceSlice"):
+        return []  # a scheduled Pod, or one whose claims are allocated, needs no slice any more
     nodes = candidate_nodes(ctx)
-    if not nodes or ctx.snapshot.problem_for("ResourceSlice"):
+    if not nodes:
         return []
     drivers: dict[str, str] = {}
     for _, class_name in requested_classes(ctx):
@@ -169,7 +183,7 @@ def check_driver_slices(ctx: PodContext, lang: str) -> list[Finding]:
             drivers.setdefault(driver, class_name)
     node_names = {n.name for n in nodes}
     for driver, class_name in sorted(drivers.items()):
-        slices = [s for s in ctx.snapshot.slices if s.driver == driver]
+        slices = slices_of(ctx.snapshot, driver)
         with_devices = _nodes_with_devices(slices, nodes, node_names)
         if with_devices:
             continue

@@ -48,6 +48,10 @@ def check_rds_label(ctx: PodContext, lang: str) -> list[Finding]:
 
 
 def _device_plugin_nodes(ctx: PodContext) -> dict[str, dict[str, str]]:
+    return ctx.snapshot.memo("device-plugin-nodes", lambda: _scan_device_plugin_nodes(ctx))
+
+
+def _scan_device_plugin_nodes(ctx: PodContext) -> dict[str, dict[str, str]]:
     out = {}
     for node in ctx.snapshot.nodes.values():
         resources = {
@@ -80,7 +84,10 @@ def check_device_plugin_mode(ctx: PodContext, lang: str) -> list[Finding]:
         findings.append(
             build_finding("device-plugin-mode", lang, values, evidence=evidence, severity="warning")
         )
-    npu_slice_nodes = {s.node_name for s in ctx.snapshot.slices if s.driver == NPU_DRIVER and s.devices}
+    npu_slice_nodes = ctx.snapshot.memo(
+        "npu-slice-nodes",
+        lambda: {s.node_name for s in ctx.snapshot.slices if s.driver == NPU_DRIVER and s.devices},
+    )
     both = sorted(n for n in plugin_nodes if n in npu_slice_nodes)
     if both:
         evidence = {
