@@ -52,6 +52,8 @@ class Faults:
     truncate_body: URL path substrings whose reply body is cut in half (valid HTTP, broken JSON).
     gone_on_continue: the first request with a `continue` token gets 410 Expired, once
         (`gone_times` continue requests, if more).
+    vanish_after: after this many requests the server goes away mid-command: every later
+        connection is closed without an answer.
     """
 
     forbid: set[str] = field(default_factory=set)
@@ -65,6 +67,7 @@ class Faults:
     truncate_body: set[str] = field(default_factory=set)
     gone_on_continue: bool = False
     gone_times: int = 1
+    vanish_after: int | None = None
 
 
 class Responder(Protocol):
@@ -134,6 +137,8 @@ class FaultInjector:
         self._failures: dict[str, int] = {}
         self._gone_sent = 0
         self._released = threading.Event()
+        self._count_lock = threading.Lock()
+        self._requests = 0
 
     def release(self) -> None:
         """End every pending delay now (the server is stopping)."""
@@ -142,6 +147,9 @@ class FaultInjector:
     def intercept(self, handler: Responder, groups: dict[str, Any]) -> bool:
         """Answer the request with a fault, or return False to let the server answer it."""
         faults = self.faults
+        if faults.vanish_after is not None and self._count() > faults.vanish_after:
+            handler.close_connection = True  # type: ignore[attr-defined]
+            return True  # nothing is written: the client sees the connection drop
         if faults.delay > 0:
             self._released.wait(min(faults.delay, MAX_DELAY))
         parts = urlsplit(handler.path)
@@ -170,6 +178,11 @@ class FaultInjector:
             handler._send_json(410, status(410, "Expired", EXPIRED_MESSAGE))
             return True
         return False
+
+    def _count(self) -> int:
+        with self._count_lock:
+            self._requests += 1
+            return self._requests
 
     def shape_body(self, path: str, body: bytes) -> bytes:
         """The body to send: cut in half when `truncate_body` names this path."""

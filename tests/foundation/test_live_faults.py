@@ -206,6 +206,18 @@ def test_server_error_is_one_line_exit_3(cluster: Callable[..., Cluster]) -> Non
     assert len([p for p, _, _ in c.paths() if p == "/api/v1/pods"]) == 1, "a 500 without Retry-After is final"
 
 
+def test_server_that_disappears_mid_command_is_one_line_exit_3(cluster: Callable[..., Cluster]) -> None:
+    """The cluster answers discovery, then goes away while the lists are read."""
+    c = cluster(Faults(vanish_after=2))
+    for command in (["dump", "-A"], ["why", "-n", "serving"]):
+        result = c.rbln(*command)
+        assert result.returncode == 3, result.stderr
+        line = error_line(result)
+        assert line.startswith("error: ") and ("broke" in line or "cannot reach" in line), line
+        assert "Traceback" not in result.stderr
+        assert result.stdout == ""
+
+
 def test_throttled_list_is_retried_after_retry_after(cluster: Callable[..., Cluster]) -> None:
     c = cluster(Faults(status_for={"/api/v1/pods": 429}, fail_times=1))
     started = time.monotonic()
