@@ -23,9 +23,11 @@ TOPICS = ("bundle", "exit-codes", "output-schema", "rbac", "replay-server")
 
 
 def docs_roots() -> list[Path]:
-    """Where a docs/ tree may be: $RBLN_DOCS_DIR, inside the package (archive), the source checkout."""
+    """Where a docs/ tree may be: $RBLN_DOCS_DIR, inside the package (archive), the source checkout,
+    or the environment's share/ folder (pip and pipx install the pages there, see pyproject.toml)."""
     roots = [Path(os.environ["RBLN_DOCS_DIR"])] if os.environ.get("RBLN_DOCS_DIR") else []
     roots += [PACKAGE_DIR / "docs", PACKAGE_DIR.parent / "docs"]
+    roots.append(Path(sys.prefix, "share", "kubectl-rbln", "docs"))
     return [root for root in roots if (root / "findings").is_dir()]
 
 

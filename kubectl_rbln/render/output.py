@@ -19,8 +19,15 @@ def to_json(document: Any) -> str:
     return json.dumps(document, indent=2, ensure_ascii=False, default=str)
 
 
+class _PlainDumper(yaml.SafeDumper):
+    """No `&id001` anchors: a report that repeats a value prints it again, as kubectl does."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
 def to_yaml(document: Any) -> str:
-    return yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=120)
+    return yaml.dump(document, Dumper=_PlainDumper, sort_keys=False, allow_unicode=True, width=120)
 
 
 def _jq_message(exc: ValueError) -> str:
