@@ -204,3 +204,12 @@ def test_fix_follows_the_failing_term_and_the_runtime():
     ]
     fix = "\n".join(finding.remediation)
     assert "LimitMEMLOCK=infinity" in fix and "CRI-O" not in fix
+
+
+def test_yaml_output_is_plain_and_matches_json(rbln):
+    import yaml
+
+    as_yaml = rbln("why", "--example", "-o", "yaml")
+    as_json = rbln("why", "--example", "-o", "json")
+    assert "&id" not in as_yaml.stdout and "*id" not in as_yaml.stdout
+    assert yaml.safe_load(as_yaml.stdout) == json.loads(as_json.stdout)
