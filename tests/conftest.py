@@ -36,3 +36,18 @@ def run_rbln(
 @pytest.fixture
 def rbln():
     return run_rbln
+
+
+@pytest.fixture
+def inprocess_rbln(capsys: pytest.CaptureFixture[str]):
+    """`kubectl rbln ARGS` run in this process (fast): (exit code, stdout, stderr)."""
+    from kubectl_rbln.cli.main import main
+
+    def run(*args: str) -> tuple[int, str, str]:
+        capsys.readouterr()
+        with pytest.raises(SystemExit) as exc:
+            main(list(args))
+        captured = capsys.readouterr()
+        return int(exc.value.code or 0), captured.out, captured.err
+
+    return run

@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
 import jq
@@ -25,8 +24,6 @@ from kubernetes import client
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "attrs"))
 from attrs_bundles import BY_NAME, Story, mgmt_nic_first  # noqa: E402
-
-from kubectl_rbln.cli.main import main  # noqa: E402
 
 SEED_JQ = """.items[]
   | {driver: .spec.driver, attrs: (.spec.devices[0].attributes | keys)}"""
@@ -38,15 +35,8 @@ MODELS = {
 
 
 @pytest.fixture
-def rbln(capsys: pytest.CaptureFixture[str]) -> Callable[..., tuple[int, str, str]]:
-    def run(*args: str) -> tuple[int, str, str]:
-        capsys.readouterr()
-        with pytest.raises(SystemExit) as exc:
-            main(list(args))
-        captured = capsys.readouterr()
-        return int(exc.value.code or 0), captured.out, captured.err
-
-    return run
+def rbln(inprocess_rbln):
+    return inprocess_rbln
 
 
 @pytest.fixture
