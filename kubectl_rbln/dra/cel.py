@@ -1,5 +1,10 @@
 """The CEL environment of DRA device selectors, on the Rust-backed `common-expression-language`.
 
+When that library cannot be imported (it ships no CPython 3.10 wheel), or with
+`RBLN_CEL_BACKEND=celpy`, the pure-Python `cel_backend_celpy` evaluates the same
+rewritten source instead; source rewriting, reference handling, memoization and
+error shaping below are shared by both backends.
+
 Mirrors k8s.io/dynamic-resource-allocation `cel/compile.go` (dra-facts.md §3):
 one variable `device` = {driver, attributes: {domain: {id: value}},
 capacity: {domain: {id: quantity}}}; a missing domain reads as an empty map,
@@ -68,7 +73,65 @@ def _load_native() -> ModuleType:
     return module
 
 
-_native = _load_native()
+class _RustProgram:
+    """A compiled `cel` program with its own reusable Context."""
+
+    def __init__(self, program: Any) -> None:
+        self._program = program
+        self._context = _native.Context({}, FUNCTIONS)
+
+    def variables(self) -> list[str]:
+        return list(self._program.variables())
+
+    def functions(self) -> list[str]:
+        return list(self._program.functions())
+
+    def run(self, variables: dict[str, Any]) -> Any:
+        """Evaluate; library exceptions propagate for `_runtime_message`."""
+        self._context.update(variables)
+        return self._program.execute(self._context)
+
+
+class _RustBackend:
+    name = "rust"
+
+    def compile(self, source: str) -> _RustProgram:
+        try:
+            return _RustProgram(_native.compile(source))
+        except Exception as err:  # a backend reports parse errors as ValueError(message)
+            raise ValueError(str(err)) from None
+
+
+_native: Any = None
+_BACKENDS: dict[str, Any] = {}
+
+
+def get_backend(name: str) -> Any:
+    """The backend "rust" or "celpy" (one instance each); ImportError when "rust" is unavailable."""
+    if name not in _BACKENDS:
+        if name == "rust":
+            global _native
+            _native = _native or _load_native()
+            _BACKENDS[name] = _RustBackend()
+        elif name == "celpy":
+            from kubectl_rbln.dra.cel_backend_celpy import CelpyBackend
+
+            _BACKENDS[name] = CelpyBackend(FUNCTIONS)
+        else:
+            raise ValueError(f"unknown CEL backend {name!r} (expected rust or celpy)")
+    return _BACKENDS[name]
+
+
+def _select_backend() -> Any:
+    """Rust when importable (fast), else celpy (python 3.10); RBLN_CEL_BACKEND=celpy|rust forces one."""
+    forced = os.environ.get("RBLN_CEL_BACKEND", "").strip().lower()
+    if forced:
+        return get_backend(forced)
+    try:
+        return get_backend("rust")
+    except ImportError:
+        return get_backend("celpy")
+
 
 QTAG = "__k8s_quantity__"
 VTAG = "__k8s_semver__"
@@ -417,7 +480,6 @@ class Selector:
         self.expression = expression
         self.references = refs
         self._program = program
-        self._context = _native.Context({}, FUNCTIONS)
         self._attr_names = sorted(refs.attributes | refs.guarded)
         self._cap_names = sorted(refs.capacities | refs.guarded_capacities)
         self._attr_domains = sorted(refs.domains)
@@ -503,9 +565,8 @@ class Selector:
         device_var: dict[str, Any] = {"driver": device.driver, "attributes": attributes, "capacity": capacity}
         if self.references.uses_allow_multiple:
             device_var["allowMultipleAllocations"] = device.allow_multiple_allocations
-        self._context.update({"device": device_var, ATTRS_VAR: helper_attrs, CAPS_VAR: helper_caps})
         try:
-            result = self._program.execute(self._context)
+            result = self._program.run({"device": device_var, ATTRS_VAR: helper_attrs, CAPS_VAR: helper_caps})
         except Exception as err:  # the library raises KeyError/TypeError/RuntimeError/...
             raise CelError("runtime", _runtime_message(err)) from None
         if not isinstance(result, bool):
@@ -515,24 +576,29 @@ class Selector:
 
 def compile_selector(expression: str, *, consumable_capacity: bool = False) -> Selector:
     """Compile (cached) a DRA selector; raises CelError(kind="compile") like the scheduler's cache."""
-    result = _compile_cached(expression, consumable_capacity)
+    return compile_selector_with(BACKEND, expression, consumable_capacity=consumable_capacity)
+
+
+def compile_selector_with(backend: Any, expression: str, *, consumable_capacity: bool = False) -> Selector:
+    """`compile_selector` on an explicit backend (see `get_backend`); for tests of both backends."""
+    result = _compile_cached(expression, consumable_capacity, backend)
     if isinstance(result, CelError):
         raise result
     return result
 
 
 @lru_cache(maxsize=1024)
-def _compile_cached(expression: str, consumable_capacity: bool) -> Selector | CelError:
+def _compile_cached(expression: str, consumable_capacity: bool, backend: Any) -> Selector | CelError:
     try:
-        return _compile(expression, consumable_capacity)
+        return _compile(expression, consumable_capacity, backend)
     except CelError as err:
         return err
 
 
-def _compile(expression: str, consumable_capacity: bool) -> Selector:
+def _compile(expression: str, consumable_capacity: bool, backend: Any) -> Selector:
     try:
-        _native.compile(expression)
-    except Exception as err:
+        backend.compile(expression)
+    except ValueError as err:
         text = str(err)
         text = re.sub(r"^Failed to parse expression .*?: (?=ERROR:)", "", text, flags=re.S)
         raise CelError("compile", text) from None
@@ -544,8 +610,8 @@ def _compile(expression: str, consumable_capacity: bool) -> Selector:
         raise CelError("compile", f"ERROR: <input>:1:{_column(expression, name)}: undefined field '{name}'")
     rewritten = _rewrite_maps(_rewrite_bind(expression))
     try:
-        program = _native.compile(rewritten)
-    except Exception as err:  # pragma: no cover - the original compiled, so the rewrite should too
+        program = backend.compile(rewritten)
+    except ValueError as err:  # pragma: no cover - the original compiled, so the rewrite should too
         raise CelError("compile", str(err)) from None
     allowed = {"device", ATTRS_VAR, CAPS_VAR} | refs.bound_names
     for name in program.variables():
@@ -564,9 +630,12 @@ def _compile(expression: str, consumable_capacity: bool) -> Selector:
     selector = Selector(expression, program, refs)
     if not program.variables():  # a constant: check its type now, as the Kubernetes type checker would
         try:
-            value = program.execute(_native.Context({}, FUNCTIONS))
+            value = program.run({})
         except Exception:
             value = True  # a runtime error in a constant is reported when evaluated
         if not isinstance(value, bool):
             raise CelError("compile", f"must evaluate to bool or the unknown type, not {_type_name(value)}")
     return selector
+
+
+BACKEND = _select_backend()

@@ -8,12 +8,12 @@ seed are byte-identical.
 from __future__ import annotations
 
 import hashlib
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from functools import lru_cache
 from typing import Any
 
 K8S_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"  # k8s.io/apimachinery utilrand alphabet
-BASE_TIME = datetime(2026, 9, 14, 6, 0, 0, tzinfo=UTC)
+BASE_TIME = datetime(2026, 9, 14, 6, 0, 0, tzinfo=timezone.utc)
 
 
 class Ids:

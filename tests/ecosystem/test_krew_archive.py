@@ -35,7 +35,7 @@ def test_manifest_covers_linux_and_darwin_on_amd64_and_arm64_and_states_python()
         for p in MANIFEST["spec"]["platforms"]
     }
     assert pairs == {("linux", "amd64"), ("linux", "arm64"), ("darwin", "amd64"), ("darwin", "arm64")}
-    assert "python3 >= 3.11" in MANIFEST["spec"]["caveats"]
+    assert "python3 >= 3.10" in MANIFEST["spec"]["caveats"]
     assert MANIFEST["spec"]["description"].strip() and MANIFEST["spec"]["homepage"].startswith("https://")
 
 
