@@ -28,9 +28,10 @@ def _style(text: str, color: bool, **style: Any) -> str:
     return click.style(text, **style) if color else text
 
 
-def _short(value: Any) -> str:
+def _short(value: Any, room: int = MAX_EVIDENCE_VALUE) -> str:
+    """One evidence value cut to the room left on a 100-column line (-o wide and -o json show it all)."""
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
-    return text if len(text) <= MAX_EVIDENCE_VALUE else text[: MAX_EVIDENCE_VALUE - 3] + "..."
+    return text if len(text) <= room else text[: max(room - 1, 8)] + "…"
 
 
 COMMAND_WORDS = (
@@ -78,17 +79,40 @@ def render_finding(finding: dict[str, Any], *, color: bool, wide: bool) -> list[
         value = evidence[key]
         if value in (None, [], {}, ""):
             continue
-        lines.append(
-            f"    {key}: {_short(value) if not wide else json.dumps(value, ensure_ascii=False, default=str)}"
+        shown = (
+            json.dumps(value, ensure_ascii=False, default=str)
+            if wide
+            else _short(value, WIDTH - len(key) - 6)
         )
+        lines.append(f"    {key}: {shown}")
     for index, command in enumerate(finding.get("remediation") or []):
         prefix = "    fix: " if index == 0 else "         "
-        command_lines = pasteable(str(command)).splitlines() or [""]
+        command_lines = _wrap_comments(pasteable(str(command)).splitlines() or [""], wide)
         lines.append(prefix + command_lines[0])
         lines.extend("         " + extra for extra in command_lines[1:])
     if finding.get("docs"):
         lines.append(f"    docs: {finding['docs']}")
     return lines
+
+
+def _wrap_comments(lines: list[str], wide: bool) -> list[str]:
+    """Explanations (`# ...`) wrap at 100 columns; commands are never cut, so they paste whole."""
+    if wide:
+        return lines
+    out: list[str] = []
+    for line in lines:
+        if line.startswith("# ") and len(line) > WIDTH - 9:
+            out += textwrap.wrap(
+                line[2:],
+                width=WIDTH - 11,
+                initial_indent="# ",
+                subsequent_indent="# ",
+                break_on_hyphens=False,
+                break_long_words=False,
+            )
+        else:
+            out.append(line)
+    return out
 
 
 def render_nodes(nodes: list[dict[str, Any]], *, wide: bool) -> list[str]:

@@ -159,17 +159,16 @@ def _finding(
                 "이 속성으로 맞추면 정렬을 유지합니다"
             )
             extra.append(
-                f"kubectl -n {ctx.pod.namespace} get resourceclaimtemplate {rct} -o yaml > {rct}.yaml   "
-                + (
-                    f"# change {requirement.kind}: {requirement.attribute} to {common}"
-                    if lang != "ko"
-                    else f"# {requirement.kind}: {requirement.attribute}을(를) {common}(으)로 바꾸세요"
-                )
+                f"kubectl -n {ctx.pod.namespace} get resourceclaimtemplate {rct} -o yaml > {rct}.yaml"
             )
             extra.append(
-                f"kubectl -n {ctx.pod.namespace} delete resourceclaimtemplate {rct} && "
-                f"kubectl -n {ctx.pod.namespace} apply -f {rct}.yaml"
+                f"# in {rct}.yaml change {requirement.kind}: {requirement.attribute} to {common}"
+                if lang != "ko"
+                else f"# {rct}.yaml에서 {requirement.kind}: {requirement.attribute}을(를) "
+                f"{common}(으)로 바꾸세요"
             )
+            extra.append(f"kubectl -n {ctx.pod.namespace} delete resourceclaimtemplate {rct}")
+            extra.append(f"kubectl -n {ctx.pod.namespace} apply -f {rct}.yaml")
     elif requirement.kind == "selector":
         recipe = "nic-selector" if driver == "dra.net" else None
         domain, _, attribute_name = requirement.attribute.rpartition("/")
