@@ -93,7 +93,7 @@ def _subcommand_names(group: click.Group, ctx: click.Context, incomplete: str) -
 
 
 def _slugs() -> list[str]:
-    from kubectl_rbln.diagnose.catalog import load_catalog  # noqa: PLC0415
+    from kubectl_rbln.catalog import load_catalog  # noqa: PLC0415
 
     titles = {slug: PLACEHOLDER.sub(r"<\1>", entry.title["en"]) for slug, entry in load_catalog().items()}
     return [f"{slug}\t{title}" for slug, title in titles.items()]

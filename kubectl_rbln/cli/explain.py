@@ -15,7 +15,7 @@ from pathlib import Path
 
 import click
 
-from kubectl_rbln.diagnose.catalog import load_catalog, pick_language
+from kubectl_rbln.catalog import load_catalog, pick_language
 from kubectl_rbln.errors import NotFoundError
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
@@ -43,7 +43,7 @@ def page_path(name: str, lang: str) -> Path | None:
 
 def catalog_page(slug: str, lang: str) -> str:
     """The catalog's words for a slug, shaped like a page: used when docs/ was not installed."""
-    from kubectl_rbln.diagnose.catalog import render  # noqa: PLC0415
+    from kubectl_rbln.catalog import render  # noqa: PLC0415
 
     entry = render(load_catalog()[slug], lang)
     fix = "\n".join(f"    {line}" for line in entry.remediation)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from kubectl_rbln.catalog import sentence
 from kubectl_rbln.diagnose.checks.attributes import check_attributes
 from kubectl_rbln.diagnose.checks.crash import check_crashes
 from kubectl_rbln.diagnose.checks.events import check_events, relevant_events
@@ -173,20 +174,17 @@ def _suppress(findings: list[Finding]) -> list[Finding]:
 
 
 def verdict_for(pod: Pod, findings: list[Finding], lang: str) -> str:
+    """The first line a user reads, in the catalog's words: the blocking finding's title, or none."""
     state = pod.phase
     scheduled = pod.conditions.get("PodScheduled")
     if state == "Pending" and scheduled and scheduled.status == "False":
-        state = f"Pending ({scheduled.reason or 'unscheduled'})"
+        state = sentence("pending-reason", lang, reason=scheduled.reason or "unscheduled")
     blocking = [f for f in findings if f.severity == "error"]
-    if lang == "ko":
-        if blocking:
-            return f"Pod {pod.key} 상태 {state}: {blocking[0].title}"
-        return f"Pod {pod.key} 상태 {state}: 고칠 것이 없습니다"
     if blocking:
-        return f"Pod {pod.key} is {state}: {blocking[0].title}"
+        return sentence("verdict-blocked", lang, pod=pod.key, state=state, title=blocking[0].words(lang).title)
     if findings:
-        return f"Pod {pod.key} is {state}: nothing blocks it; {len(findings)} note(s) below"
-    return f"Pod {pod.key} is {state}: nothing to fix"
+        return sentence("verdict-notes", lang, pod=pod.key, state=state, count=len(findings))
+    return sentence("verdict-clear", lang, pod=pod.key, state=state)
 
 
 def diagnose_pod(snapshot: Snapshot, pod: Pod, options: WhyOptions) -> PodDiagnosis:

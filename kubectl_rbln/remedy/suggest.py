@@ -226,7 +226,7 @@ def devices_fit(row: dict[str, Any]) -> bool:
 
 
 def _blockers(diagnosis: PodDiagnosis) -> list[str]:
-    errors = [f.title for f in diagnosis.findings if f.severity == "error"]
+    errors = [f.words().title for f in diagnosis.findings if f.severity == "error"]
     if errors:
         return errors[:3]
     reasons = [f"{r['name']}: {r.get('reason', '')}" for r in diagnosis.nodes if r.get("reason")]

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any, TextIO
+from collections.abc import Callable
+from typing import Any, Protocol, TextIO
 
 import yaml
 
@@ -65,3 +66,26 @@ def emit_document(document: Any, output: str, jq_expr: str | None, stream: TextI
         out.write(to_yaml(document))
     else:
         out.write(to_json(document) + "\n")
+
+
+class Report(Protocol):
+    """What every command's use case returns: a document for machines, findings for the exit code."""
+
+    def to_document(self, lang: str) -> dict[str, Any]: ...
+
+
+def emit(
+    report: Report,
+    *,
+    output: str,
+    jq_expr: str | None,
+    lang: str,
+    text: Callable[[], str],
+    stream: TextIO | None = None,
+) -> None:
+    """The one output switch of every command: table and wide draw `text()`, the rest the document."""
+    out = stream or sys.stdout
+    if jq_expr or output in ("json", "yaml"):
+        emit_document(report.to_document(lang), output, jq_expr, stream=out)
+    else:
+        out.write(text())

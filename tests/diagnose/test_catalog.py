@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from kubectl_rbln.diagnose.catalog import (
+from kubectl_rbln.catalog import (
     SEVERITIES,
     CatalogEntry,
     load_catalog,
@@ -58,7 +58,7 @@ def test_entry_is_complete_in_both_languages(catalog: dict[str, CatalogEntry], s
         assert entry.remediation[lang], lang
     for text in (entry.title["ko"], entry.summary["ko"]):
         assert HANGUL.search(text), f"{slug}: Korean text is not Korean: {text}"
-    assert not HANGUL.search(entry.title["en"] + entry.summary["en"] + "".join(entry.remediation["en"]))
+    assert not HANGUL.search(entry.title["en"] + entry.summary["en"] + "".join(line.text for line in entry.remediation["en"]))
 
 
 @pytest.mark.parametrize("slug", ALL_SLUGS)
@@ -68,8 +68,8 @@ def test_same_placeholders_in_both_languages_field_by_field(
     entry = catalog[slug]
     assert placeholders(entry.title["en"]) == placeholders(entry.title["ko"])
     assert placeholders(entry.summary["en"]) == placeholders(entry.summary["ko"])
-    en_lines = set().union(*(placeholders(line) for line in entry.remediation["en"]))
-    ko_lines = set().union(*(placeholders(line) for line in entry.remediation["ko"]))
+    en_lines = set().union(*(placeholders(line.text) for line in entry.remediation["en"]))
+    ko_lines = set().union(*(placeholders(line.text) for line in entry.remediation["ko"]))
     assert en_lines == ko_lines
 
 
@@ -77,8 +77,8 @@ def test_same_placeholders_in_both_languages_field_by_field(
 def test_commands_are_identical_in_both_languages(catalog: dict[str, CatalogEntry], slug: str) -> None:
     """A Korean reader must run exactly the command an English reader runs."""
     entry = catalog[slug]
-    en = [line for line in entry.remediation["en"] if COMMAND.match(line)]
-    ko = [line for line in entry.remediation["ko"] if COMMAND.match(line)]
+    en = [line.text for line in entry.remediation["en"] if COMMAND.match(line.text)]
+    ko = [line.text for line in entry.remediation["ko"] if COMMAND.match(line.text)]
     assert en == ko
 
 
@@ -96,7 +96,7 @@ def test_rct_changes_delete_before_apply(catalog: dict[str, CatalogEntry]) -> No
     """Kubernetes rejects an apply that changes an existing RCT's spec (seed 001, item (5))."""
     for entry in catalog.values():
         for lang in ("en", "ko"):
-            lines = entry.remediation[lang]
+            lines = [line.text for line in entry.remediation[lang]]
             for i, line in enumerate(lines):
                 if re.match(r"kubectl -n \{namespace\} apply -f .*rct", line) and "delete" in " ".join(lines):
                     assert any("delete resourceclaimtemplate" in prev for prev in lines[:i]), entry.slug
@@ -111,7 +111,7 @@ def test_missing_numa_attribute_names_the_numa_unaligned_recipe(catalog: dict[st
 
 
 def test_memlock_clears_sandboxes_before_restarting_containerd(catalog: dict[str, CatalogEntry]) -> None:
-    lines = catalog["memlock-limit"].remediation["en"]
+    lines = [line.text for line in catalog["memlock-limit"].remediation["en"]]
     crictl = next(i for i, line in enumerate(lines) if "sudo crictl rmp <pod-id>" in line)
     restart = lines.index("sudo systemctl daemon-reload && sudo systemctl restart containerd")
     assert crictl < restart

@@ -7,7 +7,7 @@ import time
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kubectl_rbln.diagnose.catalog import fill
+from kubectl_rbln.catalog import fill
 from kubectl_rbln.diagnose.events import (
     CATEGORIES,
     classify_event,

@@ -130,7 +130,7 @@ def test_audit_finds_nics_sharing_a_pcie_root_and_numa_mixups() -> None:
     snapshot = build_snapshot(shared_root.objects)
     pod = snapshot.pod(NS, shared_root.pods("prefill")[0])
     found = audit_allocation(snapshot, pod, "en")  # type: ignore[arg-type]
-    assert [f.title for f in found] == [
+    assert [f.words().title for f in found] == [
         "Allocated devices break a constraint: distinctAttribute resource.kubernetes.io/pcieRoot over nic"
     ]
     assert found[0].evidence["duplicates"]

@@ -21,8 +21,8 @@ def test_capped_search_is_a_warning_that_names_the_cap() -> None:
     (capped,) = [f for f in diagnosis.findings if "searchCapped" in f.evidence]
     assert capped.slug == "constraint-unsatisfiable"
     assert capped.severity == "warning"  # not proven impossible: not an error
-    assert capped.title.startswith("search-capped: no solution found within")
-    assert "not proven impossible" in capped.title
+    assert capped.words().title.startswith("search-capped: no solution found within")
+    assert "not proven impossible" in capped.words().title
     assert capped.evidence["searchCapped"]["nodes"] == 1
     assert capped.evidence["schedulerSays"] == "1 timed out trying to allocate devices"
     (row,) = diagnosis.nodes
@@ -33,7 +33,7 @@ def test_capped_search_in_korean() -> None:
     snapshot = build_snapshot(pathological_bundle())
     diagnosis = diagnose_pod(snapshot, snapshot.pods[0], WhyOptions(lang="ko"))
     (capped,) = [f for f in diagnosis.findings if "searchCapped" in f.evidence]
-    assert capped.title.startswith("search-capped:") and "불가능이 증명된 것은 아님" in capped.title
+    assert capped.words().title.startswith("search-capped:") and "불가능이 증명된 것은 아님" in capped.words().title
 
 
 def test_why_cli_prints_the_cap(tmp_path: Path) -> None:

@@ -48,6 +48,7 @@ def test_no_finding_shows_an_unfilled_placeholder(lang):
         choice = choose_features(snapshot, None, None)
         diagnosis = diagnose_pod(snapshot, pod, WhyOptions(lang=lang, features=allocator_features(choice)))
         for finding in diagnosis.findings:
-            for text in [finding.title, finding.detail, *finding.remediation]:
+            words = finding.words(lang)
+            for text in [words.title, words.summary, *words.remediation]:
                 left = re.findall(r"(?<!\{)\{[a-z_]+\}(?!\})", text)
                 assert not left, f"{scenario.name}: {finding.slug}: {left} in {text!r}"

@@ -80,7 +80,7 @@ def test_scheduler_without_consumable_capacity_is_a_gate_finding():
     diagnosis = _diagnose(objects, namespace, name)
     [gate] = [f for f in diagnosis.findings if f.slug == "feature-gate-disabled"]
     assert gate.evidence["component"] == "kube-scheduler"
-    assert "DRAConsumableCapacity" in gate.title
+    assert "DRAConsumableCapacity" in gate.words().title
     assert diagnosis.features["gates"]["consumable_capacity"] is False
     # Simulated with the gate on, the devices fit: the gate is the whole story (the recorded
     # SchedulerError still proves the running scheduler has it off).
@@ -176,7 +176,7 @@ def test_extended_resource_name_dropped_by_the_api_server():
     findings = _diagnose(objects, namespace, name).findings
     [gate] = [f for f in findings if f.slug == "feature-gate-disabled"]
     assert gate.evidence["deviceClass"] == "npu.rebellions.ai"
-    assert "DRAExtendedResource" in gate.title
+    assert "DRAExtendedResource" in gate.words().title
 
 
 def test_fix_follows_the_failing_term_and_the_runtime():
@@ -187,7 +187,7 @@ def test_fix_follows_the_failing_term_and_the_runtime():
         for f in _diagnose(rdma.build("v1"), *rdma.pending_pod).findings
         if f.slug == "selector-matches-nothing"
     ]
-    fix = "\n".join(finding.remediation)
+    fix = "\n".join(finding.words().remediation)
     assert "modprobe bnxt_re" in fix and "pciSubsystem" not in fix
     vendor = SCENARIOS["nic-vendor-mismatch"]
     [finding] = [
@@ -195,14 +195,14 @@ def test_fix_follows_the_failing_term_and_the_runtime():
         for f in _diagnose(vendor.build("v1"), *vendor.pending_pod).findings
         if f.slug == "selector-matches-nothing"
     ]
-    fix = "\n".join(finding.remediation)
+    fix = "\n".join(finding.words().remediation)
     assert "pciSubsystem" in fix and "modprobe" not in fix
     assert finding.evidence["valuesSeen"] == {"dra.net/pciSubsystem": {"0101": 4}}
     crash = SCENARIOS["memlock-crash"]
     [finding] = [
         f for f in _diagnose(crash.build("v1"), *crash.pending_pod).findings if f.slug == "memlock-limit"
     ]
-    fix = "\n".join(finding.remediation)
+    fix = "\n".join(finding.words().remediation)
     assert "LimitMEMLOCK=infinity" in fix and "CRI-O" not in fix
 
 

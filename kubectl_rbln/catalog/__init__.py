@@ -1,0 +1,137 @@
+"""Every word the user reads about a finding or a verdict, in English and Korean (catalog.yaml).
+
+Rules and reports carry slugs, cases and typed values; this package turns them into text at
+render time. Nothing else in the package writes a finding's title, detail or fix.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from kubectl_rbln.catalog.entries import (
+    LANGUAGES,
+    SEVERITIES,
+    CatalogEntry,
+    Line,
+    Words,
+    load_catalog,
+    load_sentences,
+    parse_catalog,
+)
+from kubectl_rbln.catalog.fill import Names, fill, fill_lines, placeholders
+
+__all__ = [
+    "LANGUAGES",
+    "SEVERITIES",
+    "CatalogEntry",
+    "Line",
+    "Names",
+    "RenderedWords",
+    "Words",
+    "docs_path",
+    "fill",
+    "load_catalog",
+    "load_sentences",
+    "missing_values",
+    "parse_catalog",
+    "pick_language",
+    "placeholders",
+    "render",
+    "render_entry",
+    "render_words",
+    "sentence",
+    "severity_of",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class RenderedWords:
+    """One finding's words in one language, its values filled in."""
+
+    slug: str
+    severity: str
+    lang: str
+    title: str
+    summary: str
+    remediation: list[str]
+    docs: str
+
+
+def severity_of(slug: str, case: str | None = None) -> str:
+    """The catalog's severity for a slug (or one of its cases): the only place severity is decided."""
+    return load_catalog()[slug].words(case).severity
+
+
+def docs_path(slug: str, lang: str) -> str:
+    """The finding's page in the repository, the Korean twin for Korean output."""
+    page = f"docs/findings/{slug}.md"
+    return page.replace("docs/", "docs/ko/", 1) if lang == "ko" else page
+
+
+def render_words(slug: str, lang: str, values: Mapping[str, Any], case: str | None = None) -> RenderedWords:
+    """The words of `slug` (or its `case`) in `lang` (English when missing), filled from `values`."""
+    return render_entry(load_catalog()[slug], lang, values, case)
+
+
+def render(entry: CatalogEntry, lang: str = "en", **values: Any) -> RenderedWords:
+    """One entry's words with keyword values (explain's fallback page, the catalog tests)."""
+    return render_entry(entry, lang, values)
+
+
+def render_entry(
+    entry: CatalogEntry, lang: str, values: Mapping[str, Any], case: str | None = None
+) -> RenderedWords:
+    """The one place a finding's words are filled: every command and test goes through here."""
+    words = entry.words(case)
+    language = lang if lang in words.title else "en"
+    lines = words.remediation.get(language) or words.remediation.get("en", [])
+    more = _more(language)
+    remediation = [
+        text for line in lines if line.applies(dict(values)) for text in fill_lines(line.text, values, more)
+    ]
+    return RenderedWords(
+        slug=entry.slug,
+        severity=words.severity,
+        lang=language,
+        title=fill(words.title.get(language, entry.slug), values, more),
+        summary=fill(words.summary.get(language, ""), values, more),
+        remediation=remediation,
+        docs=docs_path(entry.slug, language),
+    )
+
+
+def _more(lang: str) -> str:
+    texts = load_sentences().get("more-names", {})
+    return texts.get(lang) or texts.get("en") or "{names} and {count} more"
+
+
+def sentence(key: str, lang: str, **values: Any) -> str:
+    """A fixed phrase of the catalog's `sentences:` (verdicts...), filled; English when missing."""
+    texts = load_sentences()[key]
+    return fill(texts.get(lang) or texts["en"], values, _more(lang))
+
+
+def missing_values(entry: CatalogEntry, values: Mapping[str, Any], lang: str = "en", case: str | None = None) -> set[str]:
+    """Placeholders of `entry` that `values` does not fill: the rule tests assert this is empty."""
+    conditions = {line.when.lstrip("!") for line in entry.words(case).remediation.get(lang, []) if line.when}
+    return {name for name in entry.placeholders(lang, case) - conditions if values.get(name) is None}
+
+
+def pick_language(flag: str | None = None, environ: Mapping[str, str] | None = None) -> str:
+    """`--lang en|ko` wins; otherwise Korean when the locale (LC_ALL, LC_MESSAGES, LANG) starts with `ko`.
+
+    The first non-empty locale variable decides, in POSIX precedence order, so `LC_ALL=C` with
+    `LANG=ko_KR.UTF-8` gives English, as every other program on that terminal would.
+    """
+    if flag:
+        code = flag.strip().lower()
+        return code if code in LANGUAGES else "en"
+    env = os.environ if environ is None else environ
+    for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        value = env.get(name, "")
+        if value:
+            return "ko" if value.lower().startswith("ko") else "en"
+    return "en"
