@@ -76,6 +76,12 @@ def render_words(slug: str, lang: str, values: Mapping[str, Any], case: str | No
     return render_entry(load_catalog()[slug], lang, values, case)
 
 
+def _line_texts(line: Line, values: Mapping[str, Any], more: str) -> list[str]:
+    if line.each is None:
+        return fill_lines(line.text, values, more)
+    return [fill(line.text, {**values, line.each: item}, more) for item in values.get(line.each) or []]
+
+
 def render(entry: CatalogEntry, lang: str = "en", **values: Any) -> RenderedWords:
     """One entry's words with keyword values (explain's fallback page, the catalog tests)."""
     return render_entry(entry, lang, values)
@@ -90,7 +96,7 @@ def render_entry(
     lines = words.remediation.get(language) or words.remediation.get("en", [])
     more = _more(language)
     remediation = [
-        text for line in lines if line.applies(dict(values)) for text in fill_lines(line.text, values, more)
+        text for line in lines if line.applies(dict(values)) for text in _line_texts(line, values, more)
     ]
     return RenderedWords(
         slug=entry.slug,
@@ -104,8 +110,12 @@ def render_entry(
 
 
 def _more(lang: str) -> str:
-    texts = load_sentences().get("more-names", {})
-    return texts.get(lang) or texts.get("en") or "{names} and {count} more"
+    """How a long list ends and how an empty one reads, in `lang` ("…and 2 more|none")."""
+    more = load_sentences().get("more-names", {})
+    empty = load_sentences().get("no-names", {})
+    return (
+        (more.get(lang) or more.get("en") or "{names} and {count} more") + "|" + (empty.get(lang) or "none")
+    )
 
 
 def sentence(key: str, lang: str, **values: Any) -> str:
@@ -114,9 +124,14 @@ def sentence(key: str, lang: str, **values: Any) -> str:
     return fill(texts.get(lang) or texts["en"], values, _more(lang))
 
 
-def missing_values(entry: CatalogEntry, values: Mapping[str, Any], lang: str = "en", case: str | None = None) -> set[str]:
+def missing_values(
+    entry: CatalogEntry, values: Mapping[str, Any], lang: str = "en", case: str | None = None
+) -> set[str]:
     """Placeholders of `entry` that `values` does not fill: the rule tests assert this is empty."""
-    conditions = {line.when.lstrip("!") for line in entry.words(case).remediation.get(lang, []) if line.when}
+    lines = entry.words(case).remediation.get(lang, [])
+    conditions = {line.when.lstrip("!") for line in lines if line.when} | {
+        line.each for line in lines if line.each
+    }
     return {name for name in entry.placeholders(lang, case) - conditions if values.get(name) is None}
 
 

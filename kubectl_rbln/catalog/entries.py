@@ -28,6 +28,7 @@ class Line:
 
     text: str
     when: str | None = None
+    each: str | None = None  # a list value: the line repeats once per item, `{each}` bound to the item
 
     def applies(self, values: dict[str, Any]) -> bool:
         if self.when is None:
@@ -87,7 +88,8 @@ def _line(raw: Any, where: str) -> Line:
     if isinstance(raw, dict):
         if "text" not in raw:
             raise ValueError(f"catalog {where}: a conditional remediation line needs `text`")
-        return Line(str(raw["text"]).rstrip(), str(raw["when"]) if raw.get("when") else None)
+        when = str(raw["when"]) if raw.get("when") else None
+        return Line(str(raw["text"]).rstrip(), when, str(raw["each"]) if raw.get("each") else None)
     return Line(str(raw).rstrip())
 
 
@@ -133,7 +135,9 @@ def parse_catalog(data: Any) -> dict[str, CatalogEntry]:
             summary=_texts(raw.get("summary"), slug, "summary"),
             remediation=_lines(raw.get("remediation"), slug),
         )
-        cases = {str(name): _case(body, base, f"{slug}.{name}") for name, body in (raw.get("cases") or {}).items()}
+        cases = {
+            str(name): _case(body, base, f"{slug}.{name}") for name, body in (raw.get("cases") or {}).items()
+        }
         catalog[slug] = CatalogEntry(
             slug=slug,
             severity=base.severity,

@@ -32,6 +32,9 @@ def placeholders(template: str) -> set[str]:
 
 
 def _text(value: Any, spec: str | None, more: str = MORE) -> str:
+    if isinstance(value, Names) and not value:
+        return more.split("|", 1)[1] if "|" in more else "none"
+    more = more.split("|", 1)[0]
     if isinstance(value, Names) and len(value) > value.limit:
         shown = ", ".join(str(item) for item in value[: value.limit])
         return more.replace("{names}", shown).replace("{count}", str(len(value) - value.limit))

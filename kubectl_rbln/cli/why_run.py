@@ -50,12 +50,6 @@ def select_pods(snapshot: Snapshot, names: list[str], namespace: str | None) -> 
     ]
 
 
-def _closest(nodes: list[dict[str, Any]]) -> str | None:
-    from kubectl_rbln.diagnose.topology import closest_node  # noqa: PLC0415
-
-    return closest_node(nodes)
-
-
 def run_why(
     opts: Options,
     names: list[str],
@@ -76,14 +70,12 @@ def run_why(
         assumptions=choice.describe(),
     )
     diagnoses = [diagnose_pod(snapshot, pod, options) for pod in pods]
-    for diagnosis in diagnoses:
-        diagnosis.closest_node = _closest(diagnosis.nodes)
     report: dict[str, Any] = {
         "apiVersion": SCHEMA_VERSION,
         "kind": "WhyReport",
         "source": snapshot.source,
         "assumptions": choice.describe(),
-        "pods": [d.to_dict() for d in diagnoses],
+        "pods": [d.to_dict(opts.lang) for d in diagnoses],
     }
     if not pods:
         scope = "any namespace" if namespace is None else f'namespace "{namespace}"'
@@ -107,14 +99,12 @@ def closest_node_drawings(
     opts: Options,
 ) -> dict[str, tuple[str, str]]:
     """Pod -> (node, drawing) of the node closest to fitting, so the reason is seen, not only read."""
-    from kubectl_rbln.diagnose.context import pod_context  # noqa: PLC0415
-    from kubectl_rbln.diagnose.topology import closest_node  # noqa: PLC0415
     from kubectl_rbln.render.topo_text import render_node_drawing  # noqa: PLC0415
 
     drawings = {}
     for diagnosis in diagnoses:
-        node = closest_node(diagnosis.nodes)
-        claim = next((c for c in pod_context(snapshot, diagnosis.pod).unallocated if c.spec), None)
+        node = diagnosis.closest_node
+        claim = next((c for c in diagnosis.context.unallocated if c.spec), None)
         if node is None or claim is None:
             continue
         spec = replacement.spec if replacement else claim.spec

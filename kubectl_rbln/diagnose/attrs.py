@@ -15,10 +15,10 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from kubectl_rbln.diagnose.checks.attributes import devices_by_driver, near_misses, requirements
-from kubectl_rbln.diagnose.checks.layers import drivers_of
-from kubectl_rbln.diagnose.checks.rct_audit import applied_spec, dropped_fields
 from kubectl_rbln.diagnose.findings import SCHEMA_VERSION, Finding, build_finding, dedupe, ordered
+from kubectl_rbln.diagnose.rct_audit import applied_spec, dropped_fields
+from kubectl_rbln.diagnose.rules.attributes import devices_by_driver, near_misses, requirements
+from kubectl_rbln.diagnose.rules.layers import drivers_of
 from kubectl_rbln.dra.model import ClaimSpec, Device, ResourceClaimTemplate, Snapshot, Version
 from kubectl_rbln.dra.references import cached_references
 from kubectl_rbln.remedy.recipes import NUMA_ATTR, PCIE_ROOT_ATTR

@@ -10,14 +10,26 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from kubectl_rbln.catalog import Names
 from kubectl_rbln.diagnose.attrs import attrs_report, rct_source
-from kubectl_rbln.diagnose.checks.layers import drivers_of, slice_relevant, slices_of
-from kubectl_rbln.diagnose.checks.rct_audit import applied_spec, dropped_fields
-from kubectl_rbln.diagnose.context import DEVICE_RESOURCE_PREFIXES, is_device_pod, pod_context
-from kubectl_rbln.diagnose.findings import SCHEMA_VERSION, Finding, build_finding, exit_code_for
+from kubectl_rbln.diagnose.context import (
+    DEVICE_RESOURCE_PREFIXES,
+    PodContext,
+    is_device_pod,
+    pod_context,
+    resolve_claims,
+)
+from kubectl_rbln.diagnose.findings import SCHEMA_VERSION, Finding, exit_code_for
 from kubectl_rbln.diagnose.placement import required_labels
+from kubectl_rbln.diagnose.rct_audit import applied_spec, dropped_fields
+from kubectl_rbln.diagnose.rules.layers import (
+    claim_template_missing,
+    device_class_missing,
+    drivers_of,
+    nodes_lacking,
+)
 from kubectl_rbln.diagnose.why import WhyOptions, diagnose_pod
-from kubectl_rbln.dra.model import Node, Snapshot
+from kubectl_rbln.dra.model import Node, Pod, PodClaimRef, Snapshot
 from kubectl_rbln.remedy.recipes import NIC_CLASS, NPU_CLASS
 
 NPU_DRIVER = "npu.rebellions.ai"
@@ -42,15 +54,36 @@ class CheckItem:
         severities = {f.severity for f in self.findings}
         return "fail" if "error" in severities else ("warn" if "warning" in severities else "pass")
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, lang: str = "en") -> dict[str, Any]:
         return {
             "id": self.id,
             "title": self.title,
             "expected": self.expected,
             "found": self.found,
             "status": self.status,
-            "findings": [f.to_dict() for f in self.findings],
+            "findings": [f.to_dict(lang) for f in self.findings],
         }
+
+
+def reference_context(snapshot: Snapshot, namespace: str, rct: str) -> PodContext:
+    """A Pod as the chart would write it (one claim from `rct`), so `check` runs why's own rules."""
+    pod = Pod(
+        name="<pod>",
+        namespace=namespace,
+        uid="",
+        phase="Pending",
+        node_name=None,
+        labels={},
+        node_selector={},
+        affinity={},
+        tolerations=[],
+        resource_claims=[PodClaimRef(name="devices", resource_claim_template_name=rct)],
+        claim_statuses={},
+        conditions={},
+        containers=[],
+        container_states=[],
+    )
+    return PodContext(snapshot=snapshot, pod=pod, claims=resolve_claims(snapshot, pod))
 
 
 def _classes_needed(snapshot: Snapshot, namespace: str, rct: str) -> list[str]:
@@ -62,16 +95,8 @@ def _classes_needed(snapshot: Snapshot, namespace: str, rct: str) -> list[str]:
 
 def item_device_classes(snapshot: Snapshot, namespace: str, rct: str, lang: str) -> CheckItem:
     needed = _classes_needed(snapshot, namespace, rct)
+    findings = list(device_class_missing.run(reference_context(snapshot, namespace, rct)))
     missing = [c for c in needed if c not in snapshot.device_classes]
-    findings = [
-        build_finding(
-            "device-class-missing",
-            lang,
-            {"class": c, "namespace": namespace, "pod": "-"},
-            evidence={"deviceClass": c, "classesPresent": sorted(snapshot.device_classes)},
-        )
-        for c in missing
-    ]
     found = "missing: " + ", ".join(missing) if missing else "present: " + ", ".join(needed)
     return CheckItem("1", "both DeviceClasses", f"{' and '.join(needed)} listed", found, findings)
 
@@ -94,33 +119,23 @@ def item_slices(snapshot: Snapshot, namespace: str, rct: str, lang: str) -> Chec
         }
     )
     nodes = npu_nodes(snapshot)
-    gaps: dict[str, list[str]] = {}
-    for driver in drivers:
-        slices = [s for s in slices_of(snapshot, driver) if s.devices]
-        local = {s.node_name for s in slices if s.node_name}
-        shared = [s for s in slices if not s.node_name]
-        lacking = [
-            n.name for n in nodes if n.name not in local and not any(slice_relevant(s, n) for s in shared)
-        ]
-        if lacking:
-            gaps[driver] = lacking
+    gaps = {d: lacking for d in drivers if (lacking := nodes_lacking(snapshot, d, nodes))}
     findings = [
-        build_finding(
+        Finding(
             "driver-slices-missing",
-            lang,
-            {"driver": d, "nodes": ", ".join(n), "node": n[0]},
-            evidence={"driver": d, "nodesWithout": n},
+            {"driver": d, "nodes": Names(n), "node": n[0], "namespace": namespace, "rct": rct},
+            {"driver": d, "nodesWithout": n},
         )
         for d, n in gaps.items()
     ]
     if not nodes:
         found = "no NPU node (no rebellions.ai/npu.present label, no NPU slice)"
         findings.append(
-            build_finding(
+            Finding(
                 "driver-slices-missing",
-                lang,
-                {"driver": NPU_DRIVER, "nodes": "any node", "node": "-"},
-                evidence={"npuNodes": []},
+                {"driver": NPU_DRIVER, "namespace": namespace},
+                {"npuNodes": []},
+                case="no-npu-node",
             )
         )
     elif gaps:
@@ -139,19 +154,7 @@ def item_slices(snapshot: Snapshot, namespace: str, rct: str, lang: str) -> Chec
 def item_rct(snapshot: Snapshot, namespace: str, rct: str, lang: str) -> CheckItem:
     exists = snapshot.template(namespace, rct) is not None
     present = sorted(t.name for t in snapshot.templates if t.namespace == namespace)
-    findings = (
-        []
-        if exists
-        else [
-            build_finding(
-                "claim-template-missing",
-                lang,
-                {"namespace": namespace, "rct": rct, "pod": "-"},
-                evidence={"templatesInNamespace": present},
-                recipe="numa-aligned",
-            )
-        ]
-    )
+    findings = list(claim_template_missing.run(reference_context(snapshot, namespace, rct)))
     found = "present" if exists else f"missing (templates in {namespace}: {', '.join(present) or 'none'})"
     return CheckItem("3", f"RCT {rct} exists", f"{rct} listed", found, findings)
 
@@ -173,11 +176,10 @@ def item_claims(snapshot: Snapshot, namespace: str | None, lang: str) -> CheckIt
             name = claim.claim_name or f"{claim.ref.name} (not created)"
             unallocated.append(f"{pod.name}/{claim.ref.name}")
             findings.append(
-                build_finding(
+                Finding(
                     "claim-not-allocated",
-                    lang,
                     {"namespace": pod.namespace, "pod": pod.name, "claim": name},
-                    evidence={"pod": pod.key, "podClaim": claim.ref.name, "claim": name},
+                    {"pod": pod.key, "podClaim": claim.ref.name, "claim": name},
                 )
             )
     found = f"{total - len(unallocated)}/{total} allocated"
@@ -215,16 +217,16 @@ def item_rds(snapshot: Snapshot, namespace: str | None, lang: str) -> CheckItem:
     if wanting and not labelled:
         unlabelled = [n.name for n in nodes]
         findings.append(
-            build_finding(
+            Finding(
                 "rds-label-missing",
-                lang,
                 {
                     "node": unlabelled[0] if unlabelled else "<node>",
+                    "other_nodes": unlabelled[1:],
                     "namespace": wanting[0].namespace,
                     "pod": wanting[0].name,
                 },
-                evidence={"podsRequiring": [p.key for p in wanting]},
-                severity="error",
+                {"podsRequiring": [p.key for p in wanting]},
+                case="blocking",
             )
         )
     return CheckItem(
@@ -252,12 +254,11 @@ def item_device_plugin(snapshot: Snapshot, lang: str) -> CheckItem:
         []
         if not both
         else [
-            build_finding(
+            Finding(
                 "device-plugin-mode",
-                lang,
-                {"node": both[0].split(" ")[0], "resource": both[0], "namespace": "-", "pod": "-"},
-                evidence={"nodesWithBoth": both},
-                severity="error",
+                {"node": both[0].split(" ")[0], "resource": both[0], "count": len(both)},
+                {"nodesWithBoth": both},
+                case="both-exposed",
             )
         ]
     )
@@ -278,11 +279,10 @@ def item_consumable_gate(snapshot: Snapshot, namespace: str, rct: str, lang: str
     findings = []
     if "DRAConsumableCapacity" in dropped:
         findings.append(
-            build_finding(
+            Finding(
                 "feature-gate-disabled",
-                lang,
                 {"gate": "DRAConsumableCapacity", "namespace": namespace, "rct": rct},
-                evidence={"applied": dropped["DRAConsumableCapacity"], "stored": "missing"},
+                {"applied": dropped["DRAConsumableCapacity"], "stored": "missing"},
             )
         )
         found = f"dropped from the stored RCT: {dropped['DRAConsumableCapacity']}"
@@ -300,7 +300,7 @@ def why_items(snapshot: Snapshot, namespace: str | None, options: WhyOptions) ->
                 f"why {pod.key}",
                 pod.name,
                 "kubectl rbln why: nothing to fix",
-                diagnosis.verdict.split(": ", 1)[-1],
+                diagnosis.verdict(options.lang).split(": ", 1)[-1],
                 diagnosis.findings,
             )
         )
@@ -332,6 +332,6 @@ def run_checklist(
         "rct": rct,
         "assumptions": options.assumptions,
         "summary": counts,
-        "items": [i.to_dict() for i in items],
+        "items": [i.to_dict(lang) for i in items],
     }
     return report, exit_code_for([f for i in items for f in i.findings], fail_on)

@@ -9,8 +9,17 @@ ResourceClaim in `status.resourceClaimStatuses`. `PodClaim` resolves one
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
+from kubectl_rbln.dra.allocator import Features
 from kubectl_rbln.dra.model import ClaimSpec, Pod, PodClaimRef, ResourceClaim, ResourceClaimTemplate, Snapshot
+
+if TYPE_CHECKING:
+    from kubectl_rbln.diagnose.events import SchedulingMessage
+    from kubectl_rbln.diagnose.findings import Finding
+    from kubectl_rbln.diagnose.simulation import SimulationFacts
+    from kubectl_rbln.dra.model import Event
 
 DEVICE_RESOURCE_PREFIXES = ("rebellions.ai/", "rdma/")
 
@@ -38,15 +47,60 @@ class PodClaim:
         return self.claim is not None and self.claim.allocation is not None
 
 
-@dataclass(slots=True)
+@dataclass
 class PodContext:
+    """One Pod's facts, each computed once and only when a rule asks (the simulation above all)."""
+
     snapshot: Snapshot
     pod: Pod
     claims: list[PodClaim] = field(default_factory=list)
+    features: Features = field(default_factory=Features)
+    found: list[Finding] = field(default_factory=list)  # what earlier rules found, in order
+    simulation_blocked: bool = False  # a layer is missing: there is nothing meaningful to simulate
 
     @property
     def unallocated(self) -> list[PodClaim]:
         return [c for c in self.claims if not c.allocated]
+
+    @property
+    def rct_name(self) -> str:
+        """The RCT the Pod's claims come from; the reference name when it uses none."""
+        from kubectl_rbln.domain import DEFAULT_RCT  # noqa: PLC0415
+
+        return next(
+            (c.ref.resource_claim_template_name for c in self.claims if c.ref.resource_claim_template_name),
+            DEFAULT_RCT,
+        )
+
+    def values(self, **more: Any) -> dict[str, Any]:
+        """The values every finding about this Pod can name: namespace, pod, rct."""
+        return {"namespace": self.pod.namespace, "pod": self.pod.name, "rct": self.rct_name, **more}
+
+    def found_slugs(self) -> set[str]:
+        return {f.slug for f in self.found}
+
+    @cached_property
+    def simulation(self) -> SimulationFacts:
+        """The allocator on every node, run once per Pod, and only if a rule needs it."""
+        from kubectl_rbln.diagnose.simulation import SimulationFacts, simulate_pod  # noqa: PLC0415
+
+        if self.simulation_blocked:
+            return SimulationFacts()
+        return simulate_pod(self)
+
+    @cached_property
+    def events(self) -> list[Event]:
+        """Events of the Pod and of its claims, oldest first."""
+        from kubectl_rbln.diagnose.pod_events import pod_events  # noqa: PLC0415
+
+        return pod_events(self)
+
+    @cached_property
+    def scheduling_messages(self) -> list[SchedulingMessage]:
+        """The PodScheduled condition (it outlives events) first, then FailedScheduling events."""
+        from kubectl_rbln.diagnose.pod_events import scheduling_messages  # noqa: PLC0415
+
+        return scheduling_messages(self)
 
     @property
     def extended_resources(self) -> dict[str, str]:
@@ -93,8 +147,10 @@ def _claim_by_annotation(snapshot: Snapshot, pod: Pod, pod_claim_name: str) -> R
     return None
 
 
-def pod_context(snapshot: Snapshot, pod: Pod) -> PodContext:
-    return PodContext(snapshot=snapshot, pod=pod, claims=resolve_claims(snapshot, pod))
+def pod_context(snapshot: Snapshot, pod: Pod, features: Features | None = None) -> PodContext:
+    return PodContext(
+        snapshot=snapshot, pod=pod, claims=resolve_claims(snapshot, pod), features=features or Features()
+    )
 
 
 def is_device_pod(pod: Pod) -> bool:

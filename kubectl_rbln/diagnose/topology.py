@@ -14,7 +14,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from kubectl_rbln.diagnose.checks.simulation import short_reason
+from kubectl_rbln.diagnose.simulation import short_reason
 from kubectl_rbln.dra.allocator import ClaimToAllocate, Features, NodeResult, allocate
 from kubectl_rbln.dra.cel import CelError, compile_selector
 from kubectl_rbln.dra.constraints import lookup_attribute

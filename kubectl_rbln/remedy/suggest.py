@@ -14,10 +14,10 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from kubectl_rbln.diagnose.checks.attributes import devices_by_driver
-from kubectl_rbln.diagnose.checks.layers import drivers_of
 from kubectl_rbln.diagnose.context import is_device_pod
 from kubectl_rbln.diagnose.findings import Finding
+from kubectl_rbln.diagnose.rules.attributes import devices_by_driver
+from kubectl_rbln.diagnose.rules.layers import drivers_of
 from kubectl_rbln.diagnose.why import PodDiagnosis, WhyOptions, diagnose_pod
 from kubectl_rbln.dra.allocator import Features
 from kubectl_rbln.dra.model import Pod, PodClaimRef, ResourceClaimTemplate, Snapshot

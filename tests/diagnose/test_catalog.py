@@ -58,7 +58,8 @@ def test_entry_is_complete_in_both_languages(catalog: dict[str, CatalogEntry], s
         assert entry.remediation[lang], lang
     for text in (entry.title["ko"], entry.summary["ko"]):
         assert HANGUL.search(text), f"{slug}: Korean text is not Korean: {text}"
-    assert not HANGUL.search(entry.title["en"] + entry.summary["en"] + "".join(line.text for line in entry.remediation["en"]))
+    english = "".join(line.text for line in entry.remediation["en"])
+    assert not HANGUL.search(entry.title["en"] + entry.summary["en"] + english)
 
 
 @pytest.mark.parametrize("slug", ALL_SLUGS)

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from kubectl_rbln.cli.main import COMMANDS, cli
 from kubectl_rbln.catalog import load_catalog
+from kubectl_rbln.cli.main import COMMANDS, cli
 
 REPO = Path(__file__).resolve().parents[2]
 DOCS = REPO / "docs"

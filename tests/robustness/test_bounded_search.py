@@ -33,7 +33,8 @@ def test_capped_search_in_korean() -> None:
     snapshot = build_snapshot(pathological_bundle())
     diagnosis = diagnose_pod(snapshot, snapshot.pods[0], WhyOptions(lang="ko"))
     (capped,) = [f for f in diagnosis.findings if "searchCapped" in f.evidence]
-    assert capped.words().title.startswith("search-capped:") and "불가능이 증명된 것은 아님" in capped.words().title
+    title = capped.words("ko").title
+    assert title.startswith("search-capped:") and "불가능이 증명된 것은 아님" in title
 
 
 def test_why_cli_prints_the_cap(tmp_path: Path) -> None:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from kubectl_rbln.diagnose.checks.simulation import allocated_devices, short_reason
 from kubectl_rbln.diagnose.context import pod_context
 from kubectl_rbln.diagnose.features import allocator_features, choose_features
+from kubectl_rbln.diagnose.simulation import allocated_devices, short_reason
 from kubectl_rbln.diagnose.topology import REFERENCE_RCT, closest_node
 from kubectl_rbln.diagnose.why import WhyOptions, diagnose_pod
 from kubectl_rbln.dra.allocator import ClaimToAllocate, simulate_cluster

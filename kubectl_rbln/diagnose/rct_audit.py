@@ -14,8 +14,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from kubectl_rbln.diagnose.context import PodContext
-from kubectl_rbln.diagnose.findings import Finding, build_finding
 from kubectl_rbln.dra.model import ClaimSpec, ResourceClaimTemplate
 from kubectl_rbln.dra.normalize import normalize_claim_spec
 
@@ -57,58 +55,10 @@ def dropped_fields(applied: ClaimSpec, stored: ClaimSpec) -> dict[str, str]:
     return dropped
 
 
-def check_rct_audit(ctx: PodContext, lang: str) -> list[Finding]:
-    findings = []
-    for claim in ctx.claims:
-        template = claim.template
-        if template is None:
-            continue
-        applied = applied_spec(template)
-        if applied is None:
-            continue
-        for gate, field in dropped_fields(applied, template.spec).items():
-            values = {"gate": gate, "namespace": template.namespace, "rct": template.name}
-            evidence = {
-                "resourceClaimTemplate": f"{template.namespace}/{template.name}",
-                "applied": field,
-                "stored": "missing",
-                "component": "kube-apiserver (and kube-scheduler, kubelet)",
-            }
-            findings.append(build_finding("feature-gate-disabled", lang, values, evidence=evidence))
-    return findings
-
-
-def _applied(raw: dict[str, Any]) -> dict[str, Any]:
+def applied_document(raw: dict[str, Any]) -> dict[str, Any]:
     annotations = (raw.get("metadata") or {}).get("annotations") or {}
     try:
         applied = json.loads(annotations.get(LAST_APPLIED) or "{}")
     except ValueError:
         return {}
     return applied if isinstance(applied, dict) else {}
-
-
-def check_class_audit(ctx: PodContext, lang: str) -> list[Finding]:
-    """A Pod asks for an extended resource that a DeviceClass was applied with, but the API server
-    dropped `extendedResourceName` (gate DRAExtendedResource off) and no node advertises it."""
-    wanted = set(ctx.extended_resources)
-    if not wanted:
-        return []
-    advertised = {name for node in ctx.snapshot.nodes.values() for name in node.allocatable}
-    findings = []
-    for device_class in ctx.snapshot.device_classes.values():
-        applied_name = (_applied(device_class.raw).get("spec") or {}).get("extendedResourceName")
-        if (
-            applied_name in wanted
-            and device_class.extended_resource_name is None
-            and applied_name not in advertised
-        ):
-            values = {"gate": "DRAExtendedResource", "namespace": ctx.pod.namespace, "rct": "-"}
-            evidence = {
-                "deviceClass": device_class.name,
-                "applied": f"extendedResourceName: {applied_name}",
-                "stored": "missing",
-                "podRequests": {applied_name: ctx.extended_resources[applied_name]},
-                "component": "kube-apiserver, kube-scheduler",
-            }
-            findings.append(build_finding("feature-gate-disabled", lang, values, evidence=evidence))
-    return findings

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from kubectl_rbln.diagnose.context import DEVICE_RESOURCE_PREFIXES, PodContext
-from kubectl_rbln.diagnose.findings import Finding, build_finding
+from kubectl_rbln.diagnose.findings import Finding
 from kubectl_rbln.diagnose.placement import required_labels
+from kubectl_rbln.diagnose.registry import rule
 
 RDS_LABEL = "rebellions.ai/rds.present"
 NPU_DRIVER = "npu.rebellions.ai"
@@ -18,7 +19,12 @@ def _npu_nodes(ctx: PodContext) -> list[str]:
     return sorted(nodes)
 
 
-def check_rds_label(ctx: PodContext, lang: str) -> list[Finding]:
+@rule(
+    "node-prep.rds-label",
+    emits=("rds-label-missing",),
+    suppresses={"not-device-related": None, "claim-not-allocated": None},
+)
+def rds_label_missing(ctx: PodContext) -> list[Finding]:
     """The Pod selects `rebellions.ai/rds.present=true` but no NPU node carries it."""
     wanted = required_labels(ctx.pod).get(RDS_LABEL)
     if wanted != "true" or ctx.pod.node_name:
@@ -27,24 +33,10 @@ def check_rds_label(ctx: PodContext, lang: str) -> list[Finding]:
     if labelled:
         return []
     npu_nodes = _npu_nodes(ctx)
-    values = {
-        "node": npu_nodes[0] if npu_nodes else "<node>",
-        "namespace": ctx.pod.namespace,
-        "pod": ctx.pod.name,
-    }
+    values = ctx.values(node=npu_nodes[0] if npu_nodes else "<node>", other_nodes=npu_nodes[1:])
     evidence = {"podRequires": f"{RDS_LABEL}=true", "nodesWithLabel": [], "npuNodesWithoutLabel": npu_nodes}
-    remediation = [f"kubectl label node {name} {RDS_LABEL}=true" for name in npu_nodes[1:]]
-    blocking = "error" if ctx.pod.phase == "Pending" else None
-    return [
-        build_finding(
-            "rds-label-missing",
-            lang,
-            values,
-            evidence=evidence,
-            extra_remediation=remediation,
-            severity=blocking,
-        )
-    ]
+    case = "blocking" if ctx.pod.phase == "Pending" else None
+    return [Finding("rds-label-missing", values, evidence, case=case)]
 
 
 def _device_plugin_nodes(ctx: PodContext) -> dict[str, dict[str, str]]:
@@ -64,26 +56,23 @@ def _scan_device_plugin_nodes(ctx: PodContext) -> dict[str, dict[str, str]]:
     return out
 
 
-def check_device_plugin_mode(ctx: PodContext, lang: str) -> list[Finding]:
+@rule("node-prep.device-plugin", emits=("device-plugin-mode",))
+def device_plugin_mode(ctx: PodContext) -> list[Finding]:
     """Device-plugin mode has no NUMA guarantee; DRA and the device plugin on one node is unpredictable."""
     findings = []
     plugin_nodes = _device_plugin_nodes(ctx)
     requested = ctx.extended_resources
-    values = {
-        "namespace": ctx.pod.namespace,
-        "pod": ctx.pod.name,
-        "resource": ", ".join(sorted(requested or {r for n in plugin_nodes.values() for r in n})),
-        "node": min(plugin_nodes, default="<node>"),
-    }
+    values = ctx.values(
+        resource=sorted(requested or {r for n in plugin_nodes.values() for r in n}),
+        node=min(plugin_nodes, default="<node>"),
+    )
     if requested and not ctx.pod.resource_claims:
         evidence = {
             "podRequests": requested,
             "nodesAdvertising": {n: r for n, r in sorted(plugin_nodes.items())},
             "draClaims": 0,
         }
-        findings.append(
-            build_finding("device-plugin-mode", lang, values, evidence=evidence, severity="warning")
-        )
+        findings.append(Finding("device-plugin-mode", values, evidence))
     npu_slice_nodes = ctx.snapshot.memo(
         "npu-slice-nodes",
         lambda: {s.node_name for s in ctx.snapshot.slices if s.driver == NPU_DRIVER and s.devices},
@@ -95,17 +84,12 @@ def check_device_plugin_mode(ctx: PodContext, lang: str) -> list[Finding]:
             "extendedResources": {n: plugin_nodes[n] for n in both},
             "draDriver": NPU_DRIVER,
         }
-        values["node"] = both[0]
         findings.append(
-            build_finding(
+            Finding(
                 "device-plugin-mode",
-                lang,
-                values,
-                evidence=evidence,
-                severity="error",
-                title=f"DRA driver and device plugin both expose NPUs on {len(both)} node(s)"
-                if lang != "ko"
-                else f"노드 {len(both)}개에서 DRA 드라이버와 디바이스 플러그인이 함께 NPU를 노출합니다",
+                {**values, "node": both[0], "count": len(both)},
+                evidence,
+                case="both-exposed",
             )
         )
     return findings

@@ -8,9 +8,11 @@ log says so; `dump` keeps it as a PodLog item, a live run reads `logs --previous
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from kubectl_rbln.diagnose.context import PodContext
-from kubectl_rbln.diagnose.findings import Finding, build_finding
+from kubectl_rbln.diagnose.findings import Finding
+from kubectl_rbln.diagnose.registry import rule
 from kubectl_rbln.dra.model import ContainerState, PodLog
 
 MEMLOCK_PATTERN = re.compile(r"memlock|ulimit\s+-\w*l|RLIMIT_MEMLOCK|locked memory|max locked", re.IGNORECASE)
@@ -41,7 +43,9 @@ def _runtime_of(ctx: PodContext) -> str:
     return runtime or "containerd"
 
 
-def check_crashes(ctx: PodContext, lang: str) -> list[Finding]:
+@rule("crash.restarts", emits=("memlock-limit", "pod-crashing"))
+def crashes(ctx: PodContext) -> list[Finding]:
+    """A restarting container: the memlock limit when its log says so, else the crash itself."""
     findings = []
     pod = ctx.pod
     for state in ctx.pod.container_states:
@@ -61,7 +65,7 @@ def check_crashes(ctx: PodContext, lang: str) -> list[Finding]:
             "state": state.reason or state.state,
             "lastExitCode": state.last_exit_code,
         }
-        values = {
+        values: dict[str, Any] = {
             "namespace": pod.namespace,
             "pod": pod.name,
             "container": state.name,
@@ -72,9 +76,9 @@ def check_crashes(ctx: PodContext, lang: str) -> list[Finding]:
         if lines:
             runtime = _runtime_of(ctx)
             evidence.update({"log": lines, "containerRuntime": runtime})
-            other = {"containerd": ("CRI-O",), "cri-o": ("containerd",)}.get(runtime, ())
-            findings.append(build_finding("memlock-limit", lang, values, evidence=evidence, drop_lines=other))
+            values.update(runtime_containerd=runtime == "containerd", runtime_crio=runtime == "cri-o")
+            findings.append(Finding("memlock-limit", values, evidence))
         else:
             evidence["logRead"] = bool(_logs_for(ctx, state.name))
-            findings.append(build_finding("pod-crashing", lang, values, evidence=evidence))
+            findings.append(Finding("pod-crashing", values, evidence))
     return findings

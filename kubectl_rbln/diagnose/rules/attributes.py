@@ -14,9 +14,12 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
-from kubectl_rbln.diagnose.checks.layers import drivers_of
+from kubectl_rbln.catalog import Names
 from kubectl_rbln.diagnose.context import PodContext
-from kubectl_rbln.diagnose.findings import Finding, build_finding
+from kubectl_rbln.diagnose.findings import Finding
+from kubectl_rbln.diagnose.registry import rule
+from kubectl_rbln.diagnose.rules.layers import drivers_of
+from kubectl_rbln.domain import NIC_DRIVER
 from kubectl_rbln.dra.model import ClaimSpec, Device, Snapshot
 from kubectl_rbln.dra.references import cached_references
 
@@ -102,7 +105,13 @@ def _common_near_miss(
     return options[0] if options else None
 
 
-def check_attributes(ctx: PodContext, lang: str) -> list[Finding]:
+@rule(
+    "attributes.published",
+    emits=("attribute-not-advertised",),
+    suppresses={"constraint-unsatisfiable": "attribute"},
+)
+def attribute_not_advertised(ctx: PodContext) -> list[Finding]:
+    """An attribute a selector or constraint needs that no device of the driver publishes."""
     findings = []
     by_driver = devices_by_driver(ctx.snapshot)
     seen: set[tuple[str, str]] = set()
@@ -110,7 +119,7 @@ def check_attributes(ctx: PodContext, lang: str) -> list[Finding]:
         spec = claim.spec
         if spec is None:
             continue
-        rct = claim.ref.resource_claim_template_name or "npu-rdma"
+        rct = claim.ref.resource_claim_template_name or ctx.rct_name
         for requirement in requirements(ctx.snapshot, spec):
             for driver in sorted(requirement.drivers):
                 devices = by_driver.get(driver, [])
@@ -120,13 +129,12 @@ def check_attributes(ctx: PodContext, lang: str) -> list[Finding]:
                 if any(requirement.attribute in d.attributes for d in devices):
                     continue
                 seen.add(key)
-                findings.append(_finding(ctx, lang, rct, requirement, driver, devices, by_driver))
+                findings.append(_finding(ctx, rct, requirement, driver, devices, by_driver))
     return findings
 
 
 def _finding(
     ctx: PodContext,
-    lang: str,
     rct: str,
     requirement: Requirement,
     driver: str,
@@ -144,65 +152,31 @@ def _finding(
         "nodes": nodes,
         "nearMisses": misses,
     }
+    values = {
+        "attribute": requirement.attribute,
+        "driver": driver,
+        "namespace": ctx.pod.namespace,
+        "rct": rct,
+        "near_miss": Names(misses),
+        "selector": requirement.kind == "selector",
+    }
     recipe = None
-    extra: list[str] = []
+    case = None
     attribute_id = requirement.attribute.rsplit("/", 1)[-1]
     if requirement.kind != "selector" and attribute_id in ALIGNMENT_IDS:
         recipe = "numa-unaligned"
         common = _common_near_miss(requirement.attribute, requirement.drivers, by_driver)
         if common:
             evidence["alignmentAlternative"] = common
-            extra.append(
-                f"# every driver of the constraint publishes {common}: keep the alignment by matching on it"
-                if lang != "ko"
-                else f"# 제약 조건의 모든 드라이버가 {common}을(를) 게시합니다. "
-                "이 속성으로 맞추면 정렬을 유지합니다"
-            )
-            extra.append(
-                f"kubectl -n {ctx.pod.namespace} get resourceclaimtemplate {rct} -o yaml > {rct}.yaml"
-            )
-            extra.append(
-                f"# in {rct}.yaml change {requirement.kind}: {requirement.attribute} to {common}"
-                if lang != "ko"
-                else f"# {rct}.yaml에서 {requirement.kind}: {requirement.attribute}을(를) "
-                f"{common}(으)로 바꾸세요"
-            )
-            extra.append(f"kubectl -n {ctx.pod.namespace} delete resourceclaimtemplate {rct}")
-            extra.append(f"kubectl -n {ctx.pod.namespace} apply -f {rct}.yaml")
+            values.update(alternative=common, constraint_kind=requirement.kind)
+            case = "alignment-alternative"
     elif requirement.kind == "selector":
-        recipe = "nic-selector" if driver == "dra.net" else None
+        recipe = "nic-selector" if driver == NIC_DRIVER else None
         domain, _, attribute_name = requirement.attribute.rpartition("/")
-        guard = f'"{attribute_name}" in device.attributes["{domain}"]'
-        published = f" or read {misses[0]}, which {driver} publishes" if misses else ""
-        extra.append(
-            f"# edit the selector of {requirement.source.removeprefix('selector of ')}: guard the read with "
-            f"`{guard} && ...`{published}; reading a missing attribute is a CEL error"
+        values.update(
+            request=requirement.source.removeprefix("selector of request "),
+            guard=f'"{attribute_name}" in device.attributes["{domain}"]',
+            published=misses[0] if misses else None,
         )
-        extra.append(f"kubectl -n {ctx.pod.namespace} get resourceclaimtemplate {rct} -o yaml > {rct}.yaml")
-        extra.append(
-            f"kubectl -n {ctx.pod.namespace} delete resourceclaimtemplate {rct} && "
-            f"kubectl -n {ctx.pod.namespace} apply -f {rct}.yaml"
-        )
-    values = {
-        "attribute": requirement.attribute,
-        "driver": driver,
-        "namespace": ctx.pod.namespace,
-        "rct": rct,
-        "near_miss": ", ".join(misses) or "none",
-    }
-    return build_finding(
-        "attribute-not-advertised",
-        lang,
-        values,
-        evidence=evidence,
-        extra_remediation=extra,
-        recipe=recipe,
-        drop_lines=_not_for_selectors(requirement),
-    )
-
-
-def _not_for_selectors(requirement: Requirement) -> tuple[str, ...]:
-    """The numa-unaligned recipe fixes a constraint, not a selector that reads a missing attribute."""
-    if requirement.kind != "selector":
-        return ()
-    return ("numa-unaligned", "pcieRoot missing", "delete resourceclaimtemplate {rct}")
+        case = "selector"
+    return Finding("attribute-not-advertised", values, evidence, case=case, recipe=recipe)

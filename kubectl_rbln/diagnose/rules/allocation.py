@@ -1,0 +1,241 @@
+"""What the allocator met on the nodes the Pod could use: one rule per kind of failure.
+
+All of them read PodContext.simulation (run once per Pod) and the typed NodeResults in it;
+`not-device-related` also reads the scheduler's own per-node reasons from the events.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from kubectl_rbln.catalog import Names
+from kubectl_rbln.diagnose.context import PodContext
+from kubectl_rbln.diagnose.events import SchedulingMessage
+from kubectl_rbln.diagnose.findings import Finding
+from kubectl_rbln.diagnose.registry import rule
+from kubectl_rbln.diagnose.simulation import EVIDENCE_NODES, counts_for, holders_of
+from kubectl_rbln.domain import DEVICE_RESOURCE_PREFIXES, PCIE_ROOT
+from kubectl_rbln.dra.explain import CandidateCounts, Failure
+
+ALIGNMENT_IDS = ("numaNode", "pcieRoot")
+
+
+def _capped(items: list[str]) -> list[str]:
+    if len(items) <= EVIDENCE_NODES:
+        return items
+    return items[:EVIDENCE_NODES] + [f"... {len(items) - EVIDENCE_NODES} more"]
+
+
+def _sample(ctx: PodContext, nodes: list[str]) -> Failure:
+    return ctx.simulation.failed[nodes[0]].failure  # type: ignore[return-value]
+
+
+def _counts(ctx: PodContext, nodes: list[str]) -> list[CandidateCounts]:
+    failed = ctx.simulation.failed
+    return [c for n in nodes if (c := counts_for(failed[n], failed[n].failure)) is not None]  # type: ignore[arg-type]
+
+
+def failure_evidence(ctx: PodContext, nodes: list[str]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The evidence and values every allocation finding shares: nodes, example, the scheduler's line."""
+    sample = _sample(ctx, nodes)
+    drivers = sorted({d for c in _counts(ctx, nodes) for d in c.drivers})
+    evidence: dict[str, Any] = {
+        "nodes": _capped(nodes),
+        "example": f"{nodes[0]}: {sample.summary}",
+        "schedulerSays": f"{len(nodes)} {sample.scheduler_message}",
+    }
+    values = ctx.values(nodes=Names(nodes), request=sample.request, node=nodes[0], driver=drivers)
+    return evidence, values
+
+
+def _nodes_failing(ctx: PodContext, *kinds: str) -> list[str]:
+    return [n for kind, found in ctx.simulation.failures_by_kind().items() if kind in kinds for n in found]
+
+
+def _selector_failure(ctx: PodContext) -> tuple[list[str], dict[str, Any], dict[str, Any], int, int] | None:
+    nodes = _nodes_failing(ctx, "selector")
+    if not nodes:
+        return None
+    evidence, values = failure_evidence(ctx, nodes)
+    sample = _sample(ctx, nodes)
+    exclusion = sample.exclusions[0] if sample.exclusions else None
+    if exclusion is not None:
+        evidence["excludedBy"] = exclusion.summary
+        evidence["valuesSeen"] = exclusion.values
+    evidence["counts"] = sample.details
+    term = (exclusion.conjunct or exclusion.expression) if exclusion else ""
+    seen = [f"{a}: {v}" for a, v in (exclusion.values if exclusion else {}).items()]
+    counts = _counts(ctx, nodes)
+    best = max((c.request_match for c in counts), default=0)
+    needed = max((c.needed for c in counts), default=0)
+    values.update(
+        term=term,
+        values=seen,
+        rdma_only="rdma" in term and "pciSubsystem" not in term,
+        subsystem_only="pciSubsystem" in term and "rdma" not in term,
+    )
+    return nodes, evidence, values, best, needed
+
+
+@rule("allocation.selector", emits=("selector-matches-nothing",))
+def selector_matches_nothing(ctx: PodContext) -> Iterator[Finding]:
+    """A request's selectors exclude every device of its class on every usable node."""
+    failure = _selector_failure(ctx)
+    if failure is not None and failure[3] == 0:
+        _, evidence, values, _, _ = failure
+        yield Finding("selector-matches-nothing", values, evidence, recipe="nic-selector")
+
+
+def _extended_resource_shortage(ctx: PodContext, message: SchedulingMessage) -> Finding | None:
+    """Device-plugin resources (rebellions.ai/*, rdma/*) that no node has enough of."""
+    short = [r for r in message.reasons if r.resource and r.resource.startswith(DEVICE_RESOURCE_PREFIXES)]
+    if not short:
+        return None
+    requested = ctx.extended_resources
+    available = {
+        node.name: {r.resource: node.allocatable.get(r.resource or "", "0") for r in short}
+        for node in ctx.snapshot.nodes.values()
+        if any(node.allocatable.get(r.resource or "") for r in short)
+    }
+    evidence = {
+        "event": message.text,
+        "podRequests": requested,
+        "allocatable": available,
+        "nodeReasons": [f"{r.count} {r.text}" for r in short],
+    }
+    first = short[0]
+    values = ctx.values(
+        request=first.resource,
+        count=requested.get(first.resource or "", "?"),
+        short_nodes=first.count,
+        resources=sorted({r.resource or "" for r in short}),
+        node=min(available, default="<node>"),
+    )
+    return Finding("insufficient-devices", values, evidence, case="device-plugin")
+
+
+@rule("allocation.insufficient", emits=("insufficient-devices",))
+def insufficient_devices(ctx: PodContext) -> Iterator[Finding]:
+    """Fewer matching devices than the request's count: by selector, by taint, or device-plugin stock."""
+    failure = _selector_failure(ctx)
+    if failure is not None and failure[3] > 0:
+        _, evidence, values, best, needed = failure
+        yield Finding("insufficient-devices", {**values, "available": best, "count": needed}, evidence)
+        return
+    tainted = _nodes_failing(ctx, "tainted")
+    if tainted:
+        evidence, values = failure_evidence(ctx, tainted)
+        needed = max((c.needed for c in _counts(ctx, tainted)), default=0)
+        yield Finding("insufficient-devices", {**values, "available": 0, "count": needed}, evidence)
+        return
+    if ctx.pod.resource_claims:
+        return
+    for message in ctx.scheduling_messages:
+        found = _extended_resource_shortage(ctx, message)
+        if found is not None:
+            yield found
+            return
+
+
+@rule("allocation.exhausted", emits=("devices-exhausted",))
+def devices_exhausted(ctx: PodContext) -> Iterator[Finding]:
+    """Enough devices match, but other claims hold them: name the holders."""
+    nodes = _nodes_failing(ctx, "exhausted")
+    if not nodes:
+        return
+    evidence, values = failure_evidence(ctx, nodes)
+    failed = ctx.simulation.failed
+    held = [h for n in nodes[:EVIDENCE_NODES] for h in failed[n].failure.holders]  # type: ignore[union-attr]
+    holders = holders_of(ctx.snapshot, held)
+    evidence["heldBy"] = holders
+    pods = sorted({claim.split(" (pod ")[-1].rstrip(")") for claim in holders.values()})
+    evidence["devicesHeld"] = len({h for n in nodes for h in failed[n].failure.holders})  # type: ignore[union-attr]
+    yield Finding("devices-exhausted", {**values, "holders": Names(pods, 2)}, evidence)
+
+
+def _pcie_root_formats(ctx: PodContext, attribute: str | None) -> dict[str, list[str]]:
+    """Drivers whose pcieRoot is not in the standard `pci<domain>:<bus>` form (ecosystem-facts 0.3)."""
+    if attribute != PCIE_ROOT:
+        return {}
+    odd: dict[str, set[str]] = {}
+    for slice_ in ctx.snapshot.slices:
+        for device in slice_.devices:
+            value = device.attributes.get(attribute)
+            if isinstance(value, str) and not value.startswith("pci"):
+                odd.setdefault(device.driver, set()).add(value)
+    return {driver: sorted(values)[:4] for driver, values in odd.items()}
+
+
+@rule(
+    "allocation.constraint",
+    emits=("constraint-unsatisfiable",),
+)
+def constraint_unsatisfiable(ctx: PodContext) -> Iterator[Finding]:
+    """Every request can be met alone, never together: the constraint (or the search cap) decides."""
+    nodes = _nodes_failing(ctx, "constraint", "no-solution", "search-capped")
+    if not nodes:
+        return
+    evidence, values = failure_evidence(ctx, nodes)
+    sample = _sample(ctx, nodes)
+    evidence["constraint"] = sample.constraint_kind and f"{sample.constraint_kind} {sample.attribute}"
+    evidence["perValue"] = [
+        {"value": g.value, "candidates": g.counts, "needed": g.needed} for g in sample.groups
+    ]
+    if sample.lacking:
+        evidence["lackingAttribute"] = sample.lacking[:8]
+    odd = _pcie_root_formats(ctx, sample.attribute)
+    if odd:
+        evidence["nonStandardPcieRoot"] = odd
+    aligned = bool(sample.attribute and sample.attribute.rsplit("/", 1)[-1] in ALIGNMENT_IDS)
+    values.update(
+        constraint=f"{sample.constraint_kind} {sample.attribute}" if sample.constraint_kind else None,
+        attribute=sample.attribute,
+    )
+    case = None if sample.constraint_kind else "together"
+    capped = [n for n in nodes if ctx.simulation.failed[n].failure.kind == "search-capped"]  # type: ignore[union-attr]
+    if capped and sample.kind == "search-capped":
+        steps = max(ctx.simulation.failed[n].steps for n in nodes)
+        evidence["searchCapped"] = {"steps": steps, "nodes": len(nodes)}
+        values.update(steps=steps, node_count=len(nodes))
+        case = "search-capped"
+    yield Finding(
+        "constraint-unsatisfiable", values, evidence, case=case, recipe="numa-unaligned" if aligned else None
+    )
+
+
+def _non_device_reasons(message: SchedulingMessage) -> list[str]:
+    """Every node was rejected for something other than devices: do not blame the devices."""
+    if not message.reasons or any(_is_device_reason(r) for r in message.reasons):
+        return []
+    return [f"{r.count} {r.text}" for r in message.reasons]
+
+
+def _is_device_reason(reason: Any) -> bool:
+    if reason.category == "dra":
+        return True
+    return bool(reason.resource and reason.resource.startswith(DEVICE_RESOURCE_PREFIXES))
+
+
+@rule("allocation.not-device", emits=("not-device-related",), suppresses={"claim-not-allocated": None})
+def not_device_related(ctx: PodContext) -> Iterator[Finding]:
+    """The devices fit, or nothing device-shaped is the problem: taints, selectors, CPU, affinity."""
+    simulation = ctx.simulation
+    if simulation.ran and not simulation.error and not simulation.fitting:
+        elsewhere = simulation.fits_elsewhere
+        if elsewhere or not simulation.usable:
+            reasons = sorted(
+                {e.text for r in simulation.results for e in simulation.excluded.get(r.node, [])}
+            )
+            evidence = {
+                "devicesFitOn": elsewhere,
+                "nodesExcluded": {n: [e.text for e in ex] for n, ex in simulation.excluded.items() if ex},
+            }
+            yield Finding("not-device-related", ctx.values(reasons=reasons, nodes=Names(elsewhere)), evidence)
+            return
+    for message in ctx.scheduling_messages:
+        reasons = _non_device_reasons(message)
+        if reasons:
+            evidence = {"event": message.text, "nodeReasons": reasons, "totalNodes": message.total_nodes}
+            yield Finding("not-device-related", ctx.values(reasons=reasons, nodes=Names([])), evidence)
+            return

@@ -1,0 +1,290 @@
+"""The four claim layers of seed 001's table, each checked from the objects themselves.
+
+1 DeviceClass, 2 ResourceSlice per node and driver, 3 the RCT, 4 the generated ResourceClaim;
+and under them the DRA API itself and the lists we could not read. Events expire after an hour;
+these rules do not need them (claim-not-created also reads the claim controller's events).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from kubectl_rbln.catalog import Names
+from kubectl_rbln.diagnose.context import PodContext
+from kubectl_rbln.diagnose.events import classify_event
+from kubectl_rbln.diagnose.findings import Finding
+from kubectl_rbln.diagnose.placement import exclusions, node_selector_matches
+from kubectl_rbln.diagnose.registry import rule
+from kubectl_rbln.domain import CLASS_CREATORS, REFERENCE_CLASSES
+from kubectl_rbln.dra.model import DeviceClass, Node, ResourceSlice, Snapshot
+from kubectl_rbln.dra.references import class_drivers
+
+# Lists whose absence weakens a `why` answer (exec probes and logs of other Pods do not).
+RESOURCE_NAMES = {
+    "Node": "nodes",
+    "Pod": "pods",
+    "Event": "events",
+    "ResourceClaim": "resourceclaims.resource.k8s.io",
+    "ResourceClaimTemplate": "resourceclaimtemplates.resource.k8s.io",
+    "DeviceClass": "deviceclasses.resource.k8s.io",
+    "ResourceSlice": "resourceslices.resource.k8s.io",
+}
+NO_DEVICES_KINDS = ("no-devices", "incomplete-pool", "invalid-pool")
+
+
+def requested_classes(ctx: PodContext) -> list[tuple[str, str]]:
+    """(request name, class name) for every alternative of every claim."""
+    pairs: list[tuple[str, str]] = []
+    for claim in ctx.claims:
+        spec = claim.spec
+        if spec is None:
+            continue
+        for request in spec.requests:
+            for alternative in request.alternatives:
+                name = f"{request.name}/{alternative.name}" if alternative.name else request.name
+                pairs.append((name, alternative.device_class))
+    return pairs
+
+
+def drivers_of(device_class: DeviceClass | None, class_name: str) -> set[str]:
+    """The drivers a class selects (`device.driver == "..."`), else the reference guess by name."""
+    if device_class is not None:
+        found = class_drivers(device_class.selectors)
+        if found:
+            return found
+    guess = REFERENCE_CLASSES.get(class_name)
+    return {guess} if guess else set()
+
+
+@rule(
+    "layers.dra-api",
+    emits=("dra-api-unavailable",),
+    suppresses={
+        "device-class-missing": None,
+        "claim-template-missing": None,
+        "claim-not-created": None,
+        "claim-not-allocated": None,
+        "driver-slices-missing": None,
+    },
+    blocks_simulation=True,
+)
+def dra_api_unavailable(ctx: PodContext) -> Iterator[Finding]:
+    problem = ctx.snapshot.problem_for("resource.k8s.io")
+    if problem is None or not ctx.pod.resource_claims:
+        return
+    values = {"version": ctx.snapshot.server_version or "unknown"}
+    evidence = {"serverVersion": ctx.snapshot.server_version, "problem": problem.message}
+    yield Finding("dra-api-unavailable", values, evidence)
+
+
+@rule(
+    "layers.device-class",
+    emits=("device-class-missing",),
+    suppresses={"claim-not-allocated": None, "driver-slices-missing": None},
+    blocks_simulation=True,
+)
+def device_class_missing(ctx: PodContext) -> Iterator[Finding]:
+    """A request names a DeviceClass that does not exist (the reference pair when nothing resolves)."""
+    classes = ctx.snapshot.device_classes
+    pairs = requested_classes(ctx)
+    if not pairs and ctx.pod.resource_claims:
+        pairs = [("(reference)", name) for name in REFERENCE_CLASSES]
+    missing: dict[str, list[str]] = {}
+    for request, class_name in pairs:
+        if class_name and class_name not in classes:
+            missing.setdefault(class_name, []).append(request)
+    for class_name, requests in missing.items():
+        values = ctx.values(**{"class": class_name, "request": requests})
+        evidence = {
+            "deviceClass": class_name,
+            "requests": requests,
+            "classesPresent": sorted(classes),
+            "createdBy": CLASS_CREATORS.get(class_name, "the DRA driver's installation"),
+            "event": f"request {requests[0]}: device class {class_name} does not exist",
+        }
+        yield Finding("device-class-missing", values, evidence)
+
+
+@rule(
+    "layers.claim-template",
+    emits=("claim-template-missing",),
+    suppresses={"claim-not-created": None, "claim-not-allocated": None},
+    blocks_simulation=True,
+)
+def claim_template_missing(ctx: PodContext) -> Iterator[Finding]:
+    """The Pod names an RCT that its namespace does not have (and we could read the list)."""
+    pod = ctx.pod
+    if ctx.snapshot.problem_for("ResourceClaimTemplate"):
+        return  # source-degraded says we could not look
+    for claim in ctx.claims:
+        name = claim.ref.resource_claim_template_name
+        if not name or claim.template is not None or claim.claim is not None:
+            continue
+        present = sorted(t.name for t in ctx.snapshot.templates if t.namespace == pod.namespace)
+        evidence = {
+            "podClaim": claim.ref.name,
+            "resourceClaimTemplate": f"{pod.namespace}/{name}",
+            "templatesInNamespace": present,
+            "event": f"PodResourceClaim {claim.ref.name}: resource claim template "
+            f'"{name}": resourceclaimtemplate.resource.k8s.io "{name}" not found',
+        }
+        yield Finding("claim-template-missing", ctx.values(rct=name), evidence, recipe="numa-aligned")
+
+
+@rule(
+    "layers.claim-created",
+    emits=("claim-not-created",),
+    suppresses={"claim-not-allocated": None},
+    blocks_simulation=True,
+)
+def claim_not_created(ctx: PodContext) -> Iterator[Finding]:
+    """The claim the Pod waits for does not exist, or the claim controller said why it could not make it."""
+    pod = ctx.pod
+    for claim in ctx.claims:
+        ref = claim.ref
+        if (
+            claim.claim is None
+            and claim.spec_override is None
+            and (claim.template is not None or ref.resource_claim_name)
+        ):
+            evidence = {
+                "podClaim": ref.name,
+                "statusRecorded": claim.status_recorded,
+                "expected": claim.claim_name or f"{pod.name}-{ref.name}-<suffix>",
+                "event": (
+                    f'could not find ResourceClaim "{pod.namespace}/{ref.resource_claim_name}"'
+                    if ref.resource_claim_name
+                    else f'pod "{pod.namespace}/{pod.name}": ResourceClaim not created yet'
+                ),
+            }
+            yield Finding("claim-not-created", ctx.values(claim=claim.claim_name or ref.name), evidence)
+            return
+    for event in ctx.events:
+        parsed = classify_event(event)
+        dra = next((d for d in parsed.dra if parsed.kind == "claim-creation"), None)
+        if dra is not None and dra.code != "template-not-found":
+            evidence = {"event": f"{event.reason}: {event.message}", "code": dra.code}
+            yield Finding(
+                "claim-not-created", ctx.values(claim=ctx.claims[0].ref.name if ctx.claims else ""), evidence
+            )
+            return
+
+
+def slice_relevant(slice_: ResourceSlice, node: Node) -> bool:
+    """dra-facts.md 2.3: nodeName, allNodes, or a nodeSelector matching the node."""
+    if slice_.node_name:
+        return slice_.node_name == node.name
+    if slice_.all_nodes:
+        return True
+    if slice_.node_selector:
+        return node_selector_matches(slice_.node_selector, node.name, node.labels)
+    if slice_.per_device_node_selection:
+        return any(d.node_name == node.name for d in slice_.devices)
+    return False
+
+
+def slices_of(snapshot: Snapshot, driver: str) -> list[ResourceSlice]:
+    by_driver = snapshot.memo("slices-by-driver", lambda: _group_slices(snapshot.slices))
+    return by_driver.get(driver, [])
+
+
+def _group_slices(slices: list[ResourceSlice]) -> dict[str, list[ResourceSlice]]:
+    out: dict[str, list[ResourceSlice]] = {}
+    for slice_ in slices:
+        out.setdefault(slice_.driver, []).append(slice_)
+    return out
+
+
+def candidate_nodes(ctx: PodContext) -> list[Node]:
+    """Nodes the Pod could run on, devices aside."""
+    return [node for node in ctx.snapshot.nodes.values() if not exclusions(ctx.pod, node)]
+
+
+def _nodes_with_devices(slices: list[ResourceSlice], nodes: list[Node], node_names: set[str]) -> set[str]:
+    """Nodes that see at least one device: node-local slices by name, the others by selector."""
+    found = {s.node_name for s in slices if s.devices and s.node_name in node_names}
+    shared = [s for s in slices if s.devices and not s.node_name]
+    if shared:
+        found |= {n.name for n in nodes for s in shared if slice_relevant(s, n)}
+    return found  # type: ignore[return-value]
+
+
+
+
+def _nodes_with_devices(slices: list[ResourceSlice], nodes: list[Node], node_names: set[str]) -> set[str]:
+    """Nodes that see at least one device: node-local slices by name, the others by selector."""
+    found = {s.node_name for s in slices if s.devices and s.node_name in node_names}
+    shared = [s for s in slices if s.devices and not s.node_name]
+    if shared:
+        found |= {n.name for n in nodes for s in shared if slice_relevant(s, n)}
+    return {name for name in found if name}
+
+
+def nodes_lacking(snapshot: Snapshot, driver: str, nodes: list[Node]) -> list[str]:
+    """Of `nodes`, those that see no device of `driver` (check: every NPU node must have both)."""
+    slices = [s for s in slices_of(snapshot, driver) if s.devices]
+    local = {s.node_name for s in slices if s.node_name}
+    shared = [s for s in slices if not s.node_name]
+    return [n.name for n in nodes if n.name not in local and not any(slice_relevant(s, n) for s in shared)]
+
+
+def _layer_gaps(ctx: PodContext) -> Iterator[Finding]:
+    """No slice (or only empty ones) of a needed driver on any node the Pod could use."""
+    if ctx.pod.node_name or not ctx.unallocated or ctx.snapshot.problem_for("ResourceSlice"):
+        return  # a scheduled Pod, or one whose claims are allocated, needs no slice any more
+    nodes = candidate_nodes(ctx)
+    if not nodes:
+        return
+    drivers: dict[str, str] = {}
+    for _, class_name in requested_classes(ctx):
+        for driver in drivers_of(ctx.snapshot.device_classes.get(class_name), class_name):
+            drivers.setdefault(driver, class_name)
+    node_names = {n.name for n in nodes}
+    for driver, class_name in sorted(drivers.items()):
+        slices = slices_of(ctx.snapshot, driver)
+        if _nodes_with_devices(slices, nodes, node_names):
+            continue
+        empty = sorted({s.node_name for s in slices if not s.devices and s.node_name in node_names})
+        elsewhere = sorted({s.node_name for s in slices if s.devices and s.node_name} - node_names)
+        evidence = {
+            "driver": driver,
+            "deviceClass": class_name,
+            "nodesConsidered": sorted(n.name for n in nodes),
+            "slicesWithoutDevices": empty,
+            "slicesOnOtherNodes": elsewhere,
+        }
+        shown = empty or sorted(n.name for n in nodes)
+        yield Finding(
+            "driver-slices-missing", ctx.values(driver=driver, node=shown[0], nodes=Names(shown)), evidence
+        )
+
+
+def _simulated_gaps(ctx: PodContext) -> Iterator[Finding]:
+    """The allocator found no (complete, valid) pool of a needed driver on the nodes it tried."""
+    from kubectl_rbln.diagnose.rules.allocation import failure_evidence  # noqa: PLC0415
+
+    simulation = ctx.simulation
+    nodes = [
+        n for kind, found in simulation.failures_by_kind().items() if kind in NO_DEVICES_KINDS for n in found
+    ]
+    if nodes:
+        evidence, values = failure_evidence(ctx, nodes)
+        yield Finding("driver-slices-missing", values, evidence)
+
+
+@rule("layers.driver-slices", emits=("driver-slices-missing",))
+def driver_slices_missing(ctx: PodContext) -> Iterator[Finding]:
+    """From the slices themselves first; else from what the simulation met on the nodes."""
+    found = list(_layer_gaps(ctx))
+    yield from found or _simulated_gaps(ctx)
+
+
+@rule("layers.source-degraded", emits=("source-degraded",))
+def source_degraded(ctx: PodContext) -> Iterator[Finding]:
+    """A list the cluster forbade: the rules that needed it ran on partial data."""
+    for problem in ctx.snapshot.problems:
+        if problem.kind not in RESOURCE_NAMES:
+            continue
+        values = {"kind": problem.kind, "message": problem.message, "resource": RESOURCE_NAMES[problem.kind]}
+        evidence = {"kind": problem.kind, "code": problem.code, "message": problem.message}
+        yield Finding("source-degraded", values, evidence)

@@ -1,0 +1,214 @@
+"""The allocator, simulated on every node for one Pod's unallocated claims: typed facts for rules.
+
+The scheduler only says `cannot allocate all claims`; the simulation says, per node, which
+request or constraint fails and with what counts (dra-facts.md 6). Nodes the Pod cannot use
+for other reasons (taints, selectors) are simulated too, so a Pod whose devices would fit only
+on a tainted node is `not-device-related`. PodContext.simulation runs this once per Pod; the
+rules in rules/allocation.py and the `why` drawing read the same NodeResults.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from kubectl_rbln.diagnose.context import PodClaim, PodContext
+from kubectl_rbln.diagnose.placement import Exclusion, exclusions
+from kubectl_rbln.dra.allocator import ClaimToAllocate, NodeResult, simulate_cluster
+from kubectl_rbln.dra.explain import CandidateCounts, Failure
+from kubectl_rbln.dra.model import Snapshot
+
+EVIDENCE_NODES = 20  # evidence names this many nodes; -o json's nodes[] has them all
+
+
+@dataclass(slots=True)
+class SimulationFacts:
+    """Per node: the allocator's typed result and what else keeps the Pod off the node."""
+
+    ran: bool = False
+    results: list[NodeResult] = field(default_factory=list)
+    excluded: dict[str, list[Exclusion]] = field(default_factory=dict)
+    rows: list[dict[str, Any]] = field(default_factory=list)  # the `-o json` nodes[] table
+
+    @property
+    def error(self) -> str | None:
+        """The first allocator error (the scheduler's SchedulerError), if any node hit one."""
+        return next((r.error.message for r in self.results if r.error is not None), None)
+
+    @property
+    def usable(self) -> list[NodeResult]:
+        return [r for r in self.results if not self.excluded.get(r.node)]
+
+    @property
+    def fitting(self) -> list[str]:
+        """Nodes where the devices fit and the Pod may run."""
+        return [r.node for r in self.usable if r.fits]
+
+    @property
+    def fits_elsewhere(self) -> list[str]:
+        """Nodes where the devices would fit but something else keeps the Pod off."""
+        return [r.node for r in self.results if r.fits and self.excluded.get(r.node)]
+
+    @property
+    def failed(self) -> dict[str, NodeResult]:
+        """Usable nodes where the allocator failed, when the devices fit nowhere the Pod may run."""
+        if not self.ran or self.error or self.fitting or self.fits_elsewhere:
+            return {}
+        return {r.node: r for r in self.usable if r.failure is not None}
+
+    def failures_by_kind(self) -> dict[str, list[str]]:
+        """Failure kind -> the nodes that failed that way, in node order."""
+        out: dict[str, list[str]] = defaultdict(list)
+        for node, result in self.failed.items():
+            out[result.failure.kind].append(node)  # type: ignore[union-attr]
+        return dict(out)
+
+    def result(self, node: str) -> NodeResult | None:
+        return next((r for r in self.results if r.node == node), None)
+
+
+def allocated_devices(snapshot: Snapshot, skip: set[str]) -> set[tuple[str, str, str]]:
+    """Devices held by every allocated claim (adminAccess results excluded, dra-facts.md 2.2)."""
+    held = set()
+    for claim in snapshot.claims:
+        if claim.allocation is None or f"{claim.namespace}/{claim.name}" in skip:
+            continue
+        held.update(r.key for r in claim.allocation.results if not r.admin_access)
+    return held
+
+
+def holders_of(snapshot: Snapshot, device_ids: list[str]) -> dict[str, str]:
+    """device id -> "ns/claim (pod ns/pod)" for the devices other claims hold."""
+    wanted = set(device_ids)
+    out = {}
+    for claim in snapshot.claims:
+        for result in claim.allocation.results if claim.allocation else []:
+            key = f"{result.driver}/{result.pool}/{result.device}"
+            if key in wanted:
+                owner = f" (pod {claim.namespace}/{claim.owner_pod})" if claim.owner_pod else ""
+                out[key] = f"{claim.namespace}/{claim.name}{owner}"
+    return out
+
+
+def claims_to_allocate(ctx: PodContext) -> list[tuple[PodClaim, ClaimToAllocate]]:
+    pairs = []
+    for claim in ctx.unallocated:
+        spec = claim.spec
+        if spec is None:
+            continue
+        name = claim.claim_name or f"{ctx.pod.name}-{claim.ref.name}"
+        pairs.append((claim, ClaimToAllocate(namespace=ctx.pod.namespace, name=name, spec=spec)))
+    return pairs
+
+
+def _fit_text(result: NodeResult) -> str:
+    parts = []
+    for results in result.results.values():
+        by_request: dict[str, list[str]] = defaultdict(list)
+        for entry in results:
+            by_request[entry.request].append(entry.device)
+        parts += [f"{req} → {', '.join(devices)}" for req, devices in by_request.items()]
+    return "fits: " + "; ".join(parts)
+
+
+def short_reason(result: NodeResult) -> str:
+    """One line a table can hold: the failing request or constraint and its counts."""
+    failure = result.failure
+    if failure is None:
+        return ""
+    counts = next(
+        (
+            c
+            for (claim, req), c in result.candidates.items()
+            if claim == failure.claim and req == failure.request
+        ),
+        None,
+    )
+    if failure.kind == "constraint" and failure.attribute:
+        attribute = failure.attribute.rsplit("/", 1)[-1]
+        groups = "; ".join(
+            f"{g.value}: " + ", ".join(f"{g.counts.get(r, 0)}/{n} {r}" for r, n in g.needed.items())
+            for g in failure.groups
+        )
+        lacking = f"; {len(failure.lacking)} lack it" if failure.lacking else ""
+        return f"{failure.constraint_kind} {attribute} — {groups or 'no candidate has it'}{lacking}"
+    if failure.kind == "selector" and counts is not None:
+        top = failure.exclusions[0] if failure.exclusions else None
+        term = f" (fails: {top.conjunct or top.expression})" if top else ""
+        return (
+            f"{failure.request}: {counts.request_match}/{counts.on_node} match, {counts.needed} needed{term}"
+        )
+    if failure.kind == "exhausted" and counts is not None:
+        return (
+            f"{failure.request}: {counts.free} free of {counts.request_match} matching, "
+            f"{counts.needed} needed (held by other claims)"
+        )
+    if failure.kind == "no-devices" and counts is not None:
+        return f"{failure.request}: no {'/'.join(counts.drivers) or 'matching'} devices on this node"
+    return failure.summary
+
+
+def node_row(result: NodeResult, excluded: list[Exclusion]) -> dict[str, Any]:
+    row: dict[str, Any] = {"name": result.node, "fits": result.fits and not excluded}
+    if excluded:
+        row["fits"] = None
+        row["excludedBy"] = [e.text for e in excluded]
+        devices = "devices would fit" if result.fits else "devices do not fit either"
+        row["reason"] = f"{excluded[0].text} ({devices})"
+    elif result.fits:
+        row["reason"] = _fit_text(result)
+    elif result.error is not None:
+        row["reason"] = f"allocator error: {result.error.message}"
+    elif result.failure is not None:
+        row["reason"] = short_reason(result)
+    if result.failure is not None:
+        failure = result.failure
+        row["failure"] = {
+            "kind": failure.kind,
+            "claim": failure.claim,
+            "request": failure.request,
+            "constraint": failure.constraint_kind and f"{failure.constraint_kind} {failure.attribute}",
+            "summary": failure.summary,
+            "schedulerMessage": failure.scheduler_message,
+            "details": failure.details,
+        }
+    if result.candidates:
+        row["candidates"] = {
+            f"{claim}/{request}": {
+                "needed": c.needed,
+                "onNode": c.on_node,
+                "matchClass": c.class_match,
+                "matchRequest": c.request_match,
+                "free": c.free,
+            }
+            for (claim, request), c in result.candidates.items()
+        }
+    return row
+
+
+def counts_for(result: NodeResult, failure: Failure) -> CandidateCounts | None:
+    for (claim, request), counts in result.candidates.items():
+        if claim == failure.claim and request == failure.request:
+            return counts
+    return None
+
+
+def simulate_pod(ctx: PodContext) -> SimulationFacts:
+    """Every node, the Pod's unallocated claims, devices other claims hold taken out."""
+    pairs = claims_to_allocate(ctx)
+    if not pairs or ctx.pod.node_name:
+        return SimulationFacts()
+    own = {f"{c.namespace}/{c.name}" for _, c in pairs}
+    nodes = sorted(ctx.snapshot.nodes.values(), key=lambda n: n.name)
+    results = simulate_cluster(
+        nodes,
+        ctx.snapshot.slices,
+        ctx.snapshot.device_classes,
+        [c for _, c in pairs],
+        allocated_devices(ctx.snapshot, own),
+        ctx.features,
+    )
+    excluded = {node.name: exclusions(ctx.pod, node) for node in nodes}
+    rows = [node_row(r, excluded[r.node]) for r in results]
+    return SimulationFacts(ran=True, results=results, excluded=excluded, rows=rows)
