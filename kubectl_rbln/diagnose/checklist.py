@@ -13,17 +13,21 @@ from typing import Any
 from kubectl_rbln.diagnose.attrs import attrs_report, rct_source
 from kubectl_rbln.diagnose.checks.layers import drivers_of, slice_relevant, slices_of
 from kubectl_rbln.diagnose.checks.rct_audit import applied_spec, dropped_fields
-from kubectl_rbln.diagnose.context import DEVICE_RESOURCE_PREFIXES, is_device_pod, pod_context
+from kubectl_rbln.diagnose.context import is_device_pod, pod_context
 from kubectl_rbln.diagnose.findings import SCHEMA_VERSION, Finding, build_finding, exit_code_for
 from kubectl_rbln.diagnose.placement import required_labels
 from kubectl_rbln.diagnose.why import WhyOptions, diagnose_pod
+from kubectl_rbln.domain import (
+    DEVICE_RESOURCE_PREFIXES,
+    NIC_CLASS,
+    NPU_CLASS,
+    NPU_DRIVER,
+    NPU_LABEL,
+    RDS_LABEL,
+)
 from kubectl_rbln.dra.model import Node, Snapshot
-from kubectl_rbln.remedy.recipes import NIC_CLASS, NPU_CLASS
 
-NPU_DRIVER = "npu.rebellions.ai"
-RDS_LABEL = "rebellions.ai/rds.present"
 GATE_TITLE = "DRAConsumableCapacity (distinct)"
-NPU_LABEL = "rebellions.ai/npu.present"
 
 
 @dataclass(slots=True)
@@ -114,7 +118,7 @@ def item_slices(snapshot: Snapshot, namespace: str, rct: str, lang: str) -> Chec
         for d, n in gaps.items()
     ]
     if not nodes:
-        found = "no NPU node (no rebellions.ai/npu.present label, no NPU slice)"
+        found = f"no NPU node (no {NPU_LABEL} label, no NPU slice)"
         findings.append(
             build_finding(
                 "driver-slices-missing",

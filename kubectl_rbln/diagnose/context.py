@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from kubectl_rbln.domain import DEVICE_RESOURCE_PREFIXES
 from kubectl_rbln.dra.model import ClaimSpec, Pod, PodClaimRef, ResourceClaim, ResourceClaimTemplate, Snapshot
-
-DEVICE_RESOURCE_PREFIXES = ("rebellions.ai/", "rdma/")
 
 
 @dataclass(slots=True)

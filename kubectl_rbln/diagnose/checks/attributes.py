@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from kubectl_rbln.diagnose.checks.layers import drivers_of
 from kubectl_rbln.diagnose.context import PodContext
 from kubectl_rbln.diagnose.findings import Finding, build_finding
+from kubectl_rbln.domain import DEFAULT_RCT, NIC_DRIVER
 from kubectl_rbln.dra.model import ClaimSpec, Device, Snapshot
 from kubectl_rbln.dra.references import cached_references
 
@@ -110,7 +111,7 @@ def check_attributes(ctx: PodContext, lang: str) -> list[Finding]:
         spec = claim.spec
         if spec is None:
             continue
-        rct = claim.ref.resource_claim_template_name or "npu-rdma"
+        rct = claim.ref.resource_claim_template_name or DEFAULT_RCT
         for requirement in requirements(ctx.snapshot, spec):
             for driver in sorted(requirement.drivers):
                 devices = by_driver.get(driver, [])
@@ -170,7 +171,7 @@ def _finding(
             extra.append(f"kubectl -n {ctx.pod.namespace} delete resourceclaimtemplate {rct}")
             extra.append(f"kubectl -n {ctx.pod.namespace} apply -f {rct}.yaml")
     elif requirement.kind == "selector":
-        recipe = "nic-selector" if driver == "dra.net" else None
+        recipe = "nic-selector" if driver == NIC_DRIVER else None
         domain, _, attribute_name = requirement.attribute.rpartition("/")
         guard = f'"{attribute_name}" in device.attributes["{domain}"]'
         published = f" or read {misses[0]}, which {driver} publishes" if misses else ""

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from kubectl_rbln.diagnose.context import DEVICE_RESOURCE_PREFIXES, PodContext
+from kubectl_rbln.diagnose.context import PodContext
 from kubectl_rbln.diagnose.events import SchedulingMessage, classify_event, parse_pod_scheduled
 from kubectl_rbln.diagnose.findings import Finding, build_finding
+from kubectl_rbln.domain import DEFAULT_RCT, DEVICE_RESOURCE_PREFIXES
 from kubectl_rbln.dra.model import Event
 
 if TYPE_CHECKING:
@@ -72,7 +73,7 @@ def _is_device_reason(reason: Any) -> bool:
 def _values(ctx: PodContext, **more: Any) -> dict[str, Any]:
     rct = next(
         (c.ref.resource_claim_template_name for c in ctx.claims if c.ref.resource_claim_template_name),
-        "npu-rdma",
+        DEFAULT_RCT,
     )
     return {"namespace": ctx.pod.namespace, "pod": ctx.pod.name, "rct": rct, **more}
 

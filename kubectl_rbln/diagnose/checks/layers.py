@@ -9,15 +9,14 @@ from __future__ import annotations
 from kubectl_rbln.diagnose.context import PodContext
 from kubectl_rbln.diagnose.findings import Finding, build_finding
 from kubectl_rbln.diagnose.placement import exclusions, node_selector_matches
+from kubectl_rbln.domain import DEFAULT_RCT, NIC_CLASS, NPU_CLASS, REFERENCE_CLASSES
 from kubectl_rbln.dra.model import DeviceClass, Node, ResourceSlice, Snapshot
 from kubectl_rbln.dra.references import class_drivers
 
-REFERENCE_CLASSES = {"npu.rebellions.ai": "npu.rebellions.ai", "dranet": "dra.net"}
 CLASS_CREATORS = {
-    "npu.rebellions.ai": "RBLN NPU Operator (DRA mode)",
-    "dranet": "you (dranet's install creates no DeviceClass)",
+    NPU_CLASS: "RBLN NPU Operator (DRA mode)",
+    NIC_CLASS: "you (dranet's install creates no DeviceClass)",
 }
-DEFAULT_RCT = "npu-rdma"
 
 
 def requested_classes(ctx: PodContext) -> list[tuple[str, str]]:

@@ -15,12 +15,13 @@ from typing import Any
 from kubectl_rbln.diagnose.context import PodClaim, PodContext
 from kubectl_rbln.diagnose.findings import Finding, build_finding
 from kubectl_rbln.diagnose.placement import Exclusion, exclusions
+from kubectl_rbln.domain import DEFAULT_RCT, PCIE_ROOT_ATTR, RDMA_ATTR
 from kubectl_rbln.dra.allocator import ClaimToAllocate, Features, NodeResult, simulate_cluster
 from kubectl_rbln.dra.explain import CandidateCounts, Failure
 from kubectl_rbln.dra.model import Snapshot
 
 EVIDENCE_NODES = 20  # evidence names this many nodes; -o json's nodes[] has them all
-REFERENCE_RCT = "npu-rdma"
+REFERENCE_RCT = DEFAULT_RCT
 
 
 @dataclass(slots=True)
@@ -187,7 +188,7 @@ def _error_finding(ctx: PodContext, lang: str, message: str, features: Features)
 
 def _pcie_root_formats(ctx: PodContext, attribute: str | None) -> dict[str, list[str]]:
     """Drivers whose pcieRoot is not in the standard `pci<domain>:<bus>` form (ecosystem-facts 0.3)."""
-    if attribute != "resource.kubernetes.io/pcieRoot":
+    if attribute != PCIE_ROOT_ATTR:
         return {}
     odd: dict[str, set[str]] = defaultdict(set)
     for slice_ in ctx.snapshot.slices:
@@ -203,7 +204,7 @@ def _other_branches(term: str) -> tuple[str, ...]:
     if "rdma" in term and "pciSubsystem" not in term:
         return ("pciSubsystem", "<edited-rct.yaml>", "delete resourceclaimtemplate")
     if "pciSubsystem" in term and "rdma" not in term:
-        return ("dra.net/rdma", "modprobe")
+        return (RDMA_ATTR, "modprobe")
     return ()
 
 
