@@ -1,12 +1,98 @@
-"""The serving stack's names, spelled once (placeholder until the domain module lands)."""
+"""The serving stack's names: drivers, DeviceClasses, labels, attributes and the RCT recipes.
 
-DEFAULT_RCT = "npu-rdma"
-REFERENCE_CLASSES = {"npu.rebellions.ai": "npu.rebellions.ai", "dranet": "dra.net"}
-CLASS_CREATORS = {
-    "npu.rebellions.ai": "RBLN NPU Operator (DRA mode)",
-    "dranet": "you (dranet's install creates no DeviceClass)",
-}
+Why: every check, renderer and suggestion speaks of the same few objects (the RBLN NPU driver,
+dranet, the chart's `npu-rdma` template, the standard topology attributes). Spelling them here
+once keeps a rename (a driver, a label, a recipe) to one line, and the module imports nothing
+from the package, so any layer may import it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# Drivers and their DeviceClasses (ecosystem-facts.md 0.1).
 NPU_DRIVER = "npu.rebellions.ai"
+NPU_CLASS = NPU_DRIVER  # the NPU operator names its DeviceClass after its driver
 NIC_DRIVER = "dra.net"
-PCIE_ROOT = "resource.kubernetes.io/pcieRoot"
-DEVICE_RESOURCE_PREFIXES = ("rebellions.ai/", "rdma/")
+NIC_CLASS = "dranet"  # dranet's install creates no class; the docs name it this
+REFERENCE_CLASSES: dict[str, str] = {NPU_CLASS: NPU_DRIVER, NIC_CLASS: NIC_DRIVER}  # class -> driver
+
+# The chart's ResourceClaimTemplate (values `devices.claimTemplateName`).
+DEFAULT_RCT = "npu-rdma"
+
+# Node labels.
+NPU_LABEL = "rebellions.ai/npu.present"  # the NPU operator's node feature label
+RDS_LABEL = "rebellions.ai/rds.present"  # nodes that host RDS (prefill's LMCache backend)
+
+# Standard device attributes (resource.kubernetes.io, KEP-5491) and dranet's own.
+NUMA_ATTR = "resource.kubernetes.io/numaNode"
+PCIE_ROOT_ATTR = "resource.kubernetes.io/pcieRoot"
+PCI_BUS_ID_ATTR = "resource.kubernetes.io/pciBusID"
+DRANET_NUMA_ATTR = "dra.net/numaNode"
+RDMA_ATTR = "dra.net/rdma"
+RDMA_DEVICE_ATTR = "dra.net/rdmaDevice"
+PCI_SUBSYSTEM_ATTR = "dra.net/pciSubsystem"
+PCI_ADDRESS_ATTR = "dra.net/pciAddress"
+IF_NAME_ATTR = "dra.net/ifName"
+
+# The annotation the kubelet-side controller puts on a claim generated for a Pod.
+POD_CLAIM_NAME_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
+
+# Extended-resource prefixes of device-plugin mode (no DRA claims).
+NPU_RESOURCE_PREFIX = "rebellions.ai/"
+NIC_RESOURCE_PREFIX = "rdma/"
+DEVICE_RESOURCE_PREFIXES = (NPU_RESOURCE_PREFIX, NIC_RESOURCE_PREFIX)
+
+# The recipes' NIC selector (CEL text, as the user writes it in the RCT).
+REFERENCE_SUBSYSTEM = "9140"  # Broadcom BCM57508, the reference node's backend NICs
+RDMA_TERM = 'device.attributes["dra.net"].rdma == true'
+
+
+def nic_selector(subsystem: str | None) -> str:
+    """The recipe's NIC selector with its pciSubsystem term set to `subsystem`, or without it (None)."""
+    if subsystem is None:
+        return RDMA_TERM
+    return f'{RDMA_TERM} && device.attributes["dra.net"].pciSubsystem == "{subsystem}"'
+
+
+NIC_SELECTOR = nic_selector(REFERENCE_SUBSYSTEM)
+
+
+def dranet_numa_selector(numa: int) -> str:
+    """A selector pinning a device to one NUMA node by dranet's attribute (a user's NPU selector)."""
+    return f'device.attributes["dra.net"].numaNode == {numa}'
+
+
+@dataclass(frozen=True, slots=True)
+class Recipe:
+    """One RCT recipe: what it requests and how it constrains the devices.
+
+    `chart` says whether it is one of the chart's reference recipes (what `suggest-rct` writes);
+    `pcie-paired` is a user's RCT that only the synthetic clusters apply.
+    """
+
+    name: str
+    npu_count: int
+    nic_count: int  # 0: the recipe requests no NIC
+    match_attribute: str | None  # matchAttribute over the NPU and NIC requests
+    distinct_nic_attribute: str | None  # distinctAttribute over the NIC request
+    template_name: str  # the RCT name the chart gives it
+    chart: bool = True
+
+
+RECIPES: dict[str, Recipe] = {
+    r.name: r
+    for r in (
+        Recipe("numa-aligned", 4, 2, NUMA_ATTR, PCIE_ROOT_ATTR, DEFAULT_RCT),
+        Recipe("numa-unaligned", 4, 2, None, None, DEFAULT_RCT),
+        Recipe("npu-only", 4, 0, None, None, "npu-only"),
+        Recipe("pcie-paired", 1, 1, PCIE_ROOT_ATTR, None, DEFAULT_RCT, chart=False),
+    )
+}
+CHART_RECIPES: tuple[str, ...] = tuple(name for name, r in RECIPES.items() if r.chart)  # strongest first
+
+# Who publishes each reference DeviceClass: a missing class names its creator.
+CLASS_CREATORS: dict[str, str] = {
+    NPU_CLASS: "RBLN NPU Operator (DRA mode)",
+    NIC_CLASS: "you (dranet's install creates no DeviceClass)",
+}

@@ -15,6 +15,8 @@ from typing import Any
 
 import click
 
+from kubectl_rbln.domain import DEFAULT_RCT
+
 OUTPUT_FORMATS = ("table", "wide", "json", "yaml")
 SEVERITIES = ("error", "warning", "info")
 
@@ -156,7 +158,7 @@ def common_options(*, all_namespaces: bool = True, output: bool = True) -> Calla
     return decorate
 
 
-def rct_option(help_text: str, *, default: str | None = "npu-rdma") -> Callable[..., Any]:
+def rct_option(help_text: str, *, default: str | None = DEFAULT_RCT) -> Callable[..., Any]:
     """`--rct NAME`: which ResourceClaimTemplate a command reads (the chart's default is npu-rdma)."""
     return click.option(
         "--rct", "rct", default=default, show_default=default is not None, metavar="NAME", help=help_text

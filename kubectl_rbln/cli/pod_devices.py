@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from kubectl_rbln.cli.options import Options, common_options, parse_timeout
+from kubectl_rbln.domain import NIC_RESOURCE_PREFIX, NPU_RESOURCE_PREFIX
 
 SCHEMA_KIND = "PodDevicesReport"
 
@@ -112,7 +113,8 @@ def run_pod_devices(
     if not pods:
         scope = "any namespace" if namespace is None else f'namespace "{namespace}"'
         report["message"] = (
-            f"no device Pod in {scope} (Pods with DRA claims or rebellions.ai/ or rdma/ resources)"
+            f"no device Pod in {scope} (Pods with DRA claims or {NPU_RESOURCE_PREFIX} or "
+            f"{NIC_RESOURCE_PREFIX} resources)"
         )
     code = diagnose.exit_code(entries, opts.fail_on)
     if runs and all(run.error_kind == "forbidden" for run in runs) and code == 0:

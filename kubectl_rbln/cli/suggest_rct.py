@@ -12,9 +12,10 @@ from typing import Any
 import click
 
 from kubectl_rbln.cli.options import Options, common_options, rct_option, simulation_options
+from kubectl_rbln.domain import CHART_RECIPES, RDMA_ATTR
 from kubectl_rbln.errors import EXIT_FINDINGS, EXIT_OK
 
-RECIPE_CHOICES = ("numa-aligned", "numa-unaligned", "npu-only")
+RECIPE_CHOICES = CHART_RECIPES
 
 
 @click.command(name="suggest-rct")
@@ -131,7 +132,7 @@ def gives_up(recipe: str, adaptations: tuple[str, ...]) -> list[str]:
     if recipe == "npu-only":
         lines.append("RDMA NICs: no KV transfer over RDMA; set devices.rdma.enabled=false (an AGG install)")
     if any("without the pciSubsystem" in a for a in adaptations):
-        lines.append("the NIC model pin: any NIC with dra.net/rdma=true matches")
+        lines.append(f"the NIC model pin: any NIC with {RDMA_ATTR}=true matches")
     return lines or ["nothing: the reference configuration's alignment is kept"]
 
 

@@ -14,6 +14,7 @@ from typing import Any
 import click
 
 from kubectl_rbln.cli.options import OUTPUT_FORMATS, Options, common_options, simulation_options
+from kubectl_rbln.domain import DEFAULT_RCT
 
 TOPO_FORMATS = (*OUTPUT_FORMATS, "svg")
 
@@ -27,7 +28,7 @@ TOPO_FORMATS = (*OUTPUT_FORMATS, "svg")
 @click.option("-l", "--selector", metavar="SELECTOR", help="Only nodes with these labels (kubectl syntax).")
 @click.option("--rct", metavar="NAME",
               help="ResourceClaimTemplate whose requests decide usable (default: the one the namespace's "
-                   "device Pods use, else npu-rdma).")
+                   f"device Pods use, else {DEFAULT_RCT}).")
 @click.option("--rct-file", metavar="FILE", help="Decide usable with the ResourceClaimTemplate in this file.")
 @simulation_options
 def topo(opts: Options, nodes: tuple[str, ...], fmt: str, jq_filter: str | None, selector: str | None,

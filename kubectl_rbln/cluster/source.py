@@ -20,6 +20,7 @@ from kubectl_rbln.cli.options import Options
 from kubectl_rbln.cluster.files import iter_objects, load_objects
 from kubectl_rbln.cluster.kubeconfig import KubeContext, resolve_context
 from kubectl_rbln.cluster.live import ApiRefusal, LiveClient
+from kubectl_rbln.domain import DEVICE_RESOURCE_PREFIXES
 from kubectl_rbln.dra.model import Snapshot
 from kubectl_rbln.dra.normalize import (
     NORMALIZERS,
@@ -33,7 +34,6 @@ from kubectl_rbln.errors import ClusterError
 RESOURCE_GROUP = "resource.k8s.io"
 LOG_TAIL_LINES = 500
 LOG_LIMIT_BYTES = 256 * 1024
-DEVICE_RESOURCE_PREFIXES = ("rebellions.ai/", "rdma/")
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,9 +19,9 @@ from kubectl_rbln.diagnose.findings import SCHEMA_VERSION, Finding, build_findin
 from kubectl_rbln.diagnose.rct_audit import applied_spec, dropped_fields
 from kubectl_rbln.diagnose.rules.attributes import devices_by_driver, near_misses, requirements
 from kubectl_rbln.diagnose.rules.layers import drivers_of
+from kubectl_rbln.domain import NIC_DRIVER, NUMA_ATTR, PCIE_ROOT_ATTR
 from kubectl_rbln.dra.model import ClaimSpec, Device, ResourceClaimTemplate, Snapshot, Version
 from kubectl_rbln.dra.references import cached_references
-from kubectl_rbln.remedy.recipes import NUMA_ATTR, PCIE_ROOT_ATTR
 
 PCIE_ROOT_STANDARD = re.compile(r"^pci[0-9a-fA-F]{4}:[0-9a-fA-F]{2}$")
 PCI_BDF = re.compile(r"^[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$")
@@ -336,7 +336,7 @@ def _findings(
         recipe = (
             "numa-unaligned"
             if entry.in_constraint and entry.attribute.rsplit("/", 1)[-1] in ALIGNMENT_IDS
-            else ("nic-selector" if entry.driver == "dra.net" else None)
+            else ("nic-selector" if entry.driver == NIC_DRIVER else None)
         )
         entry_values = {
             **values,
@@ -443,11 +443,11 @@ def remediation(source: RctSource, required: list[Required], drops: dict[str, st
                 f"# near misses {', '.join(alternatives)}: if every driver publishes one, matching on it "
                 "keeps the NUMA alignment (suggest-rct tries this first)"
             )
-    nic = [r for r in bad if r.driver == "dra.net" and not r.in_constraint]
+    nic = [r for r in bad if r.driver == NIC_DRIVER and not r.in_constraint]
     if nic:
         keys = ", ".join(sorted({r.attribute for r in nic}))
         lines += [
-            f"# {keys} missing on dra.net devices: edit the RCT's NIC selector "
+            f"# {keys} missing on {NIC_DRIVER} devices: edit the RCT's NIC selector "
             "(numa-unaligned.yaml has the same NIC selector as numa-aligned.yaml)",
             f"kubectl -n {ns} get resourceclaimtemplate {name} -o yaml > {name}.yaml",
             f"kubectl -n {ns} delete resourceclaimtemplate {name}",

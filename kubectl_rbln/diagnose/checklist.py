@@ -12,13 +12,7 @@ from typing import Any
 
 from kubectl_rbln.catalog import Names
 from kubectl_rbln.diagnose.attrs import attrs_report, rct_source
-from kubectl_rbln.diagnose.context import (
-    DEVICE_RESOURCE_PREFIXES,
-    PodContext,
-    is_device_pod,
-    pod_context,
-    resolve_claims,
-)
+from kubectl_rbln.diagnose.context import PodContext, is_device_pod, pod_context, resolve_claims
 from kubectl_rbln.diagnose.findings import SCHEMA_VERSION, Finding, exit_code_for
 from kubectl_rbln.diagnose.placement import required_labels
 from kubectl_rbln.diagnose.rct_audit import applied_spec, dropped_fields
@@ -29,13 +23,17 @@ from kubectl_rbln.diagnose.rules.layers import (
     nodes_lacking,
 )
 from kubectl_rbln.diagnose.why import WhyOptions, diagnose_pod
+from kubectl_rbln.domain import (
+    DEVICE_RESOURCE_PREFIXES,
+    NIC_CLASS,
+    NPU_CLASS,
+    NPU_DRIVER,
+    NPU_LABEL,
+    RDS_LABEL,
+)
 from kubectl_rbln.dra.model import Node, Pod, PodClaimRef, Snapshot
-from kubectl_rbln.remedy.recipes import NIC_CLASS, NPU_CLASS
 
-NPU_DRIVER = "npu.rebellions.ai"
-RDS_LABEL = "rebellions.ai/rds.present"
 GATE_TITLE = "DRAConsumableCapacity (distinct)"
-NPU_LABEL = "rebellions.ai/npu.present"
 
 
 @dataclass(slots=True)
@@ -129,7 +127,7 @@ def item_slices(snapshot: Snapshot, namespace: str, rct: str, lang: str) -> Chec
         for d, n in gaps.items()
     ]
     if not nodes:
-        found = "no NPU node (no rebellions.ai/npu.present label, no NPU slice)"
+        found = f"no NPU node (no {NPU_LABEL} label, no NPU slice)"
         findings.append(
             Finding(
                 "driver-slices-missing",

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
+from kubectl_rbln.domain import DEVICE_RESOURCE_PREFIXES
 from kubectl_rbln.dra.allocator import Features
 from kubectl_rbln.dra.model import ClaimSpec, Pod, PodClaimRef, ResourceClaim, ResourceClaimTemplate, Snapshot
 
@@ -20,8 +21,6 @@ if TYPE_CHECKING:
     from kubectl_rbln.diagnose.findings import Finding
     from kubectl_rbln.diagnose.simulation import SimulationFacts
     from kubectl_rbln.dra.model import Event
-
-DEVICE_RESOURCE_PREFIXES = ("rebellions.ai/", "rdma/")
 
 
 @dataclass(slots=True)

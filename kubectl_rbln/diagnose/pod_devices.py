@@ -23,16 +23,17 @@ from typing import Any
 from kubectl_rbln.cluster.exec_probe import ProbeProblem, ProbeResult
 from kubectl_rbln.diagnose.context import PodClaim, is_device_pod, pod_context, split_pod_ref
 from kubectl_rbln.diagnose.findings import Finding, build_finding, dedupe, ordered, reaches
+from kubectl_rbln.domain import (
+    NIC_DRIVER,
+    NIC_RESOURCE_PREFIX,
+    NPU_DRIVER,
+    NPU_RESOURCE_PREFIX,
+    RDMA_ATTR,
+    RDMA_DEVICE_ATTR,
+    RDS_LABEL,
+)
 from kubectl_rbln.dra.constraints import applies, lookup_attribute, typed
 from kubectl_rbln.dra.model import Constraint, Device, Pod, Snapshot
-
-NPU_DRIVER = "npu.rebellions.ai"
-NIC_DRIVER = "dra.net"
-RDMA_ATTR = "dra.net/rdma"
-RDMA_DEVICE_ATTR = "dra.net/rdmaDevice"
-RDS_LABEL = "rebellions.ai/rds.present"
-NPU_RESOURCE_PREFIX = "rebellions.ai/"
-NIC_RESOURCE_PREFIX = "rdma/"
 
 
 @dataclass(slots=True)

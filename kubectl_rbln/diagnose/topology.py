@@ -15,6 +15,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kubectl_rbln.diagnose.simulation import short_reason
+from kubectl_rbln.domain import (
+    DEFAULT_RCT,
+    DRANET_NUMA_ATTR,
+    IF_NAME_ATTR,
+    NIC_DRIVER,
+    NPU_DRIVER,
+    NUMA_ATTR,
+    PCI_ADDRESS_ATTR,
+    PCI_BUS_ID_ATTR,
+    PCIE_ROOT_ATTR,
+)
 from kubectl_rbln.dra.allocator import ClaimToAllocate, Features, NodeResult, allocate
 from kubectl_rbln.dra.cel import CelError, compile_selector
 from kubectl_rbln.dra.constraints import lookup_attribute
@@ -22,14 +33,12 @@ from kubectl_rbln.dra.explain import value_text
 from kubectl_rbln.dra.model import ClaimSpec, Device, DeviceClass, Node, ResourceSlice, Snapshot
 from kubectl_rbln.dra.references import cached_references, split_conjuncts
 
-STANDARD_NUMA = "resource.kubernetes.io/numaNode"
-DRANET_NUMA = "dra.net/numaNode"
-PCIE_ROOT = "resource.kubernetes.io/pcieRoot"
-ADDRESS_KEYS = ("resource.kubernetes.io/pciBusID", "dra.net/pciAddress")
-IF_NAME = "dra.net/ifName"
-NPU_DRIVER = "npu.rebellions.ai"
-NIC_DRIVER = "dra.net"
-REFERENCE_RCT = "npu-rdma"
+STANDARD_NUMA = NUMA_ATTR
+DRANET_NUMA = DRANET_NUMA_ATTR
+PCIE_ROOT = PCIE_ROOT_ATTR
+ADDRESS_KEYS = (PCI_BUS_ID_ATTR, PCI_ADDRESS_ATTR)
+IF_NAME = IF_NAME_ATTR
+REFERENCE_RCT = DEFAULT_RCT
 MAX_PODS = 16  # more Pods than this on one node is "16+": the count is a glance, not a capacity plan
 FREE, HELD, UNUSABLE = "free", "held", "unusable"
 

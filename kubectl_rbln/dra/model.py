@@ -41,7 +41,7 @@ class Device:
     pool: str
     slice_name: str
     node_name: str | None  # the slice's nodeName (or the device's own, per-device node selection)
-    attributes: dict[str, AttrValue]  # fully qualified: "dra.net/rdma", "resource.kubernetes.io/numaNode"
+    attributes: dict[str, AttrValue]  # fully qualified: dra.net/rdma, resource.kubernetes.io/numaNode
     capacity: dict[str, str]  # fully qualified name -> quantity text ("64Gi")
     taints: list[dict[str, Any]] = field(default_factory=list)
     binding_conditions: list[str] = field(default_factory=list)

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from kubectl_rbln.domain import POD_CLAIM_NAME_ANNOTATION
 from kubectl_rbln.dra.model import (
     Allocation,
     AllocationResult,
@@ -270,7 +271,7 @@ def normalize_claim(obj: dict[str, Any]) -> ResourceClaim:
         allocation=allocation,
         reserved_for=[r for r in _l(status.get("reservedFor")) if isinstance(r, dict)],
         owner_pod=owner,
-        pod_claim_name=_d(meta.get("annotations")).get("resource.kubernetes.io/pod-claim-name"),
+        pod_claim_name=_d(meta.get("annotations")).get(POD_CLAIM_NAME_ANNOTATION),
         deleting=bool(meta.get("deletionTimestamp")),
         # no `raw`: nothing reads it, and 10,000 raw Pods/claims are ~200 MB at 5,000 nodes
     )

@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from kubectl_rbln.domain import DEFAULT_RCT, NIC_RESOURCE_PREFIX
+
 PARALLEL_KEY = re.compile(r"^(data|tensor|pipeline)[-_]?parallel(?:[-_]?size)?$", re.IGNORECASE)
 SHORT_KEYS = {"dp": "data", "tp": "tensor", "pp": "pipeline"}
 
@@ -101,11 +103,11 @@ def check_values(
                     False,
                     "devices.rdma.mode is devicePlugin but "
                     "devices.rdma.resourceName is not set (the cluster's RDMA extended resource, "
-                    "for example rdma/hca)",
+                    f"for example {NIC_RESOURCE_PREFIX}hca)",
                 )
             )
         return checks
-    name = _get(values, "devices.claimTemplateName") or "npu-rdma"
+    name = _get(values, "devices.claimTemplateName") or DEFAULT_RCT
     exists = name in templates_in_namespace
     message = f"devices.claimTemplateName is {name}"
     if name != rct_name:

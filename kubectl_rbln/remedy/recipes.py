@@ -4,8 +4,8 @@ Why: the chart's examples/manifests/rct/*.yaml are not public, so the project wr
 from the product text: `numa-aligned` (4 NPUs + 2 RDMA NICs, matchAttribute numaNode over both
 requests, distinctAttribute pcieRoot over the NICs), `numa-unaligned` (same requests and NIC
 selector, no constraint) and `npu-only` (NPUs only). `suggest-rct` adapts them (NPU count, NIC
-selector, the NUMA attribute) and the synthetic clusters import these names, so both speak of
-exactly the same objects.
+selector, the NUMA attribute). The recipes' shapes and names live in kubectl_rbln.domain, which the
+synthetic clusters read too, so both speak of exactly the same objects.
 """
 
 from __future__ import annotations
@@ -14,23 +14,9 @@ import copy
 from dataclasses import dataclass
 from typing import Any
 
-NPU_CLASS = "npu.rebellions.ai"
-NIC_CLASS = "dranet"
-NUMA_ATTR = "resource.kubernetes.io/numaNode"
-PCIE_ROOT_ATTR = "resource.kubernetes.io/pcieRoot"
-REFERENCE_SUBSYSTEM = "9140"  # Broadcom BCM57508, the reference node's backend NICs
-RDMA_TERM = 'device.attributes["dra.net"].rdma == true'
-NIC_SELECTOR = f'{RDMA_TERM} && device.attributes["dra.net"].pciSubsystem == "{REFERENCE_SUBSYSTEM}"'
-RECIPES = ("numa-aligned", "numa-unaligned", "npu-only")
-DEFAULT_RCT = "npu-rdma"
+from kubectl_rbln.domain import CHART_RECIPES, NIC_CLASS, NIC_SELECTOR, NPU_CLASS, NUMA_ATTR, RECIPES
+
 API_VERSIONS = ("v1", "v1beta2", "v1beta1")
-
-
-def nic_selector(subsystem: str | None) -> str:
-    """The recipe's NIC selector with its pciSubsystem term set to `subsystem`, or without it (None)."""
-    if subsystem is None:
-        return RDMA_TERM
-    return f'{RDMA_TERM} && device.attributes["dra.net"].pciSubsystem == "{subsystem}"'
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,12 +34,13 @@ class RecipeParams:
 def recipe_devices(recipe: str, params: RecipeParams | None = None) -> dict[str, Any]:
     """The `spec.spec.devices` of a recipe in the v1 shape, as a user would write it."""
     p = params or RecipeParams()
-    if recipe not in RECIPES:
-        raise ValueError(f"unknown recipe {recipe!r}; expected one of {', '.join(RECIPES)}")
+    if recipe not in CHART_RECIPES:
+        raise ValueError(f"unknown recipe {recipe!r}; expected one of {', '.join(CHART_RECIPES)}")
+    shape = RECIPES[recipe]
     requests: list[dict[str, Any]] = [
         {"name": p.npu_request, "exactly": {"deviceClassName": NPU_CLASS, "count": p.npu_count}}
     ]
-    if recipe != "npu-only":
+    if shape.nic_count:
         nic = {
             "deviceClassName": NIC_CLASS,
             "count": p.nic_count,
@@ -61,11 +48,15 @@ def recipe_devices(recipe: str, params: RecipeParams | None = None) -> dict[str,
         }
         requests.append({"name": p.nic_request, "exactly": nic})
     devices: dict[str, Any] = {"requests": requests}
-    if recipe == "numa-aligned":
-        devices["constraints"] = [
-            {"requests": [p.npu_request, p.nic_request], "matchAttribute": p.numa_attribute},
-            {"requests": [p.nic_request], "distinctAttribute": PCIE_ROOT_ATTR},
-        ]
+    constraints: list[dict[str, Any]] = []
+    if shape.match_attribute is not None:
+        # a suggestion may swap the NUMA attribute (dra.net/numaNode when both drivers publish it)
+        match = p.numa_attribute if shape.match_attribute == NUMA_ATTR else shape.match_attribute
+        constraints.append({"requests": [p.npu_request, p.nic_request], "matchAttribute": match})
+    if shape.distinct_nic_attribute is not None:
+        constraints.append({"requests": [p.nic_request], "distinctAttribute": shape.distinct_nic_attribute})
+    if constraints:
+        devices["constraints"] = constraints
     return devices
 
 
@@ -99,6 +90,6 @@ def flatten_requests(devices: dict[str, Any]) -> dict[str, Any]:
 def chart_values(recipe: str, name: str, npu_count: int) -> dict[str, Any]:
     """The chart values that go with a recipe (seed 000 "Key device settings", seed 001)."""
     values: dict[str, Any] = {"devices": {"npu": {"count": npu_count}, "claimTemplateName": name}}
-    if recipe == "npu-only":
+    if not RECIPES[recipe].nic_count:
         values["devices"]["rdma"] = {"enabled": False}
     return values

@@ -19,23 +19,22 @@ from kubectl_rbln.diagnose.findings import Finding
 from kubectl_rbln.diagnose.rules.attributes import devices_by_driver
 from kubectl_rbln.diagnose.rules.layers import drivers_of
 from kubectl_rbln.diagnose.why import PodDiagnosis, WhyOptions, diagnose_pod
+from kubectl_rbln.domain import (
+    CHART_RECIPES,
+    NIC_DRIVER,
+    NIC_SELECTOR,
+    NPU_DRIVER,
+    NUMA_ATTR,
+    PCI_SUBSYSTEM_ATTR,
+    RDMA_ATTR,
+    REFERENCE_SUBSYSTEM,
+    nic_selector,
+)
 from kubectl_rbln.dra.allocator import Features
 from kubectl_rbln.dra.model import Pod, PodClaimRef, ResourceClaimTemplate, Snapshot
 from kubectl_rbln.dra.normalize import normalize_template
-from kubectl_rbln.remedy.recipes import (
-    API_VERSIONS,
-    NIC_SELECTOR,
-    NUMA_ATTR,
-    RECIPES,
-    REFERENCE_SUBSYSTEM,
-    RecipeParams,
-    nic_selector,
-    recipe_devices,
-    template_object,
-)
+from kubectl_rbln.remedy.recipes import API_VERSIONS, RecipeParams, recipe_devices, template_object
 
-NPU_DRIVER = "npu.rebellions.ai"
-NIC_DRIVER = "dra.net"
 DEVICES_WOULD_FIT = "devices would fit"
 
 
@@ -109,8 +108,8 @@ def rdma_subsystems(snapshot: Snapshot) -> Counter[str]:
     """pciSubsystem values of the NICs dranet reports as RDMA-capable, most common first."""
     found: Counter[str] = Counter()
     for device in devices_by_driver(snapshot).get(NIC_DRIVER, []):
-        if device.attributes.get("dra.net/rdma") is True:
-            found[str(device.attributes.get("dra.net/pciSubsystem", ""))] += 1
+        if device.attributes.get(RDMA_ATTR) is True:
+            found[str(device.attributes.get(PCI_SUBSYSTEM_ATTR, ""))] += 1
     return found
 
 
@@ -271,7 +270,7 @@ def suggest(
     lang: str = "en",
 ) -> SuggestResult:
     """Try the candidates strongest first; the first one the simulation proves is the suggestion."""
-    if only is not None and only not in RECIPES:
+    if only is not None and only not in CHART_RECIPES:
         raise ValueError(f"unknown recipe {only!r}")
     current = current_rct(snapshot, namespace, rct)
     api_version = served_version(snapshot)
@@ -299,11 +298,10 @@ def no_fix_reasons(
     if current.has_nic and not rdma_subsystems(snapshot) and only != "npu-only":
         nics = len(devices_by_driver(snapshot).get(NIC_DRIVER, []))
         reasons.append(
-            f"no NIC with dra.net/rdma=true on any node ({nics} dra.net devices): dranet reports RDMA only "
-            "when the NIC vendor's RDMA driver is loaded (bnxt_re for the Broadcom NICs of the reference "
-            "node); load it (sudo modprobe bnxt_re) and check ls /sys/class/infiniband/ on each node. "
-            "For an AGG install without "
-            "NICs: kubectl rbln suggest-rct --recipe npu-only"
+            f"no NIC with {RDMA_ATTR}=true on any node ({nics} {NIC_DRIVER} devices): dranet reports RDMA "
+            "only when the NIC vendor's RDMA driver is loaded (bnxt_re for the Broadcom NICs of the "
+            "reference node); load it (sudo modprobe bnxt_re) and check ls /sys/class/infiniband/ on "
+            "each node. For an AGG install without NICs: kubectl rbln suggest-rct --recipe npu-only"
         )
     slugs = {f.slug for a in attempts for f in a.findings}
     if "devices-exhausted" in slugs:

@@ -18,21 +18,23 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kubectl_rbln.cluster.exec_probe import PROBE_COMMAND, format_probe_output
+from kubectl_rbln.domain import (
+    NIC_CLASS,
+    NIC_DRIVER,
+    NIC_RESOURCE_PREFIX,
+    NPU_CLASS,
+    NPU_DRIVER,
+    NPU_LABEL,
+    NPU_RESOURCE_PREFIX,
+    POD_CLAIM_NAME_ANNOTATION,
+    RDS_LABEL,
+    RECIPES,
+)
 from kubectl_rbln.synthetic.bundle import dumps_bundle, to_list, write_bundle, write_bundle_stream
 from kubectl_rbln.synthetic.devices import Device, device_json, nic_devices, npu_devices
 from kubectl_rbln.synthetic.fit_error import event_note, fit_error_message
 from kubectl_rbln.synthetic.ids import Ids, k8s_minor, pod_net, ts
-from kubectl_rbln.synthetic.knobs import (
-    API_VERSIONS,
-    CONTROL_PLANE_TAINT,
-    NIC_CLASS,
-    NIC_DRIVER,
-    NPU_CLASS,
-    NPU_DRIVER,
-    RDS_LABEL,
-    RECIPES,
-    Knobs,
-)
+from kubectl_rbln.synthetic.knobs import API_VERSIONS, CONTROL_PLANE_TAINT, Knobs
 from kubectl_rbln.synthetic.recipes import (
     CelNoSuchKey,
     applied_manifest,
@@ -371,7 +373,7 @@ class ClusterBuilder:
                     "feature.node.kubernetes.io/pci-1eff.present": "true",
                     "rebellions.ai/npu.count": str(k.numa_per_node * k.npus_per_numa),
                     "rebellions.ai/npu.family": "ATOM",
-                    "rebellions.ai/npu.present": "true",
+                    NPU_LABEL: "true",
                     "rebellions.ai/npu.product": "RBLN-CA25",
                 }
             )
@@ -381,8 +383,8 @@ class ClusterBuilder:
                 key, value, effect = k.device_node_taint
                 spec["taints"] = [{"effect": effect, "key": key, "value": value}]
             if k.device_plugin_allocatable or k.pod_mode == "device-plugin":
-                allocatable["rebellions.ai/ATOM"] = str(k.numa_per_node * k.npus_per_numa)
-                allocatable["rdma/hca"] = str(k.numa_per_node * k.nics_per_numa)
+                allocatable[NPU_RESOURCE_PREFIX + "ATOM"] = str(k.numa_per_node * k.npus_per_numa)
+                allocatable[NIC_RESOURCE_PREFIX + "hca"] = str(k.numa_per_node * k.nics_per_numa)
         capacity = dict(allocatable)
         capacity["cpu"] = "192" if not control_plane else "16"
         meta = self._meta("Node", name, created=-86400 * 60 + index * 600)
@@ -455,7 +457,7 @@ class ClusterBuilder:
                 "selectors": [{"cel": {"expression": f'device.driver == "{NPU_DRIVER}"'}}]
             }
             if self.knobs.extended_resource_name:
-                spec["extendedResourceName"] = "rebellions.ai/npu"
+                spec["extendedResourceName"] = NPU_RESOURCE_PREFIX + "npu"
             yield {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": meta, "spec": spec}
         if NIC_CLASS in present:
             meta = self._meta("DeviceClass", NIC_CLASS, created=-86400 * 19)
@@ -581,7 +583,7 @@ class ClusterBuilder:
             ]
         else:
             for key in ("limits", "requests"):
-                resources[key].update({"rdma/hca": "2", "rebellions.ai/ATOM": "4"})
+                resources[key].update({NIC_RESOURCE_PREFIX + "hca": "2", NPU_RESOURCE_PREFIX + "ATOM": "4"})
         container = {
             "args": [f"--role={plan.component}"],
             "image": "rebellions/rbln-modelserver:0.9.1",
@@ -721,7 +723,7 @@ class ClusterBuilder:
         name = self._claim_name(plan)
         created = self._pod_created(plan) + 1
         meta = self._meta("ResourceClaim", name, k.namespace, created=created)
-        meta["annotations"] = {"resource.kubernetes.io/pod-claim-name": self._pod_claim()}
+        meta["annotations"] = {POD_CLAIM_NAME_ANNOTATION: self._pod_claim()}
         meta["generateName"] = f"{plan.name}-{self._pod_claim()}-"
         meta["ownerReferences"] = [
             {

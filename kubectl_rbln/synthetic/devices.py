@@ -11,15 +11,22 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from kubectl_rbln.synthetic.ids import Ids
-from kubectl_rbln.synthetic.knobs import (
+from kubectl_rbln.domain import (
+    DRANET_NUMA_ATTR,
+    IF_NAME_ATTR,
     NIC_DRIVER,
     NPU_DRIVER,
     NUMA_ATTR,
+    PCI_ADDRESS_ATTR,
     PCI_BUS_ID_ATTR,
+    PCI_SUBSYSTEM_ATTR,
     PCIE_ROOT_ATTR,
-    Knobs,
+    RDMA_ATTR,
+    RDMA_DEVICE_ATTR,
+    REFERENCE_SUBSYSTEM,
 )
+from kubectl_rbln.synthetic.ids import Ids
+from kubectl_rbln.synthetic.knobs import Knobs
 
 
 @dataclass
@@ -75,7 +82,7 @@ def npu_devices(node: str, knobs: Knobs, ids: Ids) -> list[Device]:
             if knobs.npu_numa:
                 attrs[NUMA_ATTR] = {"int": numa}
                 if knobs.npu_numa_mirror:
-                    attrs["dra.net/numaNode"] = {"int": numa}
+                    attrs[DRANET_NUMA_ATTR] = {"int": numa}
             devices.append(
                 Device(f"rbln{index}", NPU_DRIVER, node, numa, attrs, {"memory": {"value": "64Gi"}})
             )
@@ -86,7 +93,7 @@ _VENDORS = {
     "broadcom": (
         "Broadcom Inc. and subsidiaries",
         "BCM57508 NetXtreme-E 10Gb/25Gb/40Gb/50Gb/100Gb/200Gb Ethernet",
-        "9140",
+        REFERENCE_SUBSYSTEM,
         "bnxt_re",
     ),
     "mellanox": ("Mellanox Technologies", "MT2910 Family [ConnectX-7]", "0101", "mlx5_"),
@@ -169,23 +176,23 @@ def _nic_attributes(
     attrs: dict[str, dict[str, Any]] = {
         "dra.net/alias": {"string": ""},
         "dra.net/encapsulation": {"string": "ether"},
-        "dra.net/ifName": {"string": if_name},
+        IF_NAME_ATTR: {"string": if_name},
         "dra.net/ipv4": {"string": ipv4},
         "dra.net/mac": {"string": mac},
         "dra.net/mtu": {"int": mtu},
-        "dra.net/numaNode": {"int": numa},
-        "dra.net/pciAddress": {"string": address},
+        DRANET_NUMA_ATTR: {"int": numa},
+        PCI_ADDRESS_ATTR: {"string": address},
         "dra.net/pciDevice": {"string": product},
-        "dra.net/pciSubsystem": {"string": subsystem},
+        PCI_SUBSYSTEM_ATTR: {"string": subsystem},
         "dra.net/pciVendor": {"string": vendor},
-        "dra.net/rdma": {"bool": rdma_device is not None},
+        RDMA_ATTR: {"bool": rdma_device is not None},
         "dra.net/sriov": {"bool": False},
         "dra.net/state": {"string": "up"},
         "dra.net/type": {"string": "device"},
         "dra.net/virtual": {"bool": False},
     }
     if rdma_device is not None:
-        attrs["dra.net/rdmaDevice"] = {"string": rdma_device}
+        attrs[RDMA_DEVICE_ATTR] = {"string": rdma_device}
     return attrs
 
 

@@ -1,4 +1,4 @@
-"""The knobs of a synthetic cluster, and the names (drivers, classes, attributes) it is built from.
+"""The knobs of a synthetic cluster (the names it is built from live in kubectl_rbln.domain).
 
 Why: one frozen dataclass lists every way a cluster can differ from the healthy reference
 cluster, so a scenario is a handful of keyword arguments and a benchmark can set any of them
@@ -11,14 +11,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from kubectl_rbln.remedy.recipes import NIC_CLASS, NIC_SELECTOR, NPU_CLASS, NUMA_ATTR, PCIE_ROOT_ATTR  # noqa: F401
-
-NPU_DRIVER = "npu.rebellions.ai"
-NIC_DRIVER = "dra.net"
-PCI_BUS_ID_ATTR = "resource.kubernetes.io/pciBusID"
-RDS_LABEL = "rebellions.ai/rds.present"
 CONTROL_PLANE_TAINT = {"key": "node-role.kubernetes.io/control-plane", "effect": "NoSchedule"}
-RECIPES = ("numa-aligned", "numa-unaligned", "npu-only", "pcie-paired")
 API_VERSIONS = ("v1", "v1beta2", "v1beta1")
 
 
@@ -52,7 +45,7 @@ class Knobs:
     drop_slices: tuple[str, ...] = ()  # drivers that publish no ResourceSlice
     empty_slices: tuple[str, ...] = ()  # drivers that publish slices with zero devices
     incomplete_pools: tuple[str, ...] = ()  # drivers whose pool says 2 slices but publishes 1
-    rct: str | None = "numa-aligned"  # one of RECIPES, or None: the RCT was never applied
+    rct: str | None = "numa-aligned"  # one of domain.RECIPES, or None: the RCT was never applied
     claim_created: bool = True  # False: Pending Pods have no resourceClaimStatuses
     distinct_dropped: bool = False  # stored RCT lost distinctAttribute (DRAConsumableCapacity off)
     npu_selector_dranet_numa: int | None = None  # adds `device.attributes["dra.net"].numaNode == N` to npu

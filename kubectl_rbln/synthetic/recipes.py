@@ -13,16 +13,19 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from kubectl_rbln.synthetic.devices import Device
-from kubectl_rbln.synthetic.knobs import (
+from kubectl_rbln.domain import (
+    DRANET_NUMA_ATTR,
     NIC_CLASS,
     NIC_SELECTOR,
     NPU_CLASS,
-    NUMA_ATTR,
-    PCIE_ROOT_ATTR,
+    PCI_SUBSYSTEM_ATTR,
+    RDMA_ATTR,
     RECIPES,
-    Knobs,
+    REFERENCE_SUBSYSTEM,
+    dranet_numa_selector,
 )
+from kubectl_rbln.synthetic.devices import Device
+from kubectl_rbln.synthetic.knobs import Knobs
 
 
 def recipe_spec(recipe: str, knobs: Knobs | None = None) -> dict[str, Any]:
@@ -30,26 +33,29 @@ def recipe_spec(recipe: str, knobs: Knobs | None = None) -> dict[str, Any]:
     knobs = knobs or Knobs()
     if recipe not in RECIPES:
         raise ValueError(f"unknown recipe {recipe!r}; expected one of {', '.join(RECIPES)}")
-    npu_count, nic_count = (1, 1) if recipe == "pcie-paired" else (4, 2)
-    npu: dict[str, Any] = {"deviceClassName": NPU_CLASS, "allocationMode": "ExactCount", "count": npu_count}
+    shape = RECIPES[recipe]
+    npu: dict[str, Any] = {
+        "deviceClassName": NPU_CLASS,
+        "allocationMode": "ExactCount",
+        "count": shape.npu_count,
+    }
     if knobs.npu_selector_dranet_numa is not None:
-        expr = f'device.attributes["dra.net"].numaNode == {knobs.npu_selector_dranet_numa}'
+        expr = dranet_numa_selector(knobs.npu_selector_dranet_numa)
         npu["selectors"] = [{"cel": {"expression": expr}}]
     requests: list[dict[str, Any]] = [{"name": "npu", "exactly": npu}]
-    if recipe != "npu-only":
+    if shape.nic_count:
         nic = {
             "deviceClassName": NIC_CLASS,
             "allocationMode": "ExactCount",
-            "count": nic_count,
+            "count": shape.nic_count,
             "selectors": [{"cel": {"expression": NIC_SELECTOR}}],
         }
         requests.append({"name": "nic", "exactly": nic})
     constraints: list[dict[str, Any]] = []
-    if recipe == "numa-aligned":
-        constraints.append({"requests": ["npu", "nic"], "matchAttribute": NUMA_ATTR})
-        constraints.append({"requests": ["nic"], "distinctAttribute": PCIE_ROOT_ATTR})
-    elif recipe == "pcie-paired":
-        constraints.append({"requests": ["npu", "nic"], "matchAttribute": PCIE_ROOT_ATTR})
+    if shape.match_attribute is not None:
+        constraints.append({"requests": ["npu", "nic"], "matchAttribute": shape.match_attribute})
+    if shape.distinct_nic_attribute is not None:
+        constraints.append({"requests": ["nic"], "distinctAttribute": shape.distinct_nic_attribute})
     devices: dict[str, Any] = {"requests": requests}
     if constraints:
         devices["constraints"] = constraints
@@ -57,7 +63,8 @@ def recipe_spec(recipe: str, knobs: Knobs | None = None) -> dict[str, Any]:
 
 
 def template_name(recipe: str) -> str:
-    return "npu-only" if recipe == "npu-only" else "npu-rdma"
+    """The RCT name the chart gives the recipe."""
+    return RECIPES[recipe].template_name
 
 
 def stored_spec(recipe: str, knobs: Knobs) -> dict[str, Any]:
@@ -94,14 +101,14 @@ class CelNoSuchKey(Exception):
 def _selects_npu(device: Device, knobs: Knobs) -> bool:
     if knobs.npu_selector_dranet_numa is None:
         return True
-    value = device.attr("dra.net/numaNode")
+    value = device.attr(DRANET_NUMA_ATTR)
     if value is None:
         raise CelNoSuchKey("numaNode")
     return value == knobs.npu_selector_dranet_numa
 
 
 def _selects_nic(device: Device) -> bool:
-    return device.attr("dra.net/rdma") is True and device.attr("dra.net/pciSubsystem") == "9140"
+    return device.attr(RDMA_ATTR) is True and device.attr(PCI_SUBSYSTEM_ATTR) == REFERENCE_SUBSYSTEM
 
 
 def claim_fits(npus: list[Device], nics: list[Device], spec: dict[str, Any], knobs: Knobs) -> bool:

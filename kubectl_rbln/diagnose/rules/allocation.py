@@ -15,7 +15,7 @@ from kubectl_rbln.diagnose.events import SchedulingMessage
 from kubectl_rbln.diagnose.findings import Finding
 from kubectl_rbln.diagnose.registry import rule
 from kubectl_rbln.diagnose.simulation import EVIDENCE_NODES, counts_for, holders_of
-from kubectl_rbln.domain import DEVICE_RESOURCE_PREFIXES, PCIE_ROOT
+from kubectl_rbln.domain import DEVICE_RESOURCE_PREFIXES, PCIE_ROOT_ATTR
 from kubectl_rbln.dra.explain import CandidateCounts, Failure
 
 ALIGNMENT_IDS = ("numaNode", "pcieRoot")
@@ -156,7 +156,7 @@ def devices_exhausted(ctx: PodContext) -> Iterator[Finding]:
 
 def _pcie_root_formats(ctx: PodContext, attribute: str | None) -> dict[str, list[str]]:
     """Drivers whose pcieRoot is not in the standard `pci<domain>:<bus>` form (ecosystem-facts 0.3)."""
-    if attribute != PCIE_ROOT:
+    if attribute != PCIE_ROOT_ATTR:
         return {}
     odd: dict[str, set[str]] = {}
     for slice_ in ctx.snapshot.slices:

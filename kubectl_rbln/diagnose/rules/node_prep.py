@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-from kubectl_rbln.diagnose.context import DEVICE_RESOURCE_PREFIXES, PodContext
+from kubectl_rbln.diagnose.context import PodContext
 from kubectl_rbln.diagnose.findings import Finding
 from kubectl_rbln.diagnose.placement import required_labels
 from kubectl_rbln.diagnose.registry import rule
-
-RDS_LABEL = "rebellions.ai/rds.present"
-NPU_DRIVER = "npu.rebellions.ai"
+from kubectl_rbln.domain import DEVICE_RESOURCE_PREFIXES, NPU_DRIVER, NPU_LABEL, RDS_LABEL
 
 
 def _npu_nodes(ctx: PodContext) -> list[str]:
     nodes = {s.node_name for s in ctx.snapshot.slices if s.driver == NPU_DRIVER and s.node_name}
     nodes |= {
-        n.name for n in ctx.snapshot.nodes.values() if n.labels.get("rebellions.ai/npu.present") == "true"
+        n.name for n in ctx.snapshot.nodes.values() if n.labels.get(NPU_LABEL) == "true"
     }
     return sorted(nodes)
 
