@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from kubectl_rbln.cluster.replay_resources import metadata
+from kubectl_rbln.replay.resources import metadata
 
 
 class SelectorError(ValueError):
