@@ -65,7 +65,7 @@ def pod_devices(
 def _parse_selector(selector: str | None) -> list[Any] | None:
     if not selector:
         return None
-    from kubectl_rbln.replay.select import SelectorError, parse_label_selector  # noqa: PLC0415
+    from kubectl_rbln.selectors import SelectorError, parse_label_selector  # noqa: PLC0415
 
     try:
         return parse_label_selector(selector)

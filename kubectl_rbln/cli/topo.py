@@ -73,7 +73,7 @@ def _select_nodes(snapshot: Any, names: list[str], selector: str | None) -> list
             raise NotFoundError(f'node "{name}" not found ({snapshot.source or "the cluster"})')
     chosen = names or with_devices
     if selector:
-        from kubectl_rbln.replay.select import SelectorError, parse_label_selector  # noqa: PLC0415
+        from kubectl_rbln.selectors import SelectorError, parse_label_selector  # noqa: PLC0415
 
         try:
             requirements = parse_label_selector(selector)

@@ -26,10 +26,11 @@ from kubectl_rbln.replay.discovery import (
     version_info,
 )
 from kubectl_rbln.replay.faults import FaultInjector, Faults
+from kubectl_rbln.replay.fields import parse_field_selector
 from kubectl_rbln.replay.resources import Group, Resource
-from kubectl_rbln.replay.select import SelectorError, parse_field_selector, parse_label_selector
 from kubectl_rbln.replay.store import ContinueError, ObjectStore, Stored, encode
 from kubectl_rbln.replay.ws import accept_key, choose_protocol, parse_protocol_header
+from kubectl_rbln.selectors import SelectorError, parse_label_selector
 
 MAX_DISCARDED_BODY = 16 * 1024 * 1024
 

@@ -8,9 +8,10 @@ PodLog items and pods/exec from ExecCapture items; every other verb gets a
 405 Status. Every request lands in `audit`, so tests can prove nothing wrote.
 
 Layout of the `kubectl_rbln.replay` package: `resources` (what a bundle serves),
-`store` (the index), `select` (selectors), `discovery` (documents and Status),
-`http` (routing), `ws` + `exec` (exec streaming), `faults` (a hostile cluster for
-tests), `audit` (the request log), and this module (the public face).
+`store` (the index), `fields` (which fields a field selector may use; the
+selectors themselves are kubectl_rbln/selectors.py), `discovery` (documents and
+Status), `http` (routing), `ws` + `exec` (exec streaming), `faults` (a hostile
+cluster for tests), `audit` (the request log), and this module (the public face).
 """
 
 from __future__ import annotations

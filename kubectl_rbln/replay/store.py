@@ -30,7 +30,7 @@ from kubectl_rbln.replay.resources import (
     object_namespace,
     split_api_version,
 )
-from kubectl_rbln.replay.select import (
+from kubectl_rbln.selectors import (
     FieldRequirement,
     LabelRequirement,
     match_fields,

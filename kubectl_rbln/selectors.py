@@ -1,19 +1,24 @@
 """Label and field selectors, parsed and matched the way kube-apiserver does.
 
+One implementation for every place that selects: the replay server's
+`labelSelector`/`fieldSelector` query parameters and the `-l` flag of `topo`
+and `pod-devices`, so a selector means the same thing offline, served and
+live. It sits at the bottom of the package and imports nothing from it.
+
 Only what kubectl sends and the apiserver accepts: label selectors with
 =, ==, !=, in, notin, exists and !exists (plus gt/lt), field selectors with
-=, == and != on the fields each resource supports. Anything else raises
-`SelectorError`, which the server turns into a 400 Status, never a traceback.
+=, == and != on the fields the caller says are supported (the replay server
+knows which fields each resource has: replay/fields.py). Anything else raises
+`SelectorError`, which callers turn into a 400 Status or a usage error, never
+a traceback.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any
-
-from kubectl_rbln.replay.resources import metadata
 
 
 class SelectorError(ValueError):
@@ -152,45 +157,19 @@ def _check_word(token: str, text: str, *, allow_empty: bool) -> None:
         raise SelectorError(f"unable to parse requirement: invalid label {token!r} in {text!r}")
 
 
-def match_labels(reqs: list[LabelRequirement], obj: dict[str, Any]) -> bool:
-    labels = metadata(obj).get("labels")
-    labels = labels if isinstance(labels, dict) else {}
+def labels_match(reqs: list[LabelRequirement], labels: dict[str, str]) -> bool:
+    """All requirements hold for this label map (an empty list selects everything)."""
     return all(req.matches(labels) for req in reqs)
 
 
+def match_labels(reqs: list[LabelRequirement], obj: dict[str, Any]) -> bool:
+    """`labels_match` on an object's metadata.labels; malformed metadata counts as no labels."""
+    meta = obj.get("metadata")
+    labels = meta.get("labels") if isinstance(meta, dict) else None
+    return labels_match(reqs, labels if isinstance(labels, dict) else {})
+
+
 # ---------------------------------------------------------------- fields
-
-_COMMON_FIELDS = ("metadata.name", "metadata.namespace")
-# plural -> fields the apiserver supports beyond metadata.name/namespace
-SUPPORTED_FIELDS: dict[str, tuple[str, ...]] = {
-    "pods": (
-        "spec.nodeName",
-        "spec.restartPolicy",
-        "spec.schedulerName",
-        "spec.serviceAccountName",
-        "spec.hostNetwork",
-        "status.phase",
-        "status.podIP",
-        "status.nominatedNodeName",
-    ),
-    "events": (
-        "involvedObject.kind",
-        "involvedObject.namespace",
-        "involvedObject.name",
-        "involvedObject.uid",
-        "involvedObject.apiVersion",
-        "involvedObject.resourceVersion",
-        "involvedObject.fieldPath",
-        "reason",
-        "reportingComponent",
-        "source",
-        "type",
-    ),
-    "nodes": ("spec.unschedulable",),
-    "namespaces": ("status.phase",),
-    "resourceslices": ("spec.nodeName", "spec.driver"),
-}
-
 
 @dataclass(frozen=True)
 class FieldRequirement:
@@ -242,9 +221,8 @@ def _unescape(text: str) -> str:
     return re.sub(r"\\(.)", r"\1", text)
 
 
-def parse_field_selector(text: str, plural: str) -> list[FieldRequirement]:
-    """`spec.nodeName=n1,status.phase!=Failed` -> requirements; unknown fields are refused."""
-    allowed = _COMMON_FIELDS + SUPPORTED_FIELDS.get(plural, ())
+def parse_field_selector(text: str, supported: Collection[str]) -> list[FieldRequirement]:
+    """`spec.nodeName=n1,status.phase!=Failed` -> requirements; fields not in `supported` are refused."""
     reqs: list[FieldRequirement] = []
     for term in _split_unescaped(text, ","):
         if not term.strip():
@@ -253,11 +231,12 @@ def parse_field_selector(text: str, plural: str) -> list[FieldRequirement]:
         if not match:
             raise SelectorError(f"invalid selector: '{term}'; can't understand '{term}'")
         name, op, value = match.group(1).strip(), match.group(2), match.group(3)
-        if name not in allowed:
+        if name not in supported:
             raise SelectorError(f"field label not supported: {name}")
         reqs.append(FieldRequirement(name, _unescape(value), op == "!="))
     return reqs
 
 
 def match_fields(reqs: list[FieldRequirement], obj: dict[str, Any]) -> bool:
+    """All field requirements hold for this object."""
     return all(req.matches(obj) for req in reqs)
