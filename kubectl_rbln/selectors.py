@@ -240,3 +240,50 @@ def parse_field_selector(text: str, supported: Collection[str]) -> list[FieldReq
 def match_fields(reqs: list[FieldRequirement], obj: dict[str, Any]) -> bool:
     """All field requirements hold for this object."""
     return all(req.matches(obj) for req in reqs)
+
+
+# ---------------------------------------------------------------- node selectors
+
+# core/v1 NodeSelectorRequirement operators, in the label selector's terms
+_NODE_OPERATORS = {
+    "In": "in",
+    "NotIn": "notin",
+    "Exists": "exists",
+    "DoesNotExist": "!exists",
+    "Gt": "gt",
+    "Lt": "lt",
+}
+
+
+def node_requirement_holds(labels: dict[str, str], requirement: dict[str, Any]) -> bool:
+    """A NodeSelectorRequirement on a label map, as a label requirement; unknown operators match nothing.
+
+    Lenient on purpose (placement asks "could the Pod run there", not "is this valid"); the
+    allocator's own node selection in dra/pools.py raises on what the real allocator refuses.
+    """
+    operator = requirement.get("operator", "")
+    values = tuple(str(v) for v in requirement.get("values") or [])
+    op = _NODE_OPERATORS.get(operator) if isinstance(operator, str) else None
+    if op is None or (op in ("gt", "lt") and not values):
+        return False
+    return LabelRequirement(requirement.get("key", ""), op, values).matches(labels)
+
+
+def node_selector_term_matches(term: dict[str, Any], node_name: str, labels: dict[str, str]) -> bool:
+    """A NodeSelectorTerm: all matchExpressions on labels and all matchFields (metadata.name) hold."""
+    expressions = term.get("matchExpressions") or []
+    fields = term.get("matchFields") or []
+    if not expressions and not fields:
+        return False  # an empty term matches no objects
+    if not all(node_requirement_holds(labels, r) for r in expressions if isinstance(r, dict)):
+        return False
+    field_labels = {"metadata.name": node_name}
+    return all(node_requirement_holds(field_labels, r) for r in fields if isinstance(r, dict))
+
+
+def node_selector_matches(selector: dict[str, Any] | None, node_name: str, labels: dict[str, str]) -> bool:
+    """A NodeSelector: any term matches (terms are ORed)."""
+    if not selector:
+        return True
+    terms = [t for t in selector.get("nodeSelectorTerms") or [] if isinstance(t, dict)]
+    return any(node_selector_term_matches(t, node_name, labels) for t in terms)

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from kubectl_rbln.diagnose.context import PodContext
 from kubectl_rbln.diagnose.findings import Finding, build_finding
-from kubectl_rbln.diagnose.placement import exclusions, node_selector_matches
+from kubectl_rbln.diagnose.placement import exclusions
 from kubectl_rbln.dra.model import DeviceClass, Node, ResourceSlice, Snapshot
 from kubectl_rbln.dra.references import class_drivers
+from kubectl_rbln.selectors import node_selector_matches
 
 REFERENCE_CLASSES = {"npu.rebellions.ai": "npu.rebellions.ai", "dranet": "dra.net"}
 CLASS_CREATORS = {
