@@ -83,8 +83,8 @@ def run_pod_devices(
     from kubectl_rbln.diagnose.findings import SCHEMA_VERSION  # noqa: PLC0415
     from kubectl_rbln.errors import EXIT_CLUSTER, NotFoundError  # noqa: PLC0415
 
-    snapshot, collected = load_snapshot(opts)
-    namespace = None if opts.all_namespaces else default_namespace(opts, collected)
+    snapshot, collected = load_snapshot(opts.source)
+    namespace = None if opts.all_namespaces else default_namespace(opts.source, collected)
     pods, missing = diagnose.select_pods(snapshot, names, namespace, selector)
     if names and not pods:
         raise NotFoundError("; ".join(missing) + f" ({snapshot.source})")

@@ -99,8 +99,8 @@ def run_topo(opts: Options, names: list[str], *, selector: str | None = None, rc
     from kubectl_rbln.errors import NotFoundError  # noqa: PLC0415
 
     template = _load_rct_file(rct_file) if rct_file else None
-    snapshot, collected = load_snapshot(opts)
-    namespace = default_namespace(opts, collected)
+    snapshot, collected = load_snapshot(opts.source)
+    namespace = default_namespace(opts.source, collected)
     if template is not None:
         where = opts.namespace or template.namespace or namespace  # -n, else the file's own
         choice = RctChoice(template.name, where, template.spec, f"--rct-file {os.path.basename(rct_file)}")
