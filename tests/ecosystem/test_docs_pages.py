@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from kubectl_rbln.cli.main import COMMANDS, cli
+from kubectl_rbln.cli.group import COMMANDS, cli
 from kubectl_rbln.diagnose.catalog import load_catalog
 
 REPO = Path(__file__).resolve().parents[2]
