@@ -19,16 +19,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kubectl_rbln.cluster.files import load_objects
-from kubectl_rbln.cluster.replay import ReplayServer, run
-from kubectl_rbln.cluster.replay_resources import guess_plural, version_priority
-from kubectl_rbln.cluster.replay_select import (
-    SelectorError,
-    match_labels,
-    parse_field_selector,
-    parse_label_selector,
-)
-from kubectl_rbln.cluster.replay_store import shell_text
 from kubectl_rbln.errors import InputError
+from kubectl_rbln.replay.fields import parse_field_selector
+from kubectl_rbln.replay.resources import guess_plural, version_priority
+from kubectl_rbln.replay.server import ReplayServer, run
+from kubectl_rbln.replay.store import shell_text
+from kubectl_rbln.selectors import SelectorError, match_labels, parse_label_selector
 
 BUNDLE = Path(__file__).resolve().parent / "data" / "replay-basic.json"
 

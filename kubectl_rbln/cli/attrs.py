@@ -29,8 +29,8 @@ def attrs(opts: Options, rct: str, rct_file: str | None) -> int:
     from kubectl_rbln.render.output import emit_document  # noqa: PLC0415
 
     from_file = load_rct_file(rct_file) if rct_file else None
-    snapshot, collected = load_snapshot(opts)
-    namespace = default_namespace(opts, collected)
+    snapshot, collected = load_snapshot(opts.source)
+    namespace = default_namespace(opts.source, collected)
     report, findings = attrs_report(snapshot, rct_source(snapshot, namespace, rct, from_file), opts.lang)
     if opts.jq or opts.output in ("json", "yaml"):
         emit_document(report, opts.output, opts.jq)

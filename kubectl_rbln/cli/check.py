@@ -27,8 +27,8 @@ def check(opts: Options, rct: str, k8s_version: str | None, feature_gates: str |
     from kubectl_rbln.render.check_table import render_check  # noqa: PLC0415
     from kubectl_rbln.render.output import emit_document  # noqa: PLC0415
 
-    snapshot, collected = load_snapshot(opts)
-    namespace = default_namespace(opts, collected)
+    snapshot, collected = load_snapshot(opts.source)
+    namespace = default_namespace(opts.source, collected)
     choice = choose_features(snapshot, k8s_version, feature_gates)
     options = WhyOptions(lang=opts.lang, features=allocator_features(choice), assumptions=choice.describe())
     report, code = run_checklist(snapshot, namespace, rct, options, opts.fail_on)

@@ -23,6 +23,7 @@ from typing import Any
 import click
 
 from kubectl_rbln.cli import completion_sources as sources
+from kubectl_rbln.cli.group import COMMANDS, cli
 
 # Cobra's ShellCompDirective bits (spf13/cobra completions.go).
 DEFAULT, ERROR, NO_SPACE, NO_FILE, FILTER_EXT, FILTER_DIRS, KEEP_ORDER = 0, 1, 2, 4, 8, 16, 32
@@ -78,8 +79,6 @@ def _option_names(command: click.Command, ctx: click.Context, incomplete: str) -
 
 
 def _command_names(incomplete: str) -> list[str]:
-    from kubectl_rbln.cli.main import COMMANDS  # noqa: PLC0415 - main imports us lazily
-
     return _matching([f"{name}\t{short.rstrip('.')}" for name, (_, _, short) in COMMANDS.items()], incomplete)
 
 
@@ -131,8 +130,6 @@ def _value_answer(param: click.Parameter, ctx: click.Context, incomplete: str) -
 def resolve(args: list[str], incomplete: str) -> Answer:
     """The answer for `kubectl rbln ARGS... INCOMPLETE`; never raises."""
     from click.shell_completion import _resolve_context, _resolve_incomplete  # noqa: PLC0415
-
-    from kubectl_rbln.cli.main import cli  # noqa: PLC0415
 
     try:
         ctx = _resolve_context(cli, {}, "kubectl rbln", list(args))
@@ -198,14 +195,12 @@ def _shell_class(shell: str) -> type:
 
 def shell_script(shell: str) -> str:
     """click's completion script for `kubectl-rbln` in `shell` (what `completion SHELL` prints)."""
-    from kubectl_rbln.cli.main import cli  # noqa: PLC0415
 
     return str(_shell_class(shell)(cli, {}, PROG, COMPLETE_VAR).source())
 
 
 def run_click(instruction: str, argv_env: dict[str, str] | None = None) -> int:
     """Answer click's `_KUBECTL_RBLN_COMPLETE=<shell>_complete` protocol (the scripts call it)."""
-    from kubectl_rbln.cli.main import cli  # noqa: PLC0415
 
     shell, _, action = instruction.partition("_")
     if shell not in SHELLS or action != "complete":

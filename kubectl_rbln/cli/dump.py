@@ -45,7 +45,7 @@ def dump(opts: Options, output_file: str | None) -> int:
 
     if opts.offline:
         raise InputError("dump reads a live cluster; -f is for the other commands")
-    collector = LiveCollector(opts)
+    collector = LiveCollector(opts.source)
     objects = collector.collect(EXTRA_COLLECTORS)
     for problem in collector.problems:
         click.echo(f"warning: {problem['message']}", err=True)

@@ -16,6 +16,7 @@ from typing import Any
 import click
 
 from kubectl_rbln.domain import DEFAULT_RCT
+from kubectl_rbln.cluster.options import SourceOptions
 
 OUTPUT_FORMATS = ("table", "wide", "json", "yaml")
 SEVERITIES = ("error", "warning", "info")
@@ -40,6 +41,18 @@ class Options:
     @property
     def offline(self) -> bool:
         return bool(self.filenames)
+
+    @property
+    def source(self) -> SourceOptions:
+        """The flags the source layer reads (cluster/source.py takes no CLI type)."""
+        return SourceOptions(
+            kubeconfig=self.kubeconfig,
+            context=self.context,
+            namespace=self.namespace,
+            all_namespaces=self.all_namespaces,
+            request_timeout=self.request_timeout,
+            filenames=tuple(self.filenames),
+        )
 
 
 def parse_timeout(value: str) -> float:

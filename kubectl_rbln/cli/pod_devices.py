@@ -66,7 +66,7 @@ def pod_devices(
 def _parse_selector(selector: str | None) -> list[Any] | None:
     if not selector:
         return None
-    from kubectl_rbln.cluster.replay_select import SelectorError, parse_label_selector  # noqa: PLC0415
+    from kubectl_rbln.selectors import SelectorError, parse_label_selector  # noqa: PLC0415
 
     try:
         return parse_label_selector(selector)
@@ -84,8 +84,8 @@ def run_pod_devices(
     from kubectl_rbln.diagnose.findings import SCHEMA_VERSION  # noqa: PLC0415
     from kubectl_rbln.errors import EXIT_CLUSTER, NotFoundError  # noqa: PLC0415
 
-    snapshot, collected = load_snapshot(opts)
-    namespace = None if opts.all_namespaces else default_namespace(opts, collected)
+    snapshot, collected = load_snapshot(opts.source)
+    namespace = None if opts.all_namespaces else default_namespace(opts.source, collected)
     pods, missing = diagnose.select_pods(snapshot, names, namespace, selector)
     if names and not pods:
         raise NotFoundError("; ".join(missing) + f" ({snapshot.source})")

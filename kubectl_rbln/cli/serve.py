@@ -35,7 +35,7 @@ def serve(bundle: tuple[str, ...], port: int, address: str, kubeconfig_out: str 
     KUBECONFIG=/tmp/dump.kubeconfig kubectl get pods -A
     Writes are refused (405). Ctrl-C stops it.
     """
-    from kubectl_rbln.cluster.replay import run  # noqa: PLC0415
+    from kubectl_rbln.replay.server import run  # noqa: PLC0415
 
     objects = load_objects(bundle)
 

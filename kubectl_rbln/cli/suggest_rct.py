@@ -55,8 +55,8 @@ def suggest_rct(
     from kubectl_rbln.diagnose.features import allocator_features, choose_features  # noqa: PLC0415
     from kubectl_rbln.remedy.suggest import suggest  # noqa: PLC0415
 
-    snapshot, collected = load_snapshot(opts)
-    namespace = default_namespace(opts, collected)
+    snapshot, collected = load_snapshot(opts.source)
+    namespace = default_namespace(opts.source, collected)
     target = select_pods(snapshot, [pod], namespace)[0] if pod else None
     choice = choose_features(snapshot, k8s_version, feature_gates)
     result = suggest(

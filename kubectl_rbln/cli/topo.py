@@ -74,7 +74,7 @@ def _select_nodes(snapshot: Any, names: list[str], selector: str | None) -> list
             raise NotFoundError(f'node "{name}" not found ({snapshot.source or "the cluster"})')
     chosen = names or with_devices
     if selector:
-        from kubectl_rbln.cluster.replay_select import SelectorError, parse_label_selector  # noqa: PLC0415
+        from kubectl_rbln.selectors import SelectorError, parse_label_selector  # noqa: PLC0415
 
         try:
             requirements = parse_label_selector(selector)
@@ -100,8 +100,8 @@ def run_topo(opts: Options, names: list[str], *, selector: str | None = None, rc
     from kubectl_rbln.errors import NotFoundError  # noqa: PLC0415
 
     template = _load_rct_file(rct_file) if rct_file else None
-    snapshot, collected = load_snapshot(opts)
-    namespace = default_namespace(opts, collected)
+    snapshot, collected = load_snapshot(opts.source)
+    namespace = default_namespace(opts.source, collected)
     if template is not None:
         where = opts.namespace or template.namespace or namespace  # -n, else the file's own
         choice = RctChoice(template.name, where, template.spec, f"--rct-file {os.path.basename(rct_file)}")

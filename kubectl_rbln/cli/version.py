@@ -45,7 +45,7 @@ def _offline(document: dict[str, Any], opts: Options) -> str:
 def _live(document: dict[str, Any], opts: Options) -> str:
     from kubectl_rbln.cluster.source import LiveCollector  # noqa: PLC0415
 
-    collector = LiveCollector(opts)
+    collector = LiveCollector(opts.source)
     document["cluster"] = collector.server_version() or None
     versions = collector.resource_versions()
     document["resourceAPI"] = versions[0] if versions else None

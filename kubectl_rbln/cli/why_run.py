@@ -59,8 +59,8 @@ def run_why(
     feature_gates: str | None,
 ) -> tuple[str, int]:
     replacement = load_rct_file(with_rct) if with_rct else None
-    snapshot, collected = load_snapshot(opts)
-    namespace = None if opts.all_namespaces else default_namespace(opts, collected)
+    snapshot, collected = load_snapshot(opts.source)
+    namespace = None if opts.all_namespaces else default_namespace(opts.source, collected)
     pods = select_pods(snapshot, names, namespace)
     choice = choose_features(snapshot, k8s_version, feature_gates)
     options = WhyOptions(

@@ -33,7 +33,7 @@ from typing import Any
 from kubectl_rbln.cluster.kubeconfig import KubeContext, load_configuration, new_api_client
 from kubectl_rbln.dra.model import ExecCapture
 from kubectl_rbln.dra.normalize import PLUGIN_API_VERSION
-from kubectl_rbln.render.sanitize import one_line, safe_token
+from kubectl_rbln.text import one_line, safe_token
 
 PROBE_HEADER = "@@rbln-probe v1"
 PROBE_SCRIPT = """\

@@ -16,11 +16,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from kubectl_rbln.cli.options import Options
 from kubectl_rbln.cluster.files import iter_objects, load_objects
 from kubectl_rbln.cluster.kubeconfig import KubeContext, resolve_context
 from kubectl_rbln.cluster.live import ApiRefusal, LiveClient
 from kubectl_rbln.domain import DEVICE_RESOURCE_PREFIXES
+from kubectl_rbln.cluster.options import SourceOptions
 from kubectl_rbln.dra.model import Snapshot
 from kubectl_rbln.dra.normalize import (
     NORMALIZERS,
@@ -97,7 +97,7 @@ def crashing_containers(pod: dict[str, Any]) -> list[str]:
 class LiveCollector:
     """Reads every list a diagnosis needs, in parallel, degrading per list on 403."""
 
-    def __init__(self, opts: Options) -> None:
+    def __init__(self, opts: SourceOptions) -> None:
         self.ctx = resolve_context(opts.kubeconfig, opts.context, opts.namespace)
         self.client = LiveClient(self.ctx, timeout=opts.request_timeout)
         self.namespace = None if opts.all_namespaces else self.ctx.namespace
@@ -287,7 +287,7 @@ def cluster_info(
     }
 
 
-def collect(opts: Options) -> Collected:
+def collect(opts: SourceOptions) -> Collected:
     """Raw objects from `-f` files, or from the cluster the kubeconfig names."""
     if opts.offline:
         namespace = None if opts.all_namespaces else opts.namespace
@@ -309,7 +309,7 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def load_snapshot(opts: Options) -> tuple[Snapshot, Collected]:
+def load_snapshot(opts: SourceOptions) -> tuple[Snapshot, Collected]:
     """The Snapshot every command reads. Raw objects are normalized as they are read and dropped,
     so `Collected.objects` stays empty here (`collect()` returns them, for `dump`)."""
     with _gc_paused():
@@ -329,7 +329,7 @@ def load_snapshot(opts: Options) -> tuple[Snapshot, Collected]:
     return snapshot, collected
 
 
-def default_namespace(opts: Options, collected: Collected) -> str:
+def default_namespace(opts: SourceOptions, collected: Collected) -> str:
     """-n wins; live: the context's namespace; offline: `default`."""
     if opts.namespace:
         return opts.namespace

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kubectl_rbln.dra.model import Node, Pod
+from kubectl_rbln.selectors import node_selector_matches
 
 BLOCKING_TAINT_EFFECTS = ("NoSchedule", "NoExecute")
 
@@ -40,49 +41,6 @@ def tolerates(tolerations: list[dict[str, Any]], taint: dict[str, Any]) -> bool:
         if operator == "Exists" or (toleration.get("value") or "") == (taint.get("value") or ""):
             return True
     return False
-
-
-def _requirement_holds(labels: dict[str, str], requirement: dict[str, Any]) -> bool:
-    key = requirement.get("key", "")
-    operator = requirement.get("operator", "")
-    values = [str(v) for v in requirement.get("values") or []]
-    present = key in labels
-    value = labels.get(key)
-    if operator == "In":
-        return present and value in values
-    if operator == "NotIn":
-        return not present or value not in values
-    if operator == "Exists":
-        return present
-    if operator == "DoesNotExist":
-        return not present
-    if operator in ("Gt", "Lt") and present and values:
-        try:
-            left, right = int(str(value)), int(values[0])
-        except ValueError:
-            return False
-        return left > right if operator == "Gt" else left < right
-    return False
-
-
-def node_selector_term_matches(term: dict[str, Any], node_name: str, labels: dict[str, str]) -> bool:
-    """A NodeSelectorTerm: all matchExpressions on labels and all matchFields (metadata.name) hold."""
-    expressions = term.get("matchExpressions") or []
-    fields = term.get("matchFields") or []
-    if not expressions and not fields:
-        return False  # an empty term matches no objects
-    if not all(_requirement_holds(labels, r) for r in expressions if isinstance(r, dict)):
-        return False
-    field_labels = {"metadata.name": node_name}
-    return all(_requirement_holds(field_labels, r) for r in fields if isinstance(r, dict))
-
-
-def node_selector_matches(selector: dict[str, Any] | None, node_name: str, labels: dict[str, str]) -> bool:
-    """A NodeSelector: any term matches (terms are ORed)."""
-    if not selector:
-        return True
-    terms = [t for t in selector.get("nodeSelectorTerms") or [] if isinstance(t, dict)]
-    return any(node_selector_term_matches(t, node_name, labels) for t in terms)
 
 
 def exclusions(pod: Pod, node: Node) -> list[Exclusion]:

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from kubectl_rbln.dra.cel import CelError, compile_selector
 from kubectl_rbln.dra.constraints import Constraint, DistinctAttribute, MatchAttribute, blocking_taints, typed
 from kubectl_rbln.dra.constraints import lookup_attribute as _lookup
-from kubectl_rbln.dra.explain import CandidateCounts, Failure, explain_failure
+from kubectl_rbln.dra.explain import CandidateCounts, Failure, candidate_counts, explain_failure
 from kubectl_rbln.dra.model import (
     AllocationResult,
     ClaimSpec,
@@ -36,20 +36,20 @@ from kubectl_rbln.dra.model import (
     ResourceSlice,
 )
 from kubectl_rbln.dra.pools import Pool, PoolError, gather_pools, slice_totals
+from kubectl_rbln.dra.stages import (
+    CANDIDATE,
+    ERROR,
+    NOT_CANDIDATE,
+    OUTCOME,
+    STAGE_BINDING,
+    STAGE_CLASS,
+    STAGE_ERROR,
+    STAGE_OK,
+    STAGE_REQUEST,
+    STAGE_TAINT,
+)
 
 MAX_RESULTS = 32  # resourceapi.AllocationResultsMaxSize
-
-NOT_CANDIDATE, CANDIDATE, ERROR = 0, 1, 2
-# Why a device is not a candidate for a request, in the order the allocator checks.
-STAGE_CLASS, STAGE_REQUEST, STAGE_BINDING, STAGE_TAINT, STAGE_OK, STAGE_ERROR = range(6)
-_OUTCOME = {
-    STAGE_CLASS: NOT_CANDIDATE,
-    STAGE_REQUEST: NOT_CANDIDATE,
-    STAGE_BINDING: NOT_CANDIDATE,
-    STAGE_TAINT: NOT_CANDIDATE,
-    STAGE_OK: CANDIDATE,
-    STAGE_ERROR: ERROR,
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -240,7 +240,7 @@ class _Allocation:
             )
         alt = _Alt(ci, ri, base, sub, spec, cls)
         alt.stage = [self._selectable(alt, pos) for pos in range(len(self.devices))]
-        alt.outcome = [_OUTCOME[st] for st in alt.stage]
+        alt.outcome = [OUTCOME[st] for st in alt.stage]
         admin = spec.admin_access
         alt.free = [
             pos
@@ -622,16 +622,10 @@ def allocate(
         result.fits = True
         result.results, result.node_selectors = state.claim_results()
     if state.alts:
-        result.candidates = _counts(state)
+        result.candidates = candidate_counts(state)
     if not fits and result.error is None:
         result.failure = explain_failure(state, result.candidates, capped=capped)
     return result
-
-
-def _counts(state: _Allocation) -> dict[tuple[str, str], CandidateCounts]:
-    from kubectl_rbln.dra.explain import candidate_counts
-
-    return candidate_counts(state)
 
 
 def simulate_cluster(

@@ -3,7 +3,8 @@
 The real allocator only reports `cannot allocate all claims` (dra-facts.md §1.2,
 §6); here every request is re-checked against every device of the node to say
 which selector, constraint, or other claim is in the way. Works on the state of
-one `allocator._Allocation` (duck-typed to avoid an import cycle).
+one `allocator._Allocation`, duck-typed: the allocator calls this module, so this
+module never imports the allocator (the stage numbers both read are dra/stages.py).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from kubectl_rbln.dra.constraints import lookup_attribute, typed
 from kubectl_rbln.dra.model import Device, Version
 from kubectl_rbln.dra.references import cached_references as find_references
 from kubectl_rbln.dra.references import split_conjuncts
+from kubectl_rbln.dra.stages import STAGE_BINDING, STAGE_CLASS, STAGE_ERROR, STAGE_OK, STAGE_REQUEST
 
 MISSING_TEXT = "<missing>"
 
@@ -127,8 +129,6 @@ def _passes(exprs: list[str], device: Device, consumable: bool) -> tuple[int | N
 
 def candidate_counts(state: Any) -> dict[tuple[str, str], CandidateCounts]:
     """Counts from the stages the allocator recorded per device (no selector is evaluated again)."""
-    from kubectl_rbln.dra.allocator import STAGE_BINDING, STAGE_CLASS, STAGE_ERROR, STAGE_OK, STAGE_REQUEST
-
     f = state.features
     out: dict[tuple[str, str], CandidateCounts] = {}
     for per_claim in state.alts:

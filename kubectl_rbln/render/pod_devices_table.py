@@ -12,8 +12,8 @@ from typing import Any
 import click
 from tabulate import tabulate
 
-from kubectl_rbln.render.sanitize import one_line, strip_controls
 from kubectl_rbln.render.why_table import COLORS, SYMBOLS, render_finding
+from kubectl_rbln.text import one_line, strip_controls
 
 HEADERS = ["POD", "NODE", "NPUS", "NICS", "RDS", "MEMLOCK", "VERDICT"]
 

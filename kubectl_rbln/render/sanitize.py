@@ -1,12 +1,9 @@
-"""Make untrusted text safe to print on a terminal.
+"""Terminal-safe text for the table views: whole reports, and text we coloured ourselves.
 
-Output read from a Pod (exec stdout/stderr, logs) or from objects users can write
-(annotations, event messages) may carry escape sequences that move the cursor,
-rewrite earlier lines, set the window title, plant OSC 8 hyperlinks or OSC 52
-clipboard writes. Printing them verbatim lets a workload forge or hide what a
-diagnosis says. Everything here removes, never interprets: the result holds no
-ESC, no C0 control other than newline and tab, no C1 control, no DEL and no
-Unicode bidirectional override (the "Trojan Source" reordering characters).
+The rules (what counts as a control sequence) are kubectl_rbln/text.py's, shared
+with the source layer, which cleans what a Pod printed; what is here only
+matters when drawing: cleaning a whole JSON-like report once before the table
+views add their own colours, and keeping those colours while removing the rest.
 """
 
 from __future__ import annotations
@@ -14,42 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-# ESC-introduced sequences, most specific first:
-#   OSC / DCS / SOS / PM / APC: ESC ] P X ^ _ ... up to BEL or ST (ESC \), or to the end if unterminated;
-#   CSI: ESC [ parameter bytes, intermediate bytes, one final byte;
-#   anything else: ESC, optional intermediates, one final byte (ESC ( B, ESC 7, ESC c ...).
-_ESC_STRING = r"\x1b[\]PX^_][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c|$)"
-_ESC_CSI = r"\x1b\[[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]?"
-_ESC_OTHER = r"\x1b[\x20-\x2f]*[\x30-\x7e]?"
-# The same introducers as single 8-bit C1 code points (U+009B CSI, U+009D OSC, U+0090 DCS ...).
-_C1_STRING = r"[\x90\x98\x9d\x9e\x9f][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c|$)"
-_C1_CSI = r"\x9b[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]?"
-_SEQUENCE = re.compile("|".join((_ESC_STRING, _ESC_CSI, _ESC_OTHER, _C1_STRING, _C1_CSI)))
-# Left over once sequences are gone: C0 but \t and \n, DEL, C1, bidi embeddings/overrides/isolates.
-_SINGLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-_ONE_LINE_MAX = 300
-
-
-def strip_controls(text: str) -> str:
-    """`text` without terminal control sequences; newlines and tabs survive, \\r is dropped."""
-    if not text:
-        return ""
-    return _SINGLE.sub("", _SEQUENCE.sub("", text))
-
-
-def one_line(text: str, limit: int = _ONE_LINE_MAX) -> str:
-    """The first non-empty line of `text`, sanitized and cut to `limit` characters, for a one-line message."""
-    for line in strip_controls(text).splitlines():
-        line = " ".join(line.split())
-        if line:
-            return line if len(line) <= limit else line[: limit - 3] + "..."
-    return ""
-
-
-def safe_token(text: str, limit: int = 64) -> str:
-    """A short name read from a Pod (a device entry), reduced to printable characters without spaces."""
-    cleaned = "".join(strip_controls(text).split())
-    return cleaned if len(cleaned) <= limit else cleaned[: limit - 3] + "..."
+from kubectl_rbln.text import strip_controls
 
 
 def clean_tree(value: Any) -> Any:

@@ -28,7 +28,8 @@ from kubectl_rbln.diagnose.topology import (
 )
 from kubectl_rbln.dra.allocator import Features
 from kubectl_rbln.dra.model import ClaimSpec, Snapshot
-from kubectl_rbln.render.sanitize import strip_controls, strip_controls_keep_color
+from kubectl_rbln.render.sanitize import strip_controls_keep_color
+from kubectl_rbln.text import strip_controls
 
 MAX_WIDTH = 100
 GAP = 1

@@ -14,7 +14,8 @@ from typing import Any
 import click
 from tabulate import tabulate
 
-from kubectl_rbln.render.sanitize import clean_tree, strip_controls, strip_controls_keep_color
+from kubectl_rbln.render.sanitize import clean_tree, strip_controls_keep_color
+from kubectl_rbln.text import strip_controls
 
 SYMBOLS = {"error": "✗", "warning": "!", "info": "i"}
 COLORS = {"error": "red", "warning": "yellow", "info": "cyan"}

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from kubectl_rbln.cluster.files import load_objects
-from kubectl_rbln.cluster.replay import ReplayServer
+from kubectl_rbln.replay.server import ReplayServer
 
 E2E_DIR = Path(__file__).resolve().parent
 BASIC_BUNDLE = E2E_DIR.parent / "data" / "replay-basic.json"

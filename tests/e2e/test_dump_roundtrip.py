@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from kubectl_rbln.cluster.exec_probe import PROBE_COMMAND
-from kubectl_rbln.cluster.replay import ReplayServer
+from kubectl_rbln.replay.server import ReplayServer
 
 BIN = Path(sys.executable).parent
 PRIVATE = "kubectl-rbln/v1"

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from kubectl_rbln import __version__
-from kubectl_rbln.cluster.replay import Faults, ReplayServer
+from kubectl_rbln.replay.server import Faults, ReplayServer
 
 BIN = Path(sys.executable).parent
 TOKEN = "n0t-the-right-t0ken-never-print"

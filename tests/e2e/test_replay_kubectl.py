@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from kubectl_rbln.cluster.replay import ReplayServer
+from kubectl_rbln.replay.server import ReplayServer
 
 # the `kubectl` fixture: run real kubectl with these arguments against the test's server
 Kubectl = Callable[..., "subprocess.CompletedProcess[str]"]

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from kubectl_rbln.cluster.files import load_objects
-from kubectl_rbln.cluster.replay import ReplayServer
+from kubectl_rbln.replay.server import ReplayServer
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "pending-decode.json"

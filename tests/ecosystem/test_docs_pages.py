@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from kubectl_rbln.catalog import load_catalog
-from kubectl_rbln.cli.main import COMMANDS, cli
+from kubectl_rbln.cli.group import COMMANDS, cli
 
 REPO = Path(__file__).resolve().parents[2]
 DOCS = REPO / "docs"

@@ -10,7 +10,7 @@ from pathlib import Path
 import yaml
 
 from kubectl_rbln.cluster.files import load_objects
-from kubectl_rbln.cluster.replay import ReplayServer
+from kubectl_rbln.replay.server import ReplayServer
 
 REPO = Path(__file__).resolve().parents[2]
 ROLE = yaml.safe_load((REPO / "docs" / "rbac" / "clusterrole.yaml").read_text(encoding="utf-8"))

@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from kubectl_rbln.cluster.files import load_objects
-from kubectl_rbln.cluster.replay import ReplayServer
+from kubectl_rbln.replay.server import ReplayServer
 from tests.conftest import DATA, run_rbln
 
 BASIC = DATA / "replay-basic.json"

@@ -20,7 +20,7 @@ import pytest
 import yaml
 
 from kubectl_rbln.cluster.files import load_objects
-from kubectl_rbln.cluster.replay import Faults, ReplayServer
+from kubectl_rbln.replay.server import Faults, ReplayServer
 from tests.conftest import DATA, run_rbln
 
 TOKEN = "s3cr3t-Bearer-T0KEN-do-not-print"

@@ -21,8 +21,8 @@ import pytest
 from scenario import NS, Cluster, capture, probe_stdout
 
 from kubectl_rbln.cluster.exec_probe import PROBE_SCRIPT, parse_probe
-from kubectl_rbln.cluster.replay import ReplayServer
-from kubectl_rbln.cluster.replay_faults import Faults
+from kubectl_rbln.replay.faults import Faults
+from kubectl_rbln.replay.server import ReplayServer
 
 NO_SHELL = (
     'OCI runtime exec failed: exec failed: unable to start container process: exec: "sh": '

@@ -18,7 +18,7 @@ from kubectl_rbln.cluster.exec_probe import (
 )
 from kubectl_rbln.diagnose.pod_devices import audit_allocation, pod_entry
 from kubectl_rbln.dra.normalize import build_snapshot
-from kubectl_rbln.render.sanitize import one_line, strip_controls
+from kubectl_rbln.text import one_line, strip_controls
 
 TARGET = ProbeTarget(NS, "p", "modelserver")
 

@@ -20,7 +20,7 @@ import pytest
 import yaml
 
 from kubectl_rbln.cluster.exec_probe import PROBE_COMMAND
-from kubectl_rbln.cluster.replay import ReplayServer
+from kubectl_rbln.replay.server import ReplayServer
 from kubectl_rbln.synthetic.builder import ClusterBuilder
 from tests.conftest import run_rbln
 

@@ -13,7 +13,8 @@ from kubectl_rbln.catalog import Names
 from kubectl_rbln.diagnose.context import PodContext
 from kubectl_rbln.diagnose.events import classify_event
 from kubectl_rbln.diagnose.findings import Finding
-from kubectl_rbln.diagnose.placement import exclusions, node_selector_matches
+from kubectl_rbln.diagnose.placement import exclusions
+from kubectl_rbln.selectors import node_selector_matches
 from kubectl_rbln.diagnose.registry import rule
 from kubectl_rbln.domain import CLASS_CREATORS, REFERENCE_CLASSES
 from kubectl_rbln.dra.model import DeviceClass, Node, ResourceSlice, Snapshot

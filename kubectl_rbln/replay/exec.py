@@ -17,8 +17,8 @@ import time
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
-from kubectl_rbln.cluster.replay_store import ObjectStore
-from kubectl_rbln.cluster.replay_ws import (
+from kubectl_rbln.replay.store import ObjectStore
+from kubectl_rbln.replay.ws import (
     OP_CLOSE,
     ChannelProtocol,
     channel_frame,

@@ -1,19 +1,24 @@
 """Label and field selectors, parsed and matched the way kube-apiserver does.
 
+One implementation for every place that selects: the replay server's
+`labelSelector`/`fieldSelector` query parameters and the `-l` flag of `topo`
+and `pod-devices`, so a selector means the same thing offline, served and
+live. It sits at the bottom of the package and imports nothing from it.
+
 Only what kubectl sends and the apiserver accepts: label selectors with
 =, ==, !=, in, notin, exists and !exists (plus gt/lt), field selectors with
-=, == and != on the fields each resource supports. Anything else raises
-`SelectorError`, which the server turns into a 400 Status, never a traceback.
+=, == and != on the fields the caller says are supported (the replay server
+knows which fields each resource has: replay/fields.py). Anything else raises
+`SelectorError`, which callers turn into a 400 Status or a usage error, never
+a traceback.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any
-
-from kubectl_rbln.cluster.replay_resources import metadata
 
 
 class SelectorError(ValueError):
@@ -152,45 +157,19 @@ def _check_word(token: str, text: str, *, allow_empty: bool) -> None:
         raise SelectorError(f"unable to parse requirement: invalid label {token!r} in {text!r}")
 
 
-def match_labels(reqs: list[LabelRequirement], obj: dict[str, Any]) -> bool:
-    labels = metadata(obj).get("labels")
-    labels = labels if isinstance(labels, dict) else {}
+def labels_match(reqs: list[LabelRequirement], labels: dict[str, str]) -> bool:
+    """All requirements hold for this label map (an empty list selects everything)."""
     return all(req.matches(labels) for req in reqs)
 
 
+def match_labels(reqs: list[LabelRequirement], obj: dict[str, Any]) -> bool:
+    """`labels_match` on an object's metadata.labels; malformed metadata counts as no labels."""
+    meta = obj.get("metadata")
+    labels = meta.get("labels") if isinstance(meta, dict) else None
+    return labels_match(reqs, labels if isinstance(labels, dict) else {})
+
+
 # ---------------------------------------------------------------- fields
-
-_COMMON_FIELDS = ("metadata.name", "metadata.namespace")
-# plural -> fields the apiserver supports beyond metadata.name/namespace
-SUPPORTED_FIELDS: dict[str, tuple[str, ...]] = {
-    "pods": (
-        "spec.nodeName",
-        "spec.restartPolicy",
-        "spec.schedulerName",
-        "spec.serviceAccountName",
-        "spec.hostNetwork",
-        "status.phase",
-        "status.podIP",
-        "status.nominatedNodeName",
-    ),
-    "events": (
-        "involvedObject.kind",
-        "involvedObject.namespace",
-        "involvedObject.name",
-        "involvedObject.uid",
-        "involvedObject.apiVersion",
-        "involvedObject.resourceVersion",
-        "involvedObject.fieldPath",
-        "reason",
-        "reportingComponent",
-        "source",
-        "type",
-    ),
-    "nodes": ("spec.unschedulable",),
-    "namespaces": ("status.phase",),
-    "resourceslices": ("spec.nodeName", "spec.driver"),
-}
-
 
 @dataclass(frozen=True)
 class FieldRequirement:
@@ -242,9 +221,8 @@ def _unescape(text: str) -> str:
     return re.sub(r"\\(.)", r"\1", text)
 
 
-def parse_field_selector(text: str, plural: str) -> list[FieldRequirement]:
-    """`spec.nodeName=n1,status.phase!=Failed` -> requirements; unknown fields are refused."""
-    allowed = _COMMON_FIELDS + SUPPORTED_FIELDS.get(plural, ())
+def parse_field_selector(text: str, supported: Collection[str]) -> list[FieldRequirement]:
+    """`spec.nodeName=n1,status.phase!=Failed` -> requirements; fields not in `supported` are refused."""
     reqs: list[FieldRequirement] = []
     for term in _split_unescaped(text, ","):
         if not term.strip():
@@ -253,11 +231,59 @@ def parse_field_selector(text: str, plural: str) -> list[FieldRequirement]:
         if not match:
             raise SelectorError(f"invalid selector: '{term}'; can't understand '{term}'")
         name, op, value = match.group(1).strip(), match.group(2), match.group(3)
-        if name not in allowed:
+        if name not in supported:
             raise SelectorError(f"field label not supported: {name}")
         reqs.append(FieldRequirement(name, _unescape(value), op == "!="))
     return reqs
 
 
 def match_fields(reqs: list[FieldRequirement], obj: dict[str, Any]) -> bool:
+    """All field requirements hold for this object."""
     return all(req.matches(obj) for req in reqs)
+
+
+# ---------------------------------------------------------------- node selectors
+
+# core/v1 NodeSelectorRequirement operators, in the label selector's terms
+_NODE_OPERATORS = {
+    "In": "in",
+    "NotIn": "notin",
+    "Exists": "exists",
+    "DoesNotExist": "!exists",
+    "Gt": "gt",
+    "Lt": "lt",
+}
+
+
+def node_requirement_holds(labels: dict[str, str], requirement: dict[str, Any]) -> bool:
+    """A NodeSelectorRequirement on a label map, as a label requirement; unknown operators match nothing.
+
+    Lenient on purpose (placement asks "could the Pod run there", not "is this valid"); the
+    allocator's own node selection in dra/pools.py raises on what the real allocator refuses.
+    """
+    operator = requirement.get("operator", "")
+    values = tuple(str(v) for v in requirement.get("values") or [])
+    op = _NODE_OPERATORS.get(operator) if isinstance(operator, str) else None
+    if op is None or (op in ("gt", "lt") and not values):
+        return False
+    return LabelRequirement(requirement.get("key", ""), op, values).matches(labels)
+
+
+def node_selector_term_matches(term: dict[str, Any], node_name: str, labels: dict[str, str]) -> bool:
+    """A NodeSelectorTerm: all matchExpressions on labels and all matchFields (metadata.name) hold."""
+    expressions = term.get("matchExpressions") or []
+    fields = term.get("matchFields") or []
+    if not expressions and not fields:
+        return False  # an empty term matches no objects
+    if not all(node_requirement_holds(labels, r) for r in expressions if isinstance(r, dict)):
+        return False
+    field_labels = {"metadata.name": node_name}
+    return all(node_requirement_holds(field_labels, r) for r in fields if isinstance(r, dict))
+
+
+def node_selector_matches(selector: dict[str, Any] | None, node_name: str, labels: dict[str, str]) -> bool:
+    """A NodeSelector: any term matches (terms are ORed)."""
+    if not selector:
+        return True
+    terms = [t for t in selector.get("nodeSelectorTerms") or [] if isinstance(t, dict)]
+    return any(node_selector_term_matches(t, node_name, labels) for t in terms)

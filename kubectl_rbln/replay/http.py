@@ -14,9 +14,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from kubectl_rbln.cluster import replay_exec
-from kubectl_rbln.cluster.replay_audit import READ_METHODS, Audit, AuditEntry, is_exec_path
-from kubectl_rbln.cluster.replay_discovery import (
+from kubectl_rbln.replay import exec as replay_exec
+from kubectl_rbln.replay.audit import READ_METHODS, Audit, AuditEntry, is_exec_path
+from kubectl_rbln.replay.discovery import (
     api_group,
     api_group_list,
     api_resource_list,
@@ -25,11 +25,12 @@ from kubectl_rbln.cluster.replay_discovery import (
     status,
     version_info,
 )
-from kubectl_rbln.cluster.replay_faults import FaultInjector, Faults
-from kubectl_rbln.cluster.replay_resources import Group, Resource
-from kubectl_rbln.cluster.replay_select import SelectorError, parse_field_selector, parse_label_selector
-from kubectl_rbln.cluster.replay_store import ContinueError, ObjectStore, Stored, encode
-from kubectl_rbln.cluster.replay_ws import accept_key, choose_protocol, parse_protocol_header
+from kubectl_rbln.replay.faults import FaultInjector, Faults
+from kubectl_rbln.replay.fields import parse_field_selector
+from kubectl_rbln.replay.resources import Group, Resource
+from kubectl_rbln.replay.store import ContinueError, ObjectStore, Stored, encode
+from kubectl_rbln.replay.ws import accept_key, choose_protocol, parse_protocol_header
+from kubectl_rbln.selectors import SelectorError, parse_label_selector
 
 MAX_DISCARDED_BODY = 16 * 1024 * 1024
 

@@ -7,10 +7,11 @@ It answers discovery, list/get with selectors and pagination, pods/log from
 PodLog items and pods/exec from ExecCapture items; every other verb gets a
 405 Status. Every request lands in `audit`, so tests can prove nothing wrote.
 
-Layout: `replay_resources` (what a bundle serves), `replay_store` (the index),
-`replay_select` (selectors), `replay_discovery` (documents and Status),
-`replay_http` (routing), `replay_ws` + `replay_exec` (exec streaming),
-`replay_audit` (the request log), and this module (the public face).
+Layout of the `kubectl_rbln.replay` package: `resources` (what a bundle serves),
+`store` (the index), `fields` (which fields a field selector may use; the
+selectors themselves are kubectl_rbln/selectors.py), `discovery` (documents and
+Status), `http` (routing), `ws` + `exec` (exec streaming), `faults` (a hostile
+cluster for tests), `audit` (the request log), and this module (the public face).
 """
 
 from __future__ import annotations
@@ -21,11 +22,11 @@ from typing import Any
 
 import yaml
 
-from kubectl_rbln.cluster.replay_audit import Audit, AuditEntry
-from kubectl_rbln.cluster.replay_faults import Faults
-from kubectl_rbln.cluster.replay_http import ReplayHTTPServer
-from kubectl_rbln.cluster.replay_store import ObjectStore
 from kubectl_rbln.errors import InputError
+from kubectl_rbln.replay.audit import Audit, AuditEntry
+from kubectl_rbln.replay.faults import Faults
+from kubectl_rbln.replay.http import ReplayHTTPServer
+from kubectl_rbln.replay.store import ObjectStore
 
 __all__ = ["AuditEntry", "Faults", "ReplayServer", "run"]
 

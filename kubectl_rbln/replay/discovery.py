@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from kubectl_rbln.cluster.replay_resources import Group, Resource
+from kubectl_rbln.replay.resources import Group, Resource
 
 READ_VERBS = ["get", "list"]
 

@@ -19,7 +19,7 @@ import shlex
 from dataclasses import dataclass
 from typing import Any
 
-from kubectl_rbln.cluster.replay_resources import (
+from kubectl_rbln.replay.resources import (
     PRIVATE_API_VERSION,
     Group,
     Resource,
@@ -30,7 +30,7 @@ from kubectl_rbln.cluster.replay_resources import (
     object_namespace,
     split_api_version,
 )
-from kubectl_rbln.cluster.replay_select import (
+from kubectl_rbln.selectors import (
     FieldRequirement,
     LabelRequirement,
     match_fields,

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from kubectl_rbln.cluster.replay_discovery import api_group_list, status
+from kubectl_rbln.replay.discovery import api_group_list, status
 
 MAX_DELAY = 60.0  # a forgotten delay must not hang a test run forever
 DEFAULT_USER = "system:serviceaccount:rbln:diagnose"
