@@ -15,8 +15,8 @@ from typing import Any
 
 import click
 
-from kubectl_rbln.domain import DEFAULT_RCT
 from kubectl_rbln.cluster.options import SourceOptions
+from kubectl_rbln.domain import DEFAULT_RCT
 
 OUTPUT_FORMATS = ("table", "wide", "json", "yaml")
 SEVERITIES = ("error", "warning", "info")

@@ -19,8 +19,8 @@ from typing import Any
 from kubectl_rbln.cluster.files import iter_objects, load_objects
 from kubectl_rbln.cluster.kubeconfig import KubeContext, resolve_context
 from kubectl_rbln.cluster.live import ApiRefusal, LiveClient
-from kubectl_rbln.domain import DEVICE_RESOURCE_PREFIXES
 from kubectl_rbln.cluster.options import SourceOptions
+from kubectl_rbln.domain import DEVICE_RESOURCE_PREFIXES
 from kubectl_rbln.dra.model import Snapshot
 from kubectl_rbln.dra.normalize import (
     NORMALIZERS,

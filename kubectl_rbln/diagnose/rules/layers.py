@@ -14,11 +14,11 @@ from kubectl_rbln.diagnose.context import PodContext
 from kubectl_rbln.diagnose.events import classify_event
 from kubectl_rbln.diagnose.findings import Finding
 from kubectl_rbln.diagnose.placement import exclusions
-from kubectl_rbln.selectors import node_selector_matches
 from kubectl_rbln.diagnose.registry import rule
 from kubectl_rbln.domain import CLASS_CREATORS, REFERENCE_CLASSES
 from kubectl_rbln.dra.model import DeviceClass, Node, ResourceSlice, Snapshot
 from kubectl_rbln.dra.references import class_drivers
+from kubectl_rbln.selectors import node_selector_matches
 
 # Lists whose absence weakens a `why` answer (exec probes and logs of other Pods do not).
 RESOURCE_NAMES = {
