@@ -1,8 +1,6 @@
-"""`kubectl rbln attrs`: flags to `diagnose.attrs`, then a table or an AttrsReport document."""
+"""`kubectl rbln attrs`: flags to `app.attrs`, then a table or an AttrsReport document."""
 
 from __future__ import annotations
-
-import sys
 
 import click
 
@@ -21,19 +19,23 @@ def attrs(opts: Options, rct: str, rct_file: str | None) -> int:
     kubectl rbln attrs -n serving --rct-file numa-aligned.yaml     before installing
     kubectl rbln attrs -f dump.json -n serving -o json
     """
-    from kubectl_rbln.cli.why_run import load_rct_file  # noqa: PLC0415 - heavy imports only when running
+    from kubectl_rbln.app.attrs import AttrsRequest  # noqa: PLC0415 - heavy imports only when running
+    from kubectl_rbln.app.attrs import attrs as run_attrs  # noqa: PLC0415
+    from kubectl_rbln.cli.why_run import load_rct_file  # noqa: PLC0415
     from kubectl_rbln.cluster.source import default_namespace, load_snapshot  # noqa: PLC0415
-    from kubectl_rbln.diagnose.attrs import attrs_report, rct_source  # noqa: PLC0415
     from kubectl_rbln.diagnose.findings import exit_code_for  # noqa: PLC0415
     from kubectl_rbln.render.attrs_table import render_attrs  # noqa: PLC0415
-    from kubectl_rbln.render.output import emit_document  # noqa: PLC0415
+    from kubectl_rbln.render.output import emit  # noqa: PLC0415
 
     from_file = load_rct_file(rct_file) if rct_file else None
     snapshot, collected = load_snapshot(opts.source)
-    namespace = default_namespace(opts.source, collected)
-    report, findings = attrs_report(snapshot, rct_source(snapshot, namespace, rct, from_file), opts.lang)
-    if opts.jq or opts.output in ("json", "yaml"):
-        emit_document(report, opts.output, opts.jq)
-    else:
-        sys.stdout.write(render_attrs(report, color=opts.color, wide=opts.output == "wide"))
-    return exit_code_for(findings, opts.fail_on)
+    request = AttrsRequest(default_namespace(opts.source, collected), rct, from_file)
+    report = run_attrs(snapshot, request)
+    emit(
+        report,
+        output=opts.output,
+        jq_expr=opts.jq,
+        lang=opts.lang,
+        text=lambda: render_attrs(report, lang=opts.lang, color=opts.color, wide=opts.output == "wide"),
+    )
+    return exit_code_for(report.findings, opts.fail_on)

@@ -15,7 +15,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from kubectl_rbln.diagnose.findings import SCHEMA_VERSION, Finding, build_finding, dedupe, ordered
+from kubectl_rbln.catalog import Names
+from kubectl_rbln.diagnose.findings import Finding, dedupe, ordered
 from kubectl_rbln.diagnose.rct_audit import applied_spec, dropped_fields
 from kubectl_rbln.diagnose.rules.attributes import devices_by_driver, near_misses, requirements
 from kubectl_rbln.diagnose.rules.layers import drivers_of
@@ -293,10 +294,6 @@ class RctSource:
         return out
 
 
-def _t(lang: str, en: str, ko: str) -> str:
-    return ko if lang == "ko" else en
-
-
 def stored_drops(source: RctSource) -> dict[str, str]:
     """Gated fields the API server dropped: last-applied vs stored, else the recipe's shape vs stored."""
     if source.origin != "cluster" or source.template is None:
@@ -315,102 +312,89 @@ def stored_drops(source: RctSource) -> dict[str, str]:
 
 
 def _findings(
-    source: RctSource,
-    required: list[Required],
-    formats: list[dict[str, Any]],
-    drops: dict[str, str],
-    lang: str,
+    source: RctSource, required: list[Required], formats: list[dict[str, Any]], drops: dict[str, str]
 ) -> list[Finding]:
-    values = {"namespace": source.namespace, "rct": source.name}
+    """One finding per unpublished key, per odd value format, per dropped field; most important first."""
     found: list[Finding] = []
     for entry in required:
         if entry.verdict not in ("absent", "partial"):
             continue
-        evidence = {
-            "attribute": entry.attribute,
-            "driver": entry.driver,
-            "requiredBy": entry.sources,
-            **(entry.coverage.to_dict() if entry.coverage else {}),
-            "nearMisses": entry.near_misses,
-        }
-        recipe = (
-            "numa-unaligned"
-            if entry.in_constraint and entry.attribute.rsplit("/", 1)[-1] in ALIGNMENT_IDS
-            else ("nic-selector" if entry.driver == NIC_DRIVER else None)
-        )
-        entry_values = {
-            **values,
-            "attribute": entry.attribute,
-            "driver": entry.driver,
-            "near_miss": ", ".join(entry.near_misses) or "none",
-        }
-        if entry.verdict == "absent":
-            found.append(
-                build_finding(
-                    "attribute-not-advertised", lang, entry_values, evidence=evidence, recipe=recipe
-                )
-            )
-            continue
         missing = entry.coverage.missing_on if entry.coverage else []
-        if missing and not entry.lacking_attribute_on:
-            found.append(
-                build_finding(
-                    "driver-slices-missing",
-                    lang,
-                    {"driver": entry.driver, "nodes": ", ".join(missing), "node": missing[0]},
-                    evidence={"driver": entry.driver, "nodesWithout": missing},
-                    severity="warning",
-                )
-            )
-            continue
-        where = ", ".join(missing) or _t(lang, "some devices", "일부 디바이스")
-        severity = "error" if "selector" in entry.kinds else "warning"
-        title = _t(
-            lang,
-            f"{entry.attribute} of {entry.driver} is missing on {where}",
-            f"{entry.driver} 드라이버의 {entry.attribute} 속성이 없는 곳: {where}",
-        )
-        found.append(
-            build_finding(
-                "attribute-not-advertised",
-                lang,
-                entry_values,
-                evidence=evidence,
-                recipe=recipe,
-                severity=severity,
-                title=title,
-            )
-        )
-    for row in formats:
-        if row["severity"] not in ("error", "warning"):
-            continue
-        title = _t(
-            lang,
-            f"{row['attribute']} of {row['driver']} is not in the form constraints compare: {row['found']}",
-            f"{row['driver']} 드라이버의 {row['attribute']} 값 형식이 제약 조건이 비교하는 형식과 다릅니다: "
-            f"{row['found']}",
-        )
-        found.append(
-            build_finding(
-                "constraint-unsatisfiable",
-                lang,
-                {**values, "constraint": row["attribute"]},
-                evidence=row,
-                severity=row["severity"],
-                title=title,
-                recipe="numa-unaligned",
-            )
-        )
-    for gate, what in drops.items():
-        evidence = {
-            "resourceClaimTemplate": f"{source.namespace}/{source.name}",
-            "applied": what,
-            "stored": "missing",
-        }
-        found.append(
-            build_finding("feature-gate-disabled", lang, {**values, "gate": gate}, evidence=evidence)
-        )
+        if entry.verdict == "partial" and missing and not entry.lacking_attribute_on:
+            found.append(driver_missing_on_nodes(entry.driver, missing))
+        else:
+            found.append(attribute_unpublished(source, entry))
+    found += [attribute_format(source, row) for row in formats if row["severity"] in ("error", "warning")]
+    found += [gate_dropped_field(source, gate, what) for gate, what in drops.items()]
     return ordered(dedupe(found))
+
+
+def _rct_values(source: RctSource) -> dict[str, Any]:
+    return {"namespace": source.namespace, "rct": source.name}
+
+
+def attribute_unpublished(source: RctSource, entry: Required) -> Finding:
+    """attribute-not-advertised: no device of the driver publishes the key, or only some do."""
+    missing = entry.coverage.missing_on if entry.coverage else []
+    case: str | None = None
+    if entry.verdict == "absent":
+        case = None if entry.near_misses else "no-near-miss"
+    elif not missing:
+        case = "partial-devices"
+    else:
+        case = "partial-selector" if "selector" in entry.kinds else "partial"
+    evidence = {
+        "attribute": entry.attribute,
+        "driver": entry.driver,
+        "requiredBy": entry.sources,
+        **(entry.coverage.to_dict() if entry.coverage else {}),
+        "nearMisses": entry.near_misses,
+    }
+    recipe = (
+        "numa-unaligned"
+        if entry.in_constraint and entry.attribute.rsplit("/", 1)[-1] in ALIGNMENT_IDS
+        else ("nic-selector" if entry.driver == NIC_DRIVER else None)
+    )
+    values = {
+        **_rct_values(source),
+        "attribute": entry.attribute,
+        "driver": entry.driver,
+        "near_miss": list(entry.near_misses),
+        "nodes": Names(missing),
+    }
+    return Finding("attribute-not-advertised", values, evidence, case=case, recipe=recipe)
+
+
+def driver_missing_on_nodes(driver: str, nodes: list[str]) -> Finding:
+    """driver-slices-missing (a warning here): the driver publishes nothing on some device nodes."""
+    values = {"driver": driver, "nodes": Names(nodes), "node": nodes[0]}
+    return Finding(
+        "driver-slices-missing", values, {"driver": driver, "nodesWithout": nodes}, case="some-nodes"
+    )
+
+
+def attribute_format(source: RctSource, row: dict[str, Any]) -> Finding:
+    """constraint-unsatisfiable (format cases): a constrained key published in another form or type."""
+    case = "format-match" if row["severity"] == "error" else "format-distinct"
+    values = {
+        **_rct_values(source),
+        "attribute": row["attribute"],
+        "driver": row["driver"],
+        "found": row["found"],
+        "expected": row["expected"],
+        "constraint": row["attribute"],
+    }
+    return Finding("constraint-unsatisfiable", values, row, case=case, recipe="numa-unaligned")
+
+
+def gate_dropped_field(source: RctSource, gate: str, what: str) -> Finding:
+    """feature-gate-disabled: the stored RCT lost a field the gate guards."""
+    evidence = {
+        "resourceClaimTemplate": f"{source.namespace}/{source.name}",
+        "applied": what,
+        "stored": "missing",
+    }
+    return Finding("feature-gate-disabled", {**_rct_values(source), "gate": gate}, evidence)
 
 
 def remediation(source: RctSource, required: list[Required], drops: dict[str, str]) -> list[str]:
@@ -463,10 +447,23 @@ def remediation(source: RctSource, required: list[Required], drops: dict[str, st
     return lines
 
 
-def attrs_report(
-    snapshot: Snapshot, source: RctSource, lang: str = "en"
-) -> tuple[dict[str, Any], list[Finding]]:
-    """The AttrsReport document and its findings (the exit code is computed from the findings)."""
+@dataclass(slots=True)
+class AttrsDiagnosis:
+    """What `attrs` found: the typed parts of the AttrsReport and the findings behind its exit code."""
+
+    source: RctSource
+    by_driver: dict[str, list[Device]]
+    nodes: list[str]
+    required: list[Required]
+    advertised: dict[str, list[dict[str, Any]]]
+    formats: list[dict[str, Any]]
+    drops: dict[str, str]
+    remediation: list[str]
+    findings: list[Finding]
+
+
+def examine(snapshot: Snapshot, source: RctSource) -> AttrsDiagnosis:
+    """Every key the RCT reads against every device, the value formats, the dropped fields: one pass."""
     by_driver = devices_by_driver(snapshot)
     universe = device_nodes(by_driver)
     required = collect_required(snapshot, source.spec)
@@ -475,25 +472,29 @@ def attrs_report(
     required.sort(key=lambda r: (r.driver, r.attribute))
     formats = format_checks(by_driver, required)
     drops = stored_drops(source)
-    findings = _findings(source, required, formats, drops, lang)
-    report = {
-        "apiVersion": SCHEMA_VERSION,
-        "kind": "AttrsReport",
-        "source": snapshot.source,
-        "rct": source.to_dict(),
-        "drivers": [
-            {"driver": driver, "devices": len(devices), "nodes": sorted({node_of(d) for d in devices})}
-            for driver, devices in sorted(by_driver.items())
-        ],
-        "nodes": universe,
-        "required": [r.to_dict() for r in required],
-        "advertised": advertised(by_driver, universe),
-        "formats": formats,
-        "droppedFields": [{"gate": g, "field": f} for g, f in drops.items()],
-        "remediation": remediation(source, required, drops),
-        "findings": [f.to_dict() for f in findings],
+    return AttrsDiagnosis(
+        source=source,
+        by_driver=by_driver,
+        nodes=universe,
+        required=required,
+        advertised=advertised(by_driver, universe),
+        formats=formats,
+        drops=drops,
+        remediation=remediation(source, required, drops),
+        findings=_findings(source, required, formats, drops),
+    )
+
+
+def attrs_report(
+    snapshot: Snapshot, source: RctSource, lang: str = "en"
+) -> tuple[dict[str, Any], list[Finding]]:
+    """TEMPORARY (issue 11): checklist item 5 reads `required` and the findings; use examine()."""
+    diagnosis = examine(snapshot, source)
+    document = {
+        "required": [r.to_dict() for r in diagnosis.required],
+        "findings": [f.to_dict(lang) for f in diagnosis.findings],
     }
-    return report, findings
+    return document, diagnosis.findings
 
 
 def required_attribute_names(report: dict[str, Any]) -> dict[str, set[str]]:
@@ -504,7 +505,15 @@ def required_attribute_names(report: dict[str, Any]) -> dict[str, set[str]]:
     return dict(out)
 
 
-__all__ = ["NUMA_ATTR", "RctSource", "attrs_report", "rct_source", "required_attribute_names"]
+__all__ = [
+    "NUMA_ATTR",
+    "AttrsDiagnosis",
+    "RctSource",
+    "attrs_report",
+    "examine",
+    "rct_source",
+    "required_attribute_names",
+]
 
 
 def rct_source(

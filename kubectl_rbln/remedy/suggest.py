@@ -49,16 +49,27 @@ class Candidate:
         return self.recipe + (f" ({'; '.join(self.adaptations)})" if self.adaptations else "")
 
 
+Blocker = Finding | str  # an error finding of the simulation, else a node's reason or the verdict
+
+
 @dataclass(slots=True)
 class Attempt:
     candidate: Candidate
     fits_on: list[str]
-    blockers: list[str]
+    blockers: list[Blocker]
     findings: list[Finding] = field(default_factory=list)
 
     @property
     def fits(self) -> bool:
         return bool(self.fits_on)
+
+
+@dataclass(frozen=True, slots=True)
+class NoFix:
+    """One reason no recipe fits: `kind` (no-rdma-nic | capacity | attempt | more) and its typed values."""
+
+    kind: str
+    values: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -83,7 +94,7 @@ class SuggestResult:
     probes: list[str]  # the Pods the simulation ran for ("ns/name", virtual ones marked)
     chosen: Attempt | None = None
     template: dict[str, Any] | None = None
-    no_fix: list[str] = field(default_factory=list)
+    no_fix: list[NoFix] = field(default_factory=list)
 
 
 def current_rct(snapshot: Snapshot, namespace: str, name: str) -> CurrentRct:
@@ -224,8 +235,8 @@ def devices_fit(row: dict[str, Any]) -> bool:
     )
 
 
-def _blockers(diagnosis: PodDiagnosis) -> list[str]:
-    errors = [f.words().title for f in diagnosis.findings if f.severity == "error"]
+def _blockers(diagnosis: PodDiagnosis) -> list[Blocker]:
+    errors: list[Blocker] = [f for f in diagnosis.findings if f.severity == "error"]
     if errors:
         return errors[:3]
     reasons = [f"{r['name']}: {r.get('reason', '')}" for r in diagnosis.nodes if r.get("reason")]
@@ -234,11 +245,11 @@ def _blockers(diagnosis: PodDiagnosis) -> list[str]:
 
 def verify(
     snapshot: Snapshot, template: ResourceClaimTemplate, pods: list[Pod], features: Features, lang: str
-) -> tuple[list[str], list[str], list[Finding]]:
+) -> tuple[list[str], list[Blocker], list[Finding]]:
     """The simulation of `why --with-rct`: (nodes where every Pod's devices fit, blockers, findings)."""
     options = WhyOptions(lang=lang, features=features, with_rct=template)
     fit_sets: list[set[str]] = []
-    blockers: list[str] = []
+    blockers: list[Blocker] = []
     findings: list[Finding] = []
     full_fit = False
     for pod in pods:
@@ -292,25 +303,16 @@ def suggest(
 
 def no_fix_reasons(
     snapshot: Snapshot, current: CurrentRct, attempts: list[Attempt], only: str | None
-) -> list[str]:
-    """Why no recipe fits, in the words of the fix: the RDMA driver, capacity, or what blocked each try."""
+) -> list[NoFix]:
+    """Why no recipe fits, as typed reasons the renderer words: the RDMA driver, capacity, each try."""
     reasons = []
     if current.has_nic and not rdma_subsystems(snapshot) and only != "npu-only":
         nics = len(devices_by_driver(snapshot).get(NIC_DRIVER, []))
-        reasons.append(
-            f"no NIC with {RDMA_ATTR}=true on any node ({nics} {NIC_DRIVER} devices): dranet reports RDMA "
-            "only when the NIC vendor's RDMA driver is loaded (bnxt_re for the Broadcom NICs of the "
-            "reference node); load it (sudo modprobe bnxt_re) and check ls /sys/class/infiniband/ on "
-            "each node. For an AGG install without NICs: kubectl rbln suggest-rct --recipe npu-only"
-        )
+        reasons.append(NoFix("no-rdma-nic", {"nics": nics}))
     slugs = {f.slug for a in attempts for f in a.findings}
     if "devices-exhausted" in slugs:
-        reasons.append(
-            "every matching device is held by running Pods: a capacity problem, not an RCT problem "
-            "(kubectl get resourceclaims -A shows the holders)"
-        )
-    for attempt in attempts[:4]:
-        reasons.append(f"{attempt.candidate.label}: {'; '.join(attempt.blockers) or 'does not fit'}")
+        reasons.append(NoFix("capacity"))
+    reasons += [NoFix("attempt", {"attempt": attempt}) for attempt in attempts[:4]]
     if len(attempts) > 4:
-        reasons.append(f"... and {len(attempts) - 4} more variants")
+        reasons.append(NoFix("more", {"count": len(attempts) - 4}))
     return reasons

@@ -11,6 +11,7 @@ from typing import Any
 
 from tabulate import tabulate
 
+from kubectl_rbln.render.output import Report
 from kubectl_rbln.render.sanitize import clean_tree
 from kubectl_rbln.render.why_table import pasteable, render_finding
 
@@ -143,8 +144,9 @@ def advertised_table(report: dict[str, Any], wide: bool) -> list[str]:
     return lines
 
 
-def render_attrs(report: dict[str, Any], *, color: bool, wide: bool) -> str:
-    report = clean_tree(report)  # cluster text may carry terminal control sequences
+def render_attrs(attrs: Report, *, lang: str = "en", color: bool = False, wide: bool = False) -> str:
+    """Draw an AttrsReport (app/attrs.py) from its document: the table shows what `-o json` says."""
+    report = clean_tree(attrs.to_document(lang))  # cluster text may carry terminal control sequences
     rct = report["rct"]
     origin = {
         "cluster": "as stored, read from the bundle"

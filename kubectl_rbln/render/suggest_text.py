@@ -1,0 +1,118 @@
+"""The human view of `suggest-rct`: the RCT as YAML for stdout, the reasoning for stderr.
+
+stdout carries nothing but the ResourceClaimTemplate, so `suggest-rct > fixed.yaml` and
+`suggest-rct | kubectl apply -f -` work; everything a person should read goes to stderr.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+
+from kubectl_rbln.app.suggest_rct import SuggestRctReport, blocker_text
+from kubectl_rbln.remedy.suggest import Attempt, NoFix
+
+
+def render_suggest_yaml(report: SuggestRctReport) -> str:
+    """The suggested ResourceClaimTemplate, or nothing when no recipe fits."""
+    if report.template is None:
+        return ""
+    return yaml.safe_dump(report.template, sort_keys=False, width=10_000)
+
+
+def _blockers(attempt: Attempt, lang: str) -> str:
+    texts = list(dict.fromkeys(blocker_text(b, lang) for b in attempt.blockers))
+    return "; ".join(texts) or "does not fit"
+
+
+def _no_fix(reason: NoFix, lang: str) -> str:
+    values = reason.values
+    if reason.kind == "no-rdma-nic":
+        return (
+            f"no NIC with dra.net/rdma=true on any node ({values['nics']} dra.net devices): dranet reports "
+            "RDMA only when the NIC vendor's RDMA driver is loaded (bnxt_re for the Broadcom NICs of the "
+            "reference node); load it (sudo modprobe bnxt_re) and check ls /sys/class/infiniband/ on each "
+            "node. For an AGG install without NICs: kubectl rbln suggest-rct --recipe npu-only"
+        )
+    if reason.kind == "capacity":
+        return (
+            "every matching device is held by running Pods: a capacity problem, not an RCT problem "
+            "(kubectl get resourceclaims -A shows the holders)"
+        )
+    if reason.kind == "attempt":
+        attempt = values["attempt"]
+        return f"{attempt.candidate.label}: {_blockers(attempt, lang)}"
+    return f"... and {values['count']} more variants"
+
+
+def gives_up(recipe: str, adaptations: tuple[str, ...]) -> list[str]:
+    lines = []
+    if recipe == "numa-unaligned":
+        lines.append(
+            "NUMA alignment: NPUs and NICs may come from different NUMA nodes, so KV transfer may cross "
+            "NUMA nodes; and the two NICs may share one physical NIC (no distinct pcieRoot)"
+        )
+    if recipe == "npu-only":
+        lines.append("RDMA NICs: no KV transfer over RDMA; set devices.rdma.enabled=false (an AGG install)")
+    if any("without the pciSubsystem" in a for a in adaptations):
+        lines.append("the NIC model pin: any NIC with dra.net/rdma=true matches")
+    return lines or ["nothing: the reference configuration's alignment is kept"]
+
+
+def _assumptions(assumptions: dict[str, Any]) -> str:
+    gates = assumptions.get("gates", {})
+    consumable = "on" if gates.get("consumable_capacity") else "off"
+    why = (assumptions.get("why") or {}).get("consumable_capacity", "the default")
+    return (
+        f"  simulated: Kubernetes {assumptions.get('kubernetesMinor')}, "
+        f"DRAConsumableCapacity {consumable} ({why}); --k8s-version and --feature-gates override"
+    )
+
+
+def _explain(report: SuggestRctReport, lang: str) -> list[str]:
+    """Why this recipe, what it gives up, how to apply it and the chart values to set."""
+    result = report.result
+    current = result.current
+    ns, name = current.namespace, current.name
+    where = f"{ns}/{name}" + (
+        "" if current.exists else " (not in the cluster: the reference recipe's counts)"
+    )
+    if result.chosen is None:
+        lines = [f"suggest-rct: no ResourceClaimTemplate can fix this cluster for {where}."]
+        lines += [f"  - {_no_fix(reason, lang)}" for reason in result.no_fix]
+        return [*lines, _assumptions(report.assumptions)]
+    chosen = result.chosen.candidate
+    lines = [f"suggest-rct: {chosen.recipe} for {where}, as resource.k8s.io/{result.api_version}"]
+    lines += [f"  adapted: {note}" for note in chosen.adaptations]
+    lines += [f"  not {a.candidate.label}: {_blockers(a, lang)}" for a in result.attempts[:-1]]
+    lines += [f"  gives up: {line}" for line in gives_up(chosen.recipe, chosen.adaptations)]
+    lines.append(
+        f"  verified: the simulation of `why --with-rct` fits {', '.join(result.probes)} "
+        f"on {', '.join(result.chosen.fits_on)}"
+    )
+    lines += [_assumptions(report.assumptions), ""]
+    lines.append(
+        "Kubernetes rejects an apply that changes an existing RCT's spec, so save, delete, then apply:"
+    )
+    lines.append(f"  kubectl rbln suggest-rct -n {ns} --rct {name} > {name}.yaml")
+    if current.exists:
+        lines.append(f"  kubectl -n {ns} delete resourceclaimtemplate {name}")
+    lines.append(f"  kubectl -n {ns} apply -f {name}.yaml")
+    lines.append("Chart values: " + " ".join(f"--set {s}" for s in report.chart_sets))
+    return lines
+
+
+def _values(report: SuggestRctReport) -> list[str]:
+    if report.values_checks is None:
+        return []
+    lines = ["", f"Chart values ({report.values_path}):"]
+    for check in report.values_checks:
+        mark = "ok  " if check.ok else ("FAIL" if check.severity == "error" else "warn")
+        lines.append(f"  {mark} {check.message}")
+    return lines
+
+
+def render_suggest_explanation(report: SuggestRctReport, lang: str = "en") -> str:
+    """Everything a person reads (stderr): the reasoning, then the chart values' checks."""
+    return "\n".join(_explain(report, lang) + _values(report)) + "\n"
