@@ -8,9 +8,6 @@ from typing import Any
 import click
 
 from kubectl_rbln.cli.options import Options, common_options, parse_timeout
-from kubectl_rbln.domain import NIC_RESOURCE_PREFIX, NPU_RESOURCE_PREFIX
-
-SCHEMA_KIND = "PodDevicesReport"
 
 
 @click.command(name="pod-devices")
@@ -58,9 +55,7 @@ def pod_devices(
     """
     timeout = parse_timeout(probe_timeout)
     requirements = _parse_selector(selector)
-    text, code = run_pod_devices(opts, list(pods), container, requirements, timeout, parallel)
-    sys.stdout.write(text)
-    return code
+    return run_pod_devices(opts, list(pods), container, requirements, timeout, parallel)
 
 
 def _parse_selector(selector: str | None) -> list[Any] | None:
@@ -76,64 +71,34 @@ def _parse_selector(selector: str | None) -> list[Any] | None:
 
 def run_pod_devices(
     opts: Options, names: list[str], container: str, selector: list[Any] | None, timeout: float, parallel: int
-) -> tuple[str, int]:
-    """Read once, probe the Pods, compare, render; returns (text, exit code)."""
-    from kubectl_rbln.cluster.exec_probe import ExecProbeRunner, ProbeTarget, from_captures, interpret  # noqa: PLC0415
+) -> int:
+    """Read once, probe the Pods (the I/O), compare (app.pod_devices), print; returns the exit code."""
+    from kubectl_rbln.app.pod_devices import PodDevicesRequest, pod_devices, probe_targets  # noqa: PLC0415
+    from kubectl_rbln.cluster.exec_probe import ExecProbeRunner, from_captures  # noqa: PLC0415
     from kubectl_rbln.cluster.source import default_namespace, load_snapshot  # noqa: PLC0415
-    from kubectl_rbln.diagnose import pod_devices as diagnose  # noqa: PLC0415
-    from kubectl_rbln.diagnose.findings import SCHEMA_VERSION  # noqa: PLC0415
-    from kubectl_rbln.errors import EXIT_CLUSTER, NotFoundError  # noqa: PLC0415
+    from kubectl_rbln.render.output import emit  # noqa: PLC0415
+    from kubectl_rbln.render.pod_devices_table import render_report  # noqa: PLC0415
 
     snapshot, collected = load_snapshot(opts.source)
     namespace = None if opts.all_namespaces else default_namespace(opts.source, collected)
-    pods, missing = diagnose.select_pods(snapshot, names, namespace, selector)
-    if names and not pods:
-        raise NotFoundError("; ".join(missing) + f" ({snapshot.source})")
-    blockers = {pod.key: diagnose.blocker(pod, container) for pod in pods}
-    targets = [ProbeTarget(p.namespace, p.name, container) for p in pods if blockers[p.key] is None]
+    request = PodDevicesRequest(names, container, namespace, selector)
+    targets = probe_targets(snapshot, request)
     if opts.offline:
         runs = [from_captures(snapshot.captures, t) for t in targets]
     else:
         runner = ExecProbeRunner(collected.context, timeout=timeout, workers=parallel)
         runs = runner.run_all(targets, progress=_progress if sys.stderr.isatty() else None)
         _progress_done(len(targets))
-    outcomes = {run.target.key: interpret(run) for run in runs}
-    entries = []
-    for pod in pods:
-        result, problem = outcomes.get(pod.key, (None, blockers[pod.key]))
-        entries.append(diagnose.pod_entry(snapshot, pod, container, result, problem, opts.lang))
-    report: dict[str, Any] = {
-        "apiVersion": SCHEMA_VERSION,
-        "kind": SCHEMA_KIND,
-        "source": snapshot.source,
-        "container": container,
-        "pods": entries,
-        "problems": missing,
-    }
-    if not pods:
-        scope = "any namespace" if namespace is None else f'namespace "{namespace}"'
-        report["message"] = (
-            f"no device Pod in {scope} (Pods with DRA claims or {NPU_RESOURCE_PREFIX} or "
-            f"{NIC_RESOURCE_PREFIX} resources)"
-        )
-    code = diagnose.exit_code(entries, opts.fail_on)
-    if runs and all(run.error_kind == "forbidden" for run in runs) and code == 0:
-        code = EXIT_CLUSTER  # nothing could be probed: the cluster refused, which is not "nothing to fix"
-    return _render(report, opts), code
-
-
-def _render(report: dict[str, Any], opts: Options) -> str:
-    if opts.jq or opts.output in ("json", "yaml"):
-        import io  # noqa: PLC0415
-
-        from kubectl_rbln.render.output import emit_document  # noqa: PLC0415
-
-        buffer = io.StringIO()
-        emit_document(report, opts.output, opts.jq, stream=buffer)
-        return buffer.getvalue()
-    from kubectl_rbln.render.pod_devices_table import render_report  # noqa: PLC0415
-
-    return render_report(report, color=opts.color and sys.stdout.isatty(), wide=opts.output == "wide")
+    report = pod_devices(snapshot, request, runs)
+    color = opts.color and sys.stdout.isatty()
+    emit(
+        report,
+        output=opts.output,
+        jq_expr=opts.jq,
+        lang=opts.lang,
+        text=lambda: render_report(report.to_document(opts.lang), color=color, wide=opts.output == "wide"),
+    )
+    return report.exit_code(opts.fail_on)
 
 
 def _progress(done: int, total: int) -> None:

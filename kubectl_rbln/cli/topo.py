@@ -8,7 +8,6 @@ names: the shared wrapper pops `output` and `jq_expr` from the keyword arguments
 from __future__ import annotations
 
 import os
-import sys
 from typing import Any
 
 import click
@@ -47,8 +46,15 @@ def topo(opts: Options, nodes: tuple[str, ...], fmt: str, jq_filter: str | None,
         raise click.UsageError("--jq filters JSON; it cannot be used with -o svg")
     opts.output = "json" if jq_filter and fmt in ("table", "wide") else fmt
     opts.jq = jq_filter
-    sys.stdout.write(run_topo(opts, list(nodes), selector=selector, rct=rct, rct_file=rct_file,
-                              k8s_version=k8s_version, feature_gates=feature_gates))
+    run_topo(
+        opts,
+        list(nodes),
+        selector=selector,
+        rct=rct,
+        rct_file=rct_file,
+        k8s_version=k8s_version,
+        feature_gates=feature_gates,
+    )
     return 0
 
 
@@ -63,76 +69,56 @@ def _load_rct_file(path: str) -> Any:
     return normalize_template(templates[0])
 
 
-def _select_nodes(snapshot: Any, names: list[str], selector: str | None) -> list[str]:
-    """Named nodes (an error if unknown), else every node with devices, filtered by -l."""
-    from kubectl_rbln.diagnose.topology import device_nodes  # noqa: PLC0415
-    from kubectl_rbln.errors import InputError, NotFoundError  # noqa: PLC0415
+def _parse_selector(selector: str | None) -> list[Any] | None:
+    if not selector:
+        return None
+    from kubectl_rbln.errors import InputError  # noqa: PLC0415
+    from kubectl_rbln.selectors import SelectorError, parse_label_selector  # noqa: PLC0415
 
-    with_devices = device_nodes(snapshot)
-    for name in names:
-        if name not in snapshot.nodes and name not in with_devices:
-            raise NotFoundError(f'node "{name}" not found ({snapshot.source or "the cluster"})')
-    chosen = names or with_devices
-    if selector:
-        from kubectl_rbln.selectors import SelectorError, parse_label_selector  # noqa: PLC0415
-
-        try:
-            requirements = parse_label_selector(selector)
-        except SelectorError as exc:
-            raise InputError(f"-l {selector}: {exc}") from None
-        labels = {n: (snapshot.nodes[n].labels if n in snapshot.nodes else {}) for n in chosen}
-        chosen = [n for n in chosen if all(r.matches(labels[n]) for r in requirements)]
-    return chosen
+    try:
+        return parse_label_selector(selector)
+    except SelectorError as exc:
+        raise InputError(f"-l {selector}: {exc}") from None
 
 
-def run_topo(opts: Options, names: list[str], *, selector: str | None = None, rct: str | None = None,
-             rct_file: str | None = None, k8s_version: str | None = None,
-             feature_gates: str | None = None) -> str:
-    """Read once, choose the RCT and the nodes, lay them out, render in the chosen format."""
+def run_topo(
+    opts: Options,
+    names: list[str],
+    *,
+    selector: str | None = None,
+    rct: str | None = None,
+    rct_file: str | None = None,
+    k8s_version: str | None = None,
+    feature_gates: str | None = None,
+) -> None:
+    """Read once (and the --rct-file), lay the nodes out (app.topo), print in the chosen format."""
+    from kubectl_rbln.app.topo import TopoRequest, topo  # noqa: PLC0415
     from kubectl_rbln.cluster.source import default_namespace, load_snapshot  # noqa: PLC0415
-    from kubectl_rbln.diagnose.features import allocator_features, choose_features  # noqa: PLC0415
-    from kubectl_rbln.diagnose.topology import (  # noqa: PLC0415
-        RctChoice,
-        build_topology,
-        choose_rct,
-        device_pod_namespaces,
-    )
-    from kubectl_rbln.errors import NotFoundError  # noqa: PLC0415
+    from kubectl_rbln.render.output import emit  # noqa: PLC0415
 
     template = _load_rct_file(rct_file) if rct_file else None
+    requirements = _parse_selector(selector)
     snapshot, collected = load_snapshot(opts.source)
-    namespace = default_namespace(opts.source, collected)
-    if template is not None:
-        where = opts.namespace or template.namespace or namespace  # -n, else the file's own
-        choice = RctChoice(template.name, where, template.spec, f"--rct-file {os.path.basename(rct_file)}")
-    else:
-        choice = choose_rct(snapshot, namespace, rct)
-        others = device_pod_namespaces(snapshot)
-        if choice.spec is None and not opts.namespace and len(others) == 1:
-            # no -n and nothing here: a bundle's one namespace with device Pods is what was meant
-            choice = choose_rct(snapshot, others[0], rct)
-        if rct and choice.spec is None:
-            raise NotFoundError(f'resourceclaimtemplate "{rct}" not found in namespace "{namespace}"',
-                                hint="-n NAMESPACE, or --rct-file FILE for one not applied yet")
-    features = choose_features(snapshot, k8s_version, feature_gates)
-    topology = build_topology(snapshot, _select_nodes(snapshot, names, selector), choice,
-                              allocator_features(features), features.describe())
-    return _render(topology, opts)
+    request = TopoRequest(
+        namespace=default_namespace(opts.source, collected),
+        nodes=names,
+        selector=requirements,
+        namespace_given=bool(opts.namespace),
+        rct=rct,
+        rct_template=template,
+        rct_origin=f"--rct-file {os.path.basename(rct_file)}" if rct_file else "",
+        k8s_version=k8s_version,
+        feature_gates=feature_gates,
+    )
+    report = topo(snapshot, request)
 
+    def text() -> str:
+        if opts.output == "svg":
+            from kubectl_rbln.render.topo_svg import render_svg  # noqa: PLC0415
 
-def _render(topology: Any, opts: Options) -> str:
-    if opts.output == "svg":
-        from kubectl_rbln.render.topo_svg import render_svg  # noqa: PLC0415
+            return render_svg(report.topology)
+        from kubectl_rbln.render.topo_text import render_topology  # noqa: PLC0415
 
-        return render_svg(topology)
-    if opts.jq or opts.output in ("json", "yaml"):
-        import io  # noqa: PLC0415
+        return render_topology(report.topology, color=opts.color, wide=opts.output == "wide")
 
-        from kubectl_rbln.render.output import emit_document  # noqa: PLC0415
-
-        buffer = io.StringIO()
-        emit_document(topology.to_dict(), opts.output, opts.jq, stream=buffer)
-        return buffer.getvalue()
-    from kubectl_rbln.render.topo_text import render_topology  # noqa: PLC0415
-
-    return render_topology(topology, color=opts.color, wide=opts.output == "wide")
+    emit(report, output=opts.output, jq_expr=opts.jq, lang=opts.lang, text=text)

@@ -22,7 +22,7 @@ from typing import Any
 
 from kubectl_rbln.cluster.exec_probe import ProbeProblem, ProbeResult
 from kubectl_rbln.diagnose.context import PodClaim, is_device_pod, pod_context, split_pod_ref
-from kubectl_rbln.diagnose.findings import Finding, build_finding, dedupe, ordered, reaches
+from kubectl_rbln.diagnose.findings import Finding, dedupe, ordered
 from kubectl_rbln.domain import (
     NIC_DRIVER,
     NIC_RESOURCE_PREFIX,
@@ -202,77 +202,80 @@ def seen_devices(result: ProbeResult) -> Seen:
     return Seen(result, mode, source, len(result.infiniband), list(result.infiniband))
 
 
-# ---------------------------------------------------------------- comparison
+# ---------------------------------------------------------------- comparison: one rule per finding
 
 
-def compare(pod: Pod, container: str, expected: Expected, seen: Seen, lang: str) -> list[Finding]:
+@dataclass(frozen=True, slots=True)
+class Where:
+    """The probed container, named as every pod-devices finding names it."""
+
+    pod: str
+    namespace: str
+    container: str
+    node: str
+    claim: str  # the container's first claim, "<claim>" when it uses none
+
+    def values(self) -> dict[str, Any]:
+        return {
+            "pod": self.pod,
+            "namespace": self.namespace,
+            "container": self.container,
+            "node": self.node,
+            "claim": self.claim,
+        }
+
+
+def compare(pod: Pod, container: str, expected: Expected, seen: Seen) -> list[Finding]:
     """Findings for one probed container; an empty list means it got what was allocated."""
+    where = Where(
+        pod.name,
+        pod.namespace,
+        container,
+        expected.node,
+        expected.claims[0] if expected.claims else "<claim>",
+    )
     result = seen.result
-    values = {
-        "pod": pod.name,
-        "namespace": pod.namespace,
-        "container": container,
-        "node": expected.node,
-        "claim": expected.claims[0] if expected.claims else "<claim>",
-    }
-    findings: list[Finding] = []
-    findings += _npu_findings(expected, result, values, lang)
-    findings += _nic_findings(expected, seen, values, lang)
-    findings += _rds_findings(expected, result, values, lang)
-    findings += _memlock_findings(pod, container, expected, result, values, lang)
-    return findings
+    found = [
+        npu_count_mismatch(where, expected, result),
+        rsd_group_missing(where, expected, result),
+        nic_count_mismatch(where, expected, seen),
+        rds_devices_missing(where, expected, result),
+        rds_label_missing(where, expected, result),
+        memlock_limit(where, expected, result, runs_non_root(pod, container, result)),
+    ]
+    return [finding for finding in found if finding is not None]
 
 
-def _npu_findings(
-    expected: Expected, result: ProbeResult, values: dict[str, Any], lang: str
-) -> list[Finding]:
-    out = []
+def npu_count_mismatch(where: Where, expected: Expected, result: ProbeResult) -> Finding | None:
+    """`npu-count-mismatch`: fewer or more /dev/rbln devices than allocated (case `names`: others)."""
     evidence = {
         "allocated": expected.npus or expected.npu_count,
         "seen": [f"/dev/{n}" for n in result.npus],
         "claims": expected.claims,
     }
     if len(result.npus) != expected.npu_count:
-        out.append(
-            build_finding(
-                "npu-count-mismatch",
-                lang,
-                {**values, "seen": len(result.npus), "expected": expected.npu_count},
-                evidence=evidence,
-            )
-        )
-    elif expected.npus and set(expected.npus) != set(result.npus):
-        texts = _WORDS["npu-names"][_lang(lang)]
-        names = {"seen": ", ".join(result.npus), "expected": ", ".join(expected.npus)}
-        out.append(
-            build_finding(
-                "npu-count-mismatch",
-                lang,
-                {**values, **names},
-                evidence=evidence,
-                title=texts[0].format(**values, **names),
-                detail=texts[1].format(**values),
-            )
-        )
-    if expected.rsd and "rsd0" not in result.rsd:
-        texts = _WORDS["rsd"][_lang(lang)]
-        out.append(
-            build_finding(
-                "npu-count-mismatch",
-                lang,
-                {**values, "seen": len(result.npus), "expected": expected.npu_count},
-                evidence={
-                    "allocated": expected.npu_count,
-                    "seen": [f"/dev/{n}" for n in result.rsd] or "no /dev/rsd*",
-                },
-                title=texts[0].format(**values, count=expected.npu_count),
-                detail=texts[1].format(**values),
-            )
-        )
-    return out
+        values = {**where.values(), "seen": len(result.npus), "expected": expected.npu_count}
+        return Finding("npu-count-mismatch", values, evidence)
+    if expected.npus and set(expected.npus) != set(result.npus):
+        values = {**where.values(), "seen": list(result.npus), "expected": list(expected.npus)}
+        return Finding("npu-count-mismatch", values, evidence, case="names")
+    return None
 
 
-def _nic_findings(expected: Expected, seen: Seen, values: dict[str, Any], lang: str) -> list[Finding]:
+def rsd_group_missing(where: Where, expected: Expected, result: ProbeResult) -> Finding | None:
+    """`rsd-group-missing`: a claim of more than one NPU and no /dev/rsd0 in the container."""
+    if not expected.rsd or "rsd0" in result.rsd:
+        return None
+    evidence = {
+        "allocated": expected.npu_count,
+        "seen": [f"/dev/{n}" for n in result.rsd] or "no /dev/rsd*",
+    }
+    values = {**where.values(), "count": expected.npu_count}
+    return Finding("rsd-group-missing", values, evidence)
+
+
+def nic_count_mismatch(where: Where, expected: Expected, seen: Seen) -> Finding | None:
+    """`nic-count-mismatch`: the RDMA devices counted (uverbs in shared mode) against the allocation."""
     result = seen.result
     evidence = {
         "rdmaMode": seen.rdma_mode + (f" ({seen.mode_source})" if seen.mode_source else ""),
@@ -283,45 +286,35 @@ def _nic_findings(expected: Expected, seen: Seen, values: dict[str, Any], lang: 
         "counted": "uverbs devices" if seen.rdma_mode == "shared" else "/sys/class/infiniband entries",
     }
     if seen.nic_count != expected.nic_count:
-        finding = build_finding(
-            "nic-count-mismatch",
-            lang,
-            {**values, "seen": seen.nic_count, "expected": expected.nic_count},
-            evidence=evidence,
-        )
-        return [finding]
+        values = {**where.values(), "seen": seen.nic_count, "expected": expected.nic_count}
+        return Finding("nic-count-mismatch", values, evidence)
     comparable = expected.rdma_devices and len(expected.rdma_devices) == expected.nic_count and seen.nic_names
     if comparable and set(expected.rdma_devices) != set(seen.nic_names):
-        texts = _WORDS["nic-names"][_lang(lang)]
-        names = {"seen": ", ".join(seen.nic_names), "expected": ", ".join(sorted(expected.rdma_devices))}
-        return [
-            build_finding(
-                "nic-count-mismatch",
-                lang,
-                {**values, **names},
-                evidence=evidence,
-                title=texts[0].format(**values, **names),
-                detail=texts[1].format(**values),
-            )
-        ]
-    return []
+        values = {**where.values(), "seen": list(seen.nic_names), "expected": sorted(expected.rdma_devices)}
+        return Finding("nic-count-mismatch", values, evidence, case="names")
+    return None
 
 
-def _rds_findings(
-    expected: Expected, result: ProbeResult, values: dict[str, Any], lang: str
-) -> list[Finding]:
-    if expected.rds is None or expected.npu_count == 0:
-        return []  # node unknown, or no NPUs: the RDS devices come with NPUs only
-    evidence = {
+def _rds_evidence(expected: Expected, result: ProbeResult) -> dict[str, Any]:
+    return {
         "node": expected.node,
         f"label {RDS_LABEL}": "true" if expected.rds else "absent",
         "seen": [f"/dev/{n}" for n in result.rds],
     }
-    if expected.rds and not result.rds:
-        return [build_finding("rds-devices-missing", lang, values, evidence=evidence)]
-    if result.rds and not expected.rds:
-        return [build_finding("rds-label-missing", lang, values, evidence=evidence)]
-    return []
+
+
+def rds_devices_missing(where: Where, expected: Expected, result: ProbeResult) -> Finding | None:
+    """`rds-devices-missing`: the node carries the RDS label, the NPU container has no /dev/rblnfs*."""
+    if expected.rds is not True or expected.npu_count == 0 or result.rds:
+        return None  # node unknown or unlabeled, no NPUs (RDS comes with NPUs only), or present
+    return Finding("rds-devices-missing", where.values(), _rds_evidence(expected, result))
+
+
+def rds_label_missing(where: Where, expected: Expected, result: ProbeResult) -> Finding | None:
+    """`rds-label-missing` (pod-devices side): /dev/rblnfs* present on a node without the RDS label."""
+    if expected.rds is not False or expected.npu_count == 0 or not result.rds:
+        return None
+    return Finding("rds-label-missing", where.values(), _rds_evidence(expected, result))
 
 
 def runs_non_root(pod: Pod, container: str, result: ProbeResult) -> bool | None:
@@ -333,23 +326,24 @@ def runs_non_root(pod: Pod, container: str, result: ProbeResult) -> bool | None:
     return None if uid is None else uid != 0
 
 
-def _memlock_findings(
-    pod: Pod, container: str, expected: Expected, result: ProbeResult, values: dict[str, Any], lang: str
-) -> list[Finding]:
-    if expected.nic_count == 0 or result.memlock == "unlimited" or not runs_non_root(pod, container, result):
-        return []
+def memlock_limit(
+    where: Where, expected: Expected, result: ProbeResult, non_root: bool | None
+) -> Finding | None:
+    """`memlock-limit` (pod-devices side): a non-root container with RDMA NICs and a limited memlock."""
+    if expected.nic_count == 0 or result.memlock == "unlimited" or not non_root:
+        return None
     evidence = {
         "ulimit -H -l": result.memlock or "(nothing printed)",
         "uid": result.uid,
         "rdmaNICs": expected.nic_count,
     }
-    return [build_finding("memlock-limit", lang, values, evidence=evidence)]
+    return Finding("memlock-limit", where.values(), evidence)
 
 
 # ---------------------------------------------------------------- allocation audit
 
 
-def audit_allocation(snapshot: Snapshot, pod: Pod, lang: str) -> list[Finding]:
+def audit_allocation(snapshot: Snapshot, pod: Pod) -> list[Finding]:
     """Allocated devices that break their claim's (or RCT's) matchAttribute / distinctAttribute."""
     index = device_index(snapshot)
     findings = []
@@ -360,22 +354,18 @@ def audit_allocation(snapshot: Snapshot, pod: Pod, lang: str) -> list[Finding]:
             broken = _violation(constraint, claim.claim.allocation.results, index)
             if broken is None:
                 continue
-            text = _describe(constraint)
-            values = {
-                "constraint": text,
-                "claim": claim.claim.name,
-                "namespace": pod.namespace,
-                "pod": pod.name,
-            }
             findings.append(
-                build_finding(
-                    "allocation-constraint-violated",
-                    lang,
-                    values,
-                    evidence={"claim": claim.claim.name, "constraint": text, **broken},
-                )
+                allocation_constraint_violated(pod, claim.claim.name, _describe(constraint), broken)
             )
     return findings
+
+
+def allocation_constraint_violated(pod: Pod, claim: str, constraint: str, broken: dict[str, Any]) -> Finding:
+    """`allocation-constraint-violated`: the allocated devices of `claim` break `constraint`."""
+    values = {"constraint": constraint, "claim": claim, "namespace": pod.namespace, "pod": pod.name}
+    return Finding(
+        "allocation-constraint-violated", values, {"claim": claim, "constraint": constraint, **broken}
+    )
 
 
 def _constraints(claim: PodClaim) -> list[Constraint]:
@@ -425,51 +415,56 @@ def _describe(constraint: Constraint) -> str:
     return f"{kind} {attribute} over {scope}"
 
 
-# ---------------------------------------------------------------- words not (yet) in the catalog
-
-_WORDS: dict[str, dict[str, tuple[str, str]]] = {
-    "rsd": {
-        "en": (
-            "Container {container} has no /dev/rsd0 for its {count} NPUs",
-            "The RBLN DRA driver maps the claim's RSD group device to /dev/rsd0 when a claim holds more "
-            "than one NPU; without it multi-NPU peer communication is disabled. The driver logs "
-            '"RSD group creation returned no device path" when creating the group fails.',
-        ),
-        "ko": (
-            "컨테이너에 /dev/rsd0이 없습니다: {container}(NPU {count}개)",
-            "클레임이 NPU를 2개 이상 가지면 RBLN DRA 드라이버가 클레임의 RSD 그룹 디바이스를 /dev/rsd0으로 "
-            "연결합니다. 이 디바이스가 없으면 NPU 간 통신이 비활성화됩니다. 그룹 생성에 실패하면 드라이버가 "
-            '"RSD group creation returned no device path"를 기록합니다.',
-        ),
-    },
-    "npu-names": {
-        "en": (
-            "Container {container} sees NPUs {seen}, the claim allocated {expected}",
-            "Inside Pod {pod}, the /dev/rbln devices are not the NPUs its ResourceClaim allocated.",
-        ),
-        "ko": (
-            "컨테이너의 NPU가 할당과 다릅니다: {container}(보임 {seen}, 할당 {expected})",
-            "Pod {pod} 안의 /dev/rbln 디바이스가 ResourceClaim이 할당한 NPU와 다릅니다.",
-        ),
-    },
-    "nic-names": {
-        "en": (
-            "Container {container} sees RDMA devices {seen}, the claim allocated {expected}",
-            "Inside Pod {pod}, the RDMA devices are not the NICs its ResourceClaim allocated.",
-        ),
-        "ko": (
-            "컨테이너의 RDMA 디바이스가 할당과 다릅니다: {container}(보임 {seen}, 할당 {expected})",
-            "Pod {pod} 안의 RDMA 디바이스가 ResourceClaim이 할당한 NIC과 다릅니다.",
-        ),
-    },
-}
-
-
-def _lang(lang: str) -> str:
-    return "ko" if lang == "ko" else "en"
-
-
 # ---------------------------------------------------------------- one Pod's entry of the report
+
+
+@dataclass(slots=True)
+class PodEntry:
+    """One Pod of the report: what it should have, what the probe saw, why it was not probed, findings."""
+
+    pod: Pod
+    container: str
+    expected: Expected
+    result: ProbeResult | None
+    seen: Seen | None
+    problem: ProbeProblem | None
+    findings: list[Finding]
+
+    @property
+    def verdict(self) -> str:
+        if self.findings:
+            extra = f" +{len(self.findings) - 1}" if len(self.findings) > 1 else ""
+            return f"{self.findings[0].slug}{extra}"
+        if self.problem is not None:
+            return self.problem.short
+        return "ok"
+
+    def to_dict(self, lang: str = "en") -> dict[str, Any]:
+        """The `-o json` entry of one Pod, findings in `lang`."""
+        problem = self.problem
+        entry: dict[str, Any] = {
+            "name": self.pod.name,
+            "namespace": self.pod.namespace,
+            "node": self.pod.node_name or "",
+            "container": self.container,
+            "phase": self.pod.phase,
+            "expected": self.expected.to_dict(),
+            "seen": self.result.to_dict() if self.result is not None else None,
+            "rdmaMode": self.seen.rdma_mode if self.seen else "unknown",
+            "probe": {"status": "ok"}
+            if problem is None
+            else {
+                "status": "failed",
+                "reason": problem.kind,
+                "short": problem.short,
+                "message": problem.message,
+            },
+            "verdict": self.verdict,
+            "findings": [f.to_dict(lang) for f in self.findings],
+        }
+        if self.seen is not None:
+            entry["seen"]["nicCount"] = self.seen.nic_count
+        return entry
 
 
 def pod_entry(
@@ -478,44 +473,11 @@ def pod_entry(
     container: str,
     result: ProbeResult | None,
     problem: ProbeProblem | None,
-    lang: str,
-) -> dict[str, Any]:
-    """The report entry of one Pod: expectation, what was seen, verdict and findings."""
+) -> PodEntry:
+    """One Pod's expectation, what was seen, and its findings, most severe first."""
     expected = expected_devices(snapshot, pod, container)
-    findings = audit_allocation(snapshot, pod, lang)
+    findings = audit_allocation(snapshot, pod)
     seen = seen_devices(result) if result is not None else None
     if seen is not None:
-        findings = compare(pod, container, expected, seen, lang) + findings
-    findings = ordered(dedupe(findings))
-    entry: dict[str, Any] = {
-        "name": pod.name,
-        "namespace": pod.namespace,
-        "node": pod.node_name or "",
-        "container": container,
-        "phase": pod.phase,
-        "expected": expected.to_dict(),
-        "seen": result.to_dict() if result is not None else None,
-        "rdmaMode": seen.rdma_mode if seen else "unknown",
-        "probe": {"status": "ok"}
-        if problem is None
-        else {"status": "failed", "reason": problem.kind, "short": problem.short, "message": problem.message},
-        "verdict": _verdict(findings, problem),
-        "findings": [f.to_dict() for f in findings],
-    }
-    if seen is not None:
-        entry["seen"]["nicCount"] = seen.nic_count
-    return entry
-
-
-def _verdict(findings: list[Finding], problem: ProbeProblem | None) -> str:
-    if findings:
-        extra = f" +{len(findings) - 1}" if len(findings) > 1 else ""
-        return f"{findings[0].slug}{extra}"
-    if problem is not None:
-        return problem.short
-    return "ok"
-
-
-def exit_code(entries: list[dict[str, Any]], fail_on: str) -> int:
-    """1 when a finding of any Pod reaches --fail-on (probe failures alone do not fail the run)."""
-    return 1 if any(reaches(f["severity"], fail_on) for e in entries for f in e["findings"]) else 0
+        findings = compare(pod, container, expected, seen) + findings
+    return PodEntry(pod, container, expected, result, seen, problem, ordered(dedupe(findings)))

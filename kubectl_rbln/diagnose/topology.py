@@ -466,15 +466,14 @@ def _failure_text(result: NodeResult) -> str:
     return short_reason(result) or "no solution"
 
 
-def node_topology(
+def _node_spots(
     snapshot: Snapshot,
     node: str,
     rct: RctChoice,
     features: Features,
-    holders: dict[tuple[str, str, str], Holder] | None = None,
-) -> NodeTopology:
-    """The node's devices grouped by NUMA node and PCIe root, marked for the RCT's requests."""
-    holders = _holders(snapshot) if holders is None else holders
+    holders: dict[tuple[str, str, str], Holder],
+) -> tuple[list[Spot], str | None, str]:
+    """The node's devices as spots, each free, held or unusable for the RCT's requests."""
     numa_attr, root_attr = _placement_attributes(rct.spec)
     devices = [
         d
@@ -493,18 +492,71 @@ def node_topology(
         if spot.holder is not None:
             spot.state, spot.reason = HELD, ""
         spots.append(spot)
+    return spots, numa_attr, root_attr
+
+
+def _mark_next_pods(spots: list[Spot], taken: list[list[tuple[str, str, str]]]) -> None:
+    by_key = {(s.driver, s.pool, s.name): s for s in spots}
+    for index, keys in enumerate(taken):
+        for key in keys:
+            if key in by_key:
+                by_key[key].next_pod = index + 1
+
+
+def _assemble(
+    node: str, spots: list[Spot], numa_attr: str | None, root_attr: str, summary: FitSummary
+) -> NodeTopology:
+    numa_attributes = [numa_attr] if numa_attr else [STANDARD_NUMA, DRANET_NUMA]
+    return NodeTopology(node, numa_attributes, root_attr, _group(spots), summary)
+
+
+def node_topology(
+    snapshot: Snapshot,
+    node: str,
+    rct: RctChoice,
+    features: Features,
+    holders: dict[tuple[str, str, str], Holder] | None = None,
+) -> NodeTopology:
+    """The node's devices grouped by NUMA node and PCIe root, marked for the RCT's requests, and how
+    many more Pods of the RCT fit (the allocator runs once per more Pod, up to MAX_PODS)."""
+    holders = _holders(snapshot) if holders is None else holders
+    spots, numa_attr, root_attr = _node_spots(snapshot, node, rct, features, holders)
     if rct.spec is None:
         summary = FitSummary(None, reason=f"no ResourceClaimTemplate {rct.key}")
     else:
         summary, taken = count_fits(snapshot, node, rct.spec, rct.namespace, rct.name, features, set(holders))
-        by_key = {(s.driver, s.pool, s.name): s for s in spots}
-        for index, keys in enumerate(taken):
-            for key in keys:
-                if key in by_key:
-                    by_key[key].next_pod = index + 1
-    return NodeTopology(
-        node, [numa_attr] if numa_attr else [STANDARD_NUMA, DRANET_NUMA], root_attr, _group(spots), summary
-    )
+        _mark_next_pods(spots, taken)
+    return _assemble(node, spots, numa_attr, root_attr, summary)
+
+
+def claim_choice(namespace: str, spec: ClaimSpec | None, rct_name: str | None) -> RctChoice:
+    """The RctChoice of a Pod's own claim (why's drawing): its spec, named after its RCT if any."""
+    return RctChoice(rct_name or "(Pod claim)", namespace, spec, "the Pod's claim")
+
+
+def node_topology_from_result(
+    snapshot: Snapshot,
+    node: str,
+    rct: RctChoice,
+    features: Features,
+    result: NodeResult | None,
+) -> NodeTopology:
+    """The node's topology for one claim the caller has already simulated on it: no allocator run.
+
+    The summary comes from `result` (1 Pod fits, its devices marked `#1`; or 0 and the
+    simulation's first reason); None (no result for this node) leaves the count unknown.
+    """
+    spots, numa_attr, root_attr = _node_spots(snapshot, node, rct, features, _holders(snapshot))
+    if rct.spec is None:
+        summary = FitSummary(None, reason=f"no ResourceClaimTemplate {rct.key}")
+    elif result is None:
+        summary = FitSummary(None)
+    elif result.fits:
+        summary = FitSummary(1)
+        _mark_next_pods(spots, [[r.key for rs in result.results.values() for r in rs if not r.admin_access]])
+    else:
+        summary = FitSummary(0, reason=_failure_text(result))
+    return _assemble(node, spots, numa_attr, root_attr, summary)
 
 
 def build_topology(

@@ -10,10 +10,10 @@ PCI addresses and lets boxes stack instead.
 from __future__ import annotations
 
 import string
+from typing import Any
 
 import click
 
-from kubectl_rbln.diagnose.features import allocator_features, choose_features
 from kubectl_rbln.diagnose.topology import (
     FREE,
     HELD,
@@ -23,11 +23,7 @@ from kubectl_rbln.diagnose.topology import (
     RctChoice,
     Spot,
     Topology,
-    choose_rct,
-    node_topology,
 )
-from kubectl_rbln.dra.allocator import Features
-from kubectl_rbln.dra.model import ClaimSpec, Snapshot
 from kubectl_rbln.render.sanitize import strip_controls_keep_color
 from kubectl_rbln.text import strip_controls
 
@@ -148,6 +144,8 @@ def summary_lines(topo: NodeTopology, rct: RctChoice) -> list[str]:
     s = topo.summary
     if rct.spec is None:
         return [f"{topo.node}: {s.reason}; devices are shown free or held only"]
+    if s.pods is None:  # laid out from a simulation the caller did not pass: no count to show
+        return [f"{topo.node}: devices for {rct.key}"]
     count = f"{s.pods}+" if s.capped else str(s.pods or 0)
     pods = "Pod" if s.pods == 1 and not s.capped else "Pods"
     lines = [f"{topo.node}: {count} more {pods} of {rct.key} fit"]
@@ -196,15 +194,14 @@ def render_topology(topology: Topology, *, color: bool = False, wide: bool = Fal
     return strip_controls_keep_color(text) if color else strip_controls(text)
 
 
-def render_node_drawing(snapshot: Snapshot, node: str, *, namespace: str, spec: ClaimSpec | None = None,
-                        rct: str | None = None, features: Features | None = None, color: bool = False,
-                        wide: bool = False) -> str:
-    """The drawing of one node for `why`: `spec` is the Pod's claim spec when the caller has it
-    (pass its RCT's name as `rct`); otherwise the RCT is chosen as `topo` chooses it.
-    `features` should be the ones `why` simulated with; None infers them as `why` does."""
-    choice = (RctChoice(rct or "(Pod claim)", namespace, spec, "the Pod's claim") if spec is not None
-              else choose_rct(snapshot, namespace, rct))
-    if features is None:
-        features = allocator_features(choose_features(snapshot, None, None))
-    topo = node_topology(snapshot, node, choice, features)
-    return render_node(topo, choice, color=color, wide=wide)
+def render_node_drawing(
+    snapshot: Any, node: str, *, color: bool = False, wide: bool = False, **how: Any
+) -> str:
+    """TEMPORARY (issue 11): why_run.py's call until it uses app.topo.node_view + render_node.
+
+    Draws only: the layout is computed by kubectl_rbln.app.topo.node_view (same keywords).
+    """
+    from kubectl_rbln.app.topo import node_view  # noqa: PLC0415
+
+    view = node_view(snapshot, node, **how)
+    return render_node(view.topology, view.rct, color=color, wide=wide)

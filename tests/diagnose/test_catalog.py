@@ -27,7 +27,8 @@ WHY_SLUGS = [
     "feature-gate-disabled", "rds-label-missing", "memlock-limit", "device-plugin-mode", "not-device-related",
 ]  # fmt: skip
 OTHER_SLUGS = [
-    "nic-count-mismatch", "npu-count-mismatch", "rds-devices-missing", "allocation-constraint-violated",
+    "nic-count-mismatch", "npu-count-mismatch", "rsd-group-missing", "rds-devices-missing",
+    "allocation-constraint-violated",
     "source-degraded", "scheduler-error", "kubelet-prepare-failed", "pod-crashing",
 ]  # fmt: skip
 ALL_SLUGS = WHY_SLUGS + OTHER_SLUGS

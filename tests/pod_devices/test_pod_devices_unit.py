@@ -98,7 +98,7 @@ def test_websocket_handshake_failures_are_named() -> None:
 def _entry(cluster: Cluster, pod: str, **changes: object) -> dict:
     snapshot = build_snapshot(cluster.objects)
     result = parse_probe(probe_stdout(**{**cluster.healthy(pod), **changes}))  # type: ignore[arg-type]
-    return pod_entry(snapshot, snapshot.pod(NS, pod), "modelserver", result, None, "en")  # type: ignore[arg-type]
+    return pod_entry(snapshot, snapshot.pod(NS, pod), "modelserver", result, None).to_dict("en")  # type: ignore[arg-type]
 
 
 def test_npu_count_names_and_rsd_group() -> None:
@@ -121,7 +121,7 @@ def test_root_pods_and_korean_words() -> None:
     assert _entry(cluster, pod, memlock="8192", uid="0")["verdict"] == "ok"  # root may raise its own limit
     snapshot = build_snapshot(cluster.objects)
     result = parse_probe(probe_stdout(**{**cluster.healthy(pod), "memlock": "64"}))
-    entry = pod_entry(snapshot, snapshot.pod(NS, pod), "modelserver", result, None, "ko")  # type: ignore[arg-type]
+    entry = pod_entry(snapshot, snapshot.pod(NS, pod), "modelserver", result, None).to_dict("ko")  # type: ignore[arg-type]
     assert entry["findings"][0]["title"] == "컨테이너의 memlock 한도를 올릴 수 없습니다: modelserver"
 
 
@@ -129,7 +129,7 @@ def test_audit_finds_nics_sharing_a_pcie_root_and_numa_mixups() -> None:
     shared_root = Cluster(decode_pending=0, nics_share_pcie_root=True)
     snapshot = build_snapshot(shared_root.objects)
     pod = snapshot.pod(NS, shared_root.pods("prefill")[0])
-    found = audit_allocation(snapshot, pod, "en")  # type: ignore[arg-type]
+    found = audit_allocation(snapshot, pod)  # type: ignore[arg-type]
     assert [f.words().title for f in found] == [
         "Allocated devices break a constraint: distinctAttribute resource.kubernetes.io/pcieRoot over nic"
     ]
@@ -140,7 +140,7 @@ def test_audit_finds_nics_sharing_a_pcie_root_and_numa_mixups() -> None:
     other = mixed.claim(mixed.pods("decode")[0])["status"]["allocation"]["devices"]["results"][-1]
     claim["status"]["allocation"]["devices"]["results"][-1] = dict(other, request="nic")
     snapshot = build_snapshot(mixed.objects)
-    found = audit_allocation(snapshot, snapshot.pod(NS, mixed.pods("prefill")[0]), "en")  # type: ignore[arg-type]
+    found = audit_allocation(snapshot, snapshot.pod(NS, mixed.pods("prefill")[0]))  # type: ignore[arg-type]
     assert [f.evidence["constraint"] for f in found] == [
         "matchAttribute resource.kubernetes.io/numaNode over npu, nic"
     ]

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from kubectl_rbln.diagnose.context import pod_context
+from kubectl_rbln.app.topo import node_view
 from kubectl_rbln.diagnose.features import allocator_features, choose_features
 from kubectl_rbln.diagnose.simulation import allocated_devices, short_reason
 from kubectl_rbln.diagnose.topology import REFERENCE_RCT, closest_node
 from kubectl_rbln.diagnose.why import WhyOptions, diagnose_pod
-from kubectl_rbln.dra.allocator import ClaimToAllocate, simulate_cluster
+from kubectl_rbln.dra.allocator import ClaimToAllocate, allocate, simulate_cluster
 from kubectl_rbln.dra.normalize import build_snapshot
-from kubectl_rbln.render.topo_text import render_node_drawing
+from kubectl_rbln.render.topo_text import render_node
 from kubectl_rbln.synthetic import ClusterBuilder
 from tests.topo.topo_cases import CASES, NAMESPACE, case_snapshot, topology_of
 
@@ -130,7 +130,34 @@ def test_why_hook_draws_the_closest_node_with_the_pods_claim():
     features = allocator_features(choose_features(snapshot, None, None))
     rows = diagnose_pod(snapshot, pod, WhyOptions(features=features)).to_dict()["nodes"]
     claim = pod_context(snapshot, pod).unallocated[0]
-    drawing = render_node_drawing(snapshot, closest_node(rows), namespace=pod.namespace, spec=claim.spec,
-                                  rct=claim.ref.resource_claim_template_name, features=features)
+    view = node_view(snapshot, closest_node(rows), namespace=pod.namespace, spec=claim.spec,
+                     rct=claim.ref.resource_claim_template_name, features=features)
+    drawing = render_node(view.topology, view.rct)
     assert drawing.startswith("npu-node-02: 0 more Pods of serving/npu-rdma fit\n  why not: matchAttribute")
     assert max(len(line) for line in drawing.splitlines()) <= 100
+
+
+def test_why_drawing_from_its_own_simulation_runs_no_allocator(monkeypatch):
+    """Given why's NodeResult for the node, the drawing is the same but for the "more Pods" count."""
+    builder = ClusterBuilder(0, npu_nodes=2, nics_per_numa=1, prefill_running=1, decode_running=0)
+    snapshot = build_snapshot(builder.build())
+    pod = snapshot.pod(*builder.target_pod())
+    features = allocator_features(choose_features(snapshot, None, None))
+    claim = pod_context(snapshot, pod).unallocated[0]
+    node = snapshot.nodes["npu-node-02"]
+    slices = [s for s in snapshot.slices if s.node_name in (node.name, None)]
+    held = {r.key for c in snapshot.claims if c.allocation for r in c.allocation.results}
+    to_allocate = ClaimToAllocate(pod.namespace, claim.claim_name or "c", claim.spec)
+    result = allocate(node, [to_allocate], slices, snapshot.device_classes, held, features)
+    how = dict(namespace=pod.namespace, spec=claim.spec, rct=claim.ref.resource_claim_template_name,
+               features=features)
+    simulated = node_view(snapshot, "npu-node-02", **how)
+    import kubectl_rbln.diagnose.topology as topology
+
+    monkeypatch.setattr(topology, "allocate", lambda *a, **k: pytest.fail("the allocator ran again"))
+    given = node_view(snapshot, "npu-node-02", result=result, **how)
+    assert not result.fits and given.topology.summary.pods == 0
+    assert render_node(given.topology, given.rct) == render_node(simulated.topology, simulated.rct)
+    unknown = node_view(snapshot, "npu-node-02", simulate=False, **how)
+    drawn = render_node(unknown.topology, unknown.rct)
+    assert drawn.startswith("npu-node-02: devices for serving/npu-rdma\n")

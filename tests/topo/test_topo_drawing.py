@@ -12,7 +12,8 @@ from pathlib import Path
 import click
 import pytest
 
-from kubectl_rbln.render.topo_text import MAX_WIDTH, render_node_drawing, render_topology
+from kubectl_rbln.app.topo import node_view
+from kubectl_rbln.render.topo_text import MAX_WIDTH, render_node, render_topology
 from tests.topo.topo_cases import CASES, NAMESPACE, case_snapshot, topology_of
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -96,6 +97,7 @@ def test_colour_only_when_asked_and_same_drawing_underneath():
 
 def test_node_drawing_for_why_is_the_node_block():
     snapshot = case_snapshot("half-allocated")
-    drawing = render_node_drawing(snapshot, "npu-node-01", namespace=NAMESPACE)
+    view = node_view(snapshot, "npu-node-01", namespace=NAMESPACE)
+    drawing = render_node(view.topology, view.rct)
     assert drawing.startswith("npu-node-01: 1 more Pod of serving/npu-rdma fit")
     assert drawing in render_topology(topology_of(snapshot))

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from kubectl_rbln.diagnose.features import allocator_features, choose_features
-from kubectl_rbln.diagnose.topology import Topology, build_topology, choose_rct, device_nodes
+from kubectl_rbln.app.topo import TopoRequest, topo
+from kubectl_rbln.diagnose.topology import Topology
 from kubectl_rbln.dra.model import Snapshot
 from kubectl_rbln.dra.normalize import build_snapshot
 from kubectl_rbln.synthetic import ClusterBuilder
@@ -46,6 +46,5 @@ def case_snapshot(name: str) -> Snapshot:
 
 
 def topology_of(snapshot: Snapshot) -> Topology:
-    choice = choose_features(snapshot, None, None)
-    return build_topology(snapshot, device_nodes(snapshot), choose_rct(snapshot, NAMESPACE),
-                          allocator_features(choice), choice.describe())
+    """What `kubectl rbln topo -n serving` lays out (the use case the command calls)."""
+    return topo(snapshot, TopoRequest(namespace=NAMESPACE, namespace_given=True)).topology

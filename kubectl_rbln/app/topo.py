@@ -1,0 +1,147 @@
+"""`topo` as one pure use case, and the one-node view `why` draws.
+
+The command line reads the snapshot (and an `--rct-file`) and prints; choosing the RCT,
+the nodes and the allocator features and laying the devices out happen here, so a test calls
+exactly what the command calls. Renderers (render/topo_text.py, render/topo_svg.py) only draw.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from kubectl_rbln.diagnose.features import allocator_features, choose_features
+from kubectl_rbln.diagnose.findings import Finding
+from kubectl_rbln.diagnose.topology import (
+    NodeTopology,
+    RctChoice,
+    Topology,
+    build_topology,
+    choose_rct,
+    claim_choice,
+    device_nodes,
+    device_pod_namespaces,
+    node_topology,
+    node_topology_from_result,
+)
+from kubectl_rbln.dra.allocator import Features, NodeResult
+from kubectl_rbln.dra.model import ClaimSpec, ResourceClaimTemplate, Snapshot
+from kubectl_rbln.errors import NotFoundError
+
+
+class LabelMatcher(Protocol):
+    """One parsed `-l` requirement."""
+
+    def matches(self, labels: dict[str, str]) -> bool: ...
+
+
+@dataclass(frozen=True, slots=True)
+class TopoRequest:
+    """What the user asked: nodes (else every node with devices), `-l`, and the RCT that decides usable."""
+
+    namespace: str  # -n, else the context's namespace
+    nodes: Sequence[str] = ()
+    selector: Sequence[LabelMatcher] | None = None
+    namespace_given: bool = False  # -n was passed: never guess another namespace
+    rct: str | None = None  # --rct
+    rct_template: ResourceClaimTemplate | None = None  # --rct-file, read by the caller
+    rct_origin: str = ""  # "--rct-file <basename>"
+    k8s_version: str | None = None
+    feature_gates: str | None = None
+
+
+@dataclass(slots=True)
+class TopoReport:
+    """The laid-out nodes; `topo` reports no findings (its exit code is 0)."""
+
+    topology: Topology
+
+    @property
+    def findings(self) -> list[Finding]:
+        return []
+
+    def to_document(self, lang: str) -> dict[str, Any]:
+        """The `-o json` document (the same in every language: topo prints no sentences)."""
+        return self.topology.to_dict()
+
+
+def _choose(snapshot: Snapshot, request: TopoRequest) -> RctChoice:
+    template = request.rct_template
+    if template is not None:
+        where = (
+            (request.namespace if request.namespace_given else None)
+            or template.namespace
+            or request.namespace
+        )
+        return RctChoice(template.name, where, template.spec, request.rct_origin or "--rct-file")
+    choice = choose_rct(snapshot, request.namespace, request.rct)
+    others = device_pod_namespaces(snapshot)
+    if choice.spec is None and not request.namespace_given and len(others) == 1:
+        # no -n and nothing here: a bundle's one namespace with device Pods is what was meant
+        choice = choose_rct(snapshot, others[0], request.rct)
+    if request.rct and choice.spec is None:
+        raise NotFoundError(
+            f'resourceclaimtemplate "{request.rct}" not found in namespace "{request.namespace}"',
+            hint="-n NAMESPACE, or --rct-file FILE for one not applied yet",
+        )
+    return choice
+
+
+def select_nodes(
+    snapshot: Snapshot, names: Sequence[str], selector: Sequence[LabelMatcher] | None
+) -> list[str]:
+    """Named nodes (an error if unknown), else every node with devices, filtered by -l."""
+    with_devices = device_nodes(snapshot)
+    for name in names:
+        if name not in snapshot.nodes and name not in with_devices:
+            raise NotFoundError(f'node "{name}" not found ({snapshot.source or "the cluster"})')
+    chosen = list(names) or with_devices
+    if selector:
+        labels = {n: (snapshot.nodes[n].labels if n in snapshot.nodes else {}) for n in chosen}
+        chosen = [n for n in chosen if all(r.matches(labels[n]) for r in selector)]
+    return chosen
+
+
+def topo(snapshot: Snapshot, request: TopoRequest) -> TopoReport:
+    """Choose the RCT and the nodes, lay each node out and count how many more Pods fit."""
+    choice = _choose(snapshot, request)
+    features = choose_features(snapshot, request.k8s_version, request.feature_gates)
+    nodes = select_nodes(snapshot, request.nodes, request.selector)
+    topology = build_topology(snapshot, nodes, choice, allocator_features(features), features.describe())
+    return TopoReport(topology)
+
+
+@dataclass(slots=True)
+class NodeView:
+    """One node's layout and the RCT it was marked for: what render_node draws."""
+
+    topology: NodeTopology
+    rct: RctChoice
+
+
+def node_view(
+    snapshot: Snapshot,
+    node: str,
+    *,
+    namespace: str,
+    spec: ClaimSpec | None = None,
+    rct: str | None = None,
+    features: Features | None = None,
+    result: NodeResult | None = None,
+    simulate: bool = True,
+) -> NodeView:
+    """The one node `why` draws. `spec` is the Pod's claim spec when the caller has it (its RCT's
+    name as `rct`); otherwise the RCT is chosen as `topo` chooses it. `features` should be the ones
+    `why` simulated with (None infers them as `why` does).
+
+    With `result` (that node's NodeResult from why's own simulation) or `simulate=False`, the
+    allocator does not run again: the summary says whether this Pod fits (from `result`) instead
+    of how many more Pods would; otherwise it counts fits as `topo` does.
+    """
+    choice = claim_choice(namespace, spec, rct) if spec is not None else choose_rct(snapshot, namespace, rct)
+    if features is None:
+        features = allocator_features(choose_features(snapshot, None, None))
+    if result is not None or not simulate:
+        return NodeView(node_topology_from_result(snapshot, node, choice, features, result), choice)
+    return NodeView(node_topology(snapshot, node, choice, features), choice)
