@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from kubectl_rbln.app.topo import node_view
+from kubectl_rbln.diagnose.context import pod_context
 from kubectl_rbln.diagnose.features import allocator_features, choose_features
 from kubectl_rbln.diagnose.simulation import allocated_devices, short_reason
 from kubectl_rbln.diagnose.topology import REFERENCE_RCT, closest_node
