@@ -23,12 +23,9 @@ class Finding:
     evidence: dict[str, Any] = field(default_factory=dict)
     case: str | None = None  # one of the slug's catalog cases, when its words differ
     recipe: str | None = None  # numa-aligned | numa-unaligned | npu-only | nic-selector
-    legacy: dict[str, Any] | None = None  # TEMPORARY (issue 11 port): words a not-yet-ported check wrote
 
     @property
     def severity(self) -> str:
-        if self.legacy and self.legacy.get("severity"):
-            return str(self.legacy["severity"])
         return severity_of(self.slug, self.case)
 
     def identity(self) -> tuple[str, str | None, str]:
@@ -37,22 +34,7 @@ class Finding:
 
     def words(self, lang: str = "en") -> RenderedWords:
         """This finding's words in `lang`, from the catalog (the one fill function)."""
-        legacy = self.legacy or {}
-        words = render_words(self.slug, legacy.get("lang", lang), self.values, self.case)
-        if not legacy:
-            return words
-        remediation = [
-            line for line in words.remediation if not any(m in line for m in legacy.get("drop_lines", ()))
-        ]
-        return RenderedWords(
-            slug=self.slug,
-            severity=self.severity,
-            lang=words.lang,
-            title=legacy.get("title") or words.title,
-            summary=legacy.get("detail") or words.summary,
-            remediation=list(legacy.get("extra_remediation") or []) + remediation,
-            docs=words.docs,
-        )
+        return render_words(self.slug, lang, self.values, self.case)
 
     def to_dict(self, lang: str = "en") -> dict[str, Any]:
         """The `-o json` shape (docs/output-schema.md), words filled in `lang`."""
@@ -98,27 +80,3 @@ def dedupe(findings: list[Finding]) -> list[Finding]:
             unique.append(finding)
     return unique
 
-
-def build_finding(
-    slug: str,
-    lang: str,
-    values: dict[str, Any],
-    *,
-    evidence: dict[str, Any] | None = None,
-    title: str | None = None,
-    detail: str | None = None,
-    severity: str | None = None,
-    extra_remediation: list[str] | None = None,
-    recipe: str | None = None,
-    drop_lines: tuple[str, ...] = (),
-) -> Finding:
-    """TEMPORARY shim while checks are ported to rules (issue 11); removed when no caller is left."""
-    legacy = {
-        "lang": lang,
-        "title": title,
-        "detail": detail,
-        "severity": severity,
-        "extra_remediation": extra_remediation,
-        "drop_lines": drop_lines,
-    }
-    return Finding(slug, dict(values), evidence or {}, recipe=recipe, legacy=legacy)

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from kubectl_rbln.diagnose.events import SchedulingMessage, classify_event, parse_pod_scheduled
+from kubectl_rbln.diagnose.pod_view import PodView
 from kubectl_rbln.dra.model import Event
 
-if TYPE_CHECKING:
-    from kubectl_rbln.diagnose.context import PodContext
 
-
-def pod_events(ctx: PodContext) -> list[Event]:
+def pod_events(ctx: PodView) -> list[Event]:
     pod = ctx.pod
     claim_names = {c.claim_name for c in ctx.claims if c.claim_name}
     events = [
@@ -26,7 +24,7 @@ def pod_events(ctx: PodContext) -> list[Event]:
     return sorted(events, key=lambda e: e.last_timestamp)
 
 
-def relevant_events(ctx: PodContext) -> list[dict[str, Any]]:
+def relevant_events(ctx: PodView) -> list[dict[str, Any]]:
     """The `-o json` events[] of a Pod."""
     return [
         {
@@ -41,7 +39,7 @@ def relevant_events(ctx: PodContext) -> list[dict[str, Any]]:
     ]
 
 
-def scheduling_messages(ctx: PodContext) -> list[SchedulingMessage]:
+def scheduling_messages(ctx: PodView) -> list[SchedulingMessage]:
     """The PodScheduled condition (it outlives events) first, then FailedScheduling events."""
     messages = []
     condition = ctx.pod.conditions.get("PodScheduled")

@@ -13,8 +13,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from kubectl_rbln.diagnose.context import PodClaim, PodContext
 from kubectl_rbln.diagnose.placement import Exclusion, exclusions
+from kubectl_rbln.diagnose.pod_view import PodView
 from kubectl_rbln.dra.allocator import ClaimToAllocate, NodeResult, simulate_cluster
 from kubectl_rbln.dra.explain import CandidateCounts, Failure
 from kubectl_rbln.dra.model import Snapshot
@@ -91,7 +91,7 @@ def holders_of(snapshot: Snapshot, device_ids: list[str]) -> dict[str, str]:
     return out
 
 
-def claims_to_allocate(ctx: PodContext) -> list[tuple[PodClaim, ClaimToAllocate]]:
+def claims_to_allocate(ctx: PodView) -> list[tuple[Any, ClaimToAllocate]]:
     pairs = []
     for claim in ctx.unallocated:
         spec = claim.spec
@@ -194,7 +194,7 @@ def counts_for(result: NodeResult, failure: Failure) -> CandidateCounts | None:
     return None
 
 
-def simulate_pod(ctx: PodContext) -> SimulationFacts:
+def simulate_pod(ctx: PodView) -> SimulationFacts:
     """Every node, the Pod's unallocated claims, devices other claims hold taken out."""
     pairs = claims_to_allocate(ctx)
     if not pairs or ctx.pod.node_name:
