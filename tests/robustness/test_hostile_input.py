@@ -137,7 +137,7 @@ def test_why_reaches_a_verdict_on_mutated_bundles(
     for pod in pods:
         diagnosis = diagnose_pod(snapshot, pod, WhyOptions())
         assert isinstance(diagnosis, PodDiagnosis)
-        assert diagnosis.verdict.startswith(f"Pod {pod.key} is ")
+        assert diagnosis.verdict("en").startswith(f"Pod {pod.key} is ")
         json.dumps(diagnosis.to_dict(), default=str)  # -o json can always print it
 
 

@@ -231,11 +231,15 @@ def not_device_related(ctx: PodContext) -> Iterator[Finding]:
                 "devicesFitOn": elsewhere,
                 "nodesExcluded": {n: [e.text for e in ex] for n, ex in simulation.excluded.items() if ex},
             }
-            yield Finding("not-device-related", ctx.values(reasons=reasons, nodes=Names(elsewhere)), evidence)
+            excluded = [n for n, ex in simulation.excluded.items() if ex]
+            node = (elsewhere or excluded or ["<node>"])[0]
+            values = ctx.values(reasons=reasons, nodes=Names(elsewhere), node=node)
+            yield Finding("not-device-related", values, evidence)
             return
     for message in ctx.scheduling_messages:
         reasons = _non_device_reasons(message)
         if reasons:
             evidence = {"event": message.text, "nodeReasons": reasons, "totalNodes": message.total_nodes}
-            yield Finding("not-device-related", ctx.values(reasons=reasons, nodes=Names([])), evidence)
+            values = ctx.values(reasons=reasons, nodes=Names([]), node=ctx.pod.node_name or "<node>")
+            yield Finding("not-device-related", values, evidence)
             return
