@@ -31,7 +31,6 @@ class SuggestRequest:
     feature_gates: str | None = None
     values: dict[str, Any] | None = None  # a chart values file, already read
     values_path: str | None = None
-    lang: str = "en"  # TEMPORARY: the simulation's not-yet-ported checks still word their findings
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,7 +115,6 @@ def suggest_rct(snapshot: Snapshot, request: SuggestRequest) -> SuggestRctReport
         features=allocator_features(choice),
         pod=request.pod,
         only=request.recipe,
-        lang=request.lang,
     )
     checks = None
     if request.values is not None:

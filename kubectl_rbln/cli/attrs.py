@@ -21,7 +21,7 @@ def attrs(opts: Options, rct: str, rct_file: str | None) -> int:
     """
     from kubectl_rbln.app.attrs import AttrsRequest  # noqa: PLC0415 - heavy imports only when running
     from kubectl_rbln.app.attrs import attrs as run_attrs  # noqa: PLC0415
-    from kubectl_rbln.cli.why_run import load_rct_file  # noqa: PLC0415
+    from kubectl_rbln.cli.rct_file import load_rct_file  # noqa: PLC0415
     from kubectl_rbln.cluster.source import default_namespace, load_snapshot  # noqa: PLC0415
     from kubectl_rbln.diagnose.findings import exit_code_for  # noqa: PLC0415
     from kubectl_rbln.render.attrs_table import render_attrs  # noqa: PLC0415

@@ -1,8 +1,6 @@
-"""`kubectl rbln check`: flags to `diagnose.checklist`, then a table or a CheckReport document."""
+"""`kubectl rbln check`: flags to the `check` use case (app/check.py), then a table or a CheckReport."""
 
 from __future__ import annotations
-
-import sys
 
 import click
 
@@ -20,20 +18,21 @@ def check(opts: Options, rct: str, k8s_version: str | None, feature_gates: str |
     kubectl rbln check -n serving
     kubectl rbln check -f dump.json -n serving -o json
     """
-    from kubectl_rbln.cluster.source import default_namespace, load_snapshot  # noqa: PLC0415 - heavy imports
-    from kubectl_rbln.diagnose.checklist import run_checklist  # noqa: PLC0415
-    from kubectl_rbln.diagnose.features import allocator_features, choose_features  # noqa: PLC0415
-    from kubectl_rbln.diagnose.why import WhyOptions  # noqa: PLC0415
+    from kubectl_rbln.app.check import CheckRequest, run_check  # noqa: PLC0415 - heavy imports
+    from kubectl_rbln.cluster.source import default_namespace, load_snapshot  # noqa: PLC0415
     from kubectl_rbln.render.check_table import render_check  # noqa: PLC0415
-    from kubectl_rbln.render.output import emit_document  # noqa: PLC0415
+    from kubectl_rbln.render.output import emit  # noqa: PLC0415
 
     snapshot, collected = load_snapshot(opts.source)
-    namespace = default_namespace(opts.source, collected)
-    choice = choose_features(snapshot, k8s_version, feature_gates)
-    options = WhyOptions(lang=opts.lang, features=allocator_features(choice), assumptions=choice.describe())
-    report, code = run_checklist(snapshot, namespace, rct, options, opts.fail_on)
-    if opts.jq or opts.output in ("json", "yaml"):
-        emit_document(report, opts.output, opts.jq)
-    else:
-        sys.stdout.write(render_check(report, color=opts.color, wide=opts.output == "wide"))
-    return code
+    request = CheckRequest(default_namespace(opts.source, collected), rct, k8s_version, feature_gates)
+    report = run_check(snapshot, request)
+    emit(
+        report,
+        output=opts.output,
+        jq_expr=opts.jq,
+        lang=opts.lang,
+        text=lambda: render_check(
+            report.to_document(opts.lang), color=opts.color, wide=opts.output == "wide"
+        ),
+    )
+    return report.exit_code(opts.fail_on)

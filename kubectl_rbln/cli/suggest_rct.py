@@ -49,7 +49,7 @@ def suggest_rct(
     kubectl rbln suggest-rct -n serving --values my-values.yaml
     """
     from kubectl_rbln.app.suggest_rct import SuggestRequest, suggest_rct  # noqa: PLC0415 - heavy imports
-    from kubectl_rbln.cli.why_run import select_pods  # noqa: PLC0415
+    from kubectl_rbln.app.why import select_pods  # noqa: PLC0415
     from kubectl_rbln.cluster.source import default_namespace, load_snapshot  # noqa: PLC0415
     from kubectl_rbln.render.output import emit  # noqa: PLC0415
     from kubectl_rbln.render.suggest_text import render_suggest_explanation, render_suggest_yaml  # noqa: PLC0415
@@ -58,9 +58,7 @@ def suggest_rct(
     snapshot, collected = load_snapshot(opts.source)
     namespace = default_namespace(opts.source, collected)
     target = select_pods(snapshot, [pod], namespace)[0] if pod else None
-    request = SuggestRequest(
-        namespace, rct, target, recipe, k8s_version, feature_gates, values, values_file, opts.lang
-    )
+    request = SuggestRequest(namespace, rct, target, recipe, k8s_version, feature_gates, values, values_file)
     report = suggest_rct(snapshot, request)
     click.echo(render_suggest_explanation(report, opts.lang), err=True, nl=False)
     emit(report, output="table", jq_expr=None, lang=opts.lang, text=lambda: render_suggest_yaml(report))

@@ -58,17 +58,6 @@ def topo(opts: Options, nodes: tuple[str, ...], fmt: str, jq_filter: str | None,
     return 0
 
 
-def _load_rct_file(path: str) -> Any:
-    from kubectl_rbln.cluster.files import load_objects  # noqa: PLC0415
-    from kubectl_rbln.dra.normalize import normalize_template  # noqa: PLC0415
-    from kubectl_rbln.errors import InputError  # noqa: PLC0415
-
-    templates = [o for o in load_objects([path]) if o.get("kind") == "ResourceClaimTemplate"]
-    if len(templates) != 1:
-        raise InputError(f"--rct-file {path}: expected one ResourceClaimTemplate, found {len(templates)}")
-    return normalize_template(templates[0])
-
-
 def _parse_selector(selector: str | None) -> list[Any] | None:
     if not selector:
         return None
@@ -93,10 +82,11 @@ def run_topo(
 ) -> None:
     """Read once (and the --rct-file), lay the nodes out (app.topo), print in the chosen format."""
     from kubectl_rbln.app.topo import TopoRequest, topo  # noqa: PLC0415
+    from kubectl_rbln.cli.rct_file import load_rct_file  # noqa: PLC0415
     from kubectl_rbln.cluster.source import default_namespace, load_snapshot  # noqa: PLC0415
     from kubectl_rbln.render.output import emit  # noqa: PLC0415
 
-    template = _load_rct_file(rct_file) if rct_file else None
+    template = load_rct_file(rct_file, "--rct-file") if rct_file else None
     requirements = _parse_selector(selector)
     snapshot, collected = load_snapshot(opts.source)
     request = TopoRequest(

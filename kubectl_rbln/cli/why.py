@@ -39,8 +39,6 @@ def why(
     kubectl rbln why POD --with-rct fixed.yaml   would this RCT fix it?
     kubectl rbln why --example                   the bundled example cluster
     """
-    from kubectl_rbln.cli.why_run import run_why  # noqa: PLC0415 - heavy imports only when running
-
     if example:
         from kubectl_rbln.synthetic.example import example_path  # noqa: PLC0415
 
@@ -52,3 +50,40 @@ def why(
     )
     sys.stdout.write(text)
     return code
+
+
+def run_why(
+    opts: Options,
+    names: list[str],
+    *,
+    with_rct: str | None,
+    k8s_version: str | None,
+    feature_gates: str | None,
+) -> tuple[str, int]:
+    """Flags to the `why` use case and back to text: (what to print, exit code)."""
+    import io  # noqa: PLC0415 - heavy imports only when running
+
+    from kubectl_rbln.app.why import WhyRequest, why  # noqa: PLC0415
+    from kubectl_rbln.cli.rct_file import load_rct_file  # noqa: PLC0415
+    from kubectl_rbln.cluster.source import default_namespace, load_snapshot  # noqa: PLC0415
+    from kubectl_rbln.render.output import emit  # noqa: PLC0415
+    from kubectl_rbln.render.why_table import render_why  # noqa: PLC0415
+
+    replacement = load_rct_file(with_rct) if with_rct else None
+    snapshot, collected = load_snapshot(opts.source)
+    namespace = None if opts.all_namespaces else default_namespace(opts.source, collected)
+    request = WhyRequest(tuple(names), namespace, replacement, k8s_version, feature_gates)
+    report = why(snapshot, request)
+    wide = opts.output == "wide"
+    buffer = io.StringIO()
+    emit(
+        report,
+        output=opts.output,
+        jq_expr=opts.jq,
+        lang=opts.lang,
+        text=lambda: render_why(
+            report.to_document(opts.lang), report.closest_views(snapshot), color=opts.color, wide=wide
+        ),
+        stream=buffer,
+    )
+    return buffer.getvalue(), report.exit_code(opts.fail_on)

@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kubectl_rbln.catalog import Names
-from kubectl_rbln.diagnose.attrs import attrs_report, rct_source
+from kubectl_rbln.diagnose.attrs import examine, rct_source
 from kubectl_rbln.diagnose.context import PodContext, is_device_pod, pod_context, resolve_claims
-from kubectl_rbln.diagnose.findings import SCHEMA_VERSION, Finding, exit_code_for
+from kubectl_rbln.diagnose.findings import Finding
 from kubectl_rbln.diagnose.placement import required_labels
 from kubectl_rbln.diagnose.rct_audit import applied_spec, dropped_fields
 from kubectl_rbln.diagnose.rules.layers import (
@@ -22,7 +22,7 @@ from kubectl_rbln.diagnose.rules.layers import (
     drivers_of,
     nodes_lacking,
 )
-from kubectl_rbln.diagnose.why import WhyOptions, diagnose_pod
+from kubectl_rbln.diagnose.why import PodDiagnosis, WhyOptions, diagnose_pod
 from kubectl_rbln.domain import (
     DEVICE_RESOURCE_PREFIXES,
     NIC_CLASS,
@@ -44,6 +44,7 @@ class CheckItem:
     found: str
     findings: list[Finding] = field(default_factory=list)
     applicable: bool = True
+    diagnosis: PodDiagnosis | None = None  # a `why` item: its verdict, in the reader's language, is `found`
 
     @property
     def status(self) -> str:
@@ -57,7 +58,7 @@ class CheckItem:
             "id": self.id,
             "title": self.title,
             "expected": self.expected,
-            "found": self.found,
+            "found": self.diagnosis.verdict(lang).split(": ", 1)[-1] if self.diagnosis else self.found,
             "status": self.status,
             "findings": [f.to_dict(lang) for f in self.findings],
         }
@@ -91,7 +92,7 @@ def _classes_needed(snapshot: Snapshot, namespace: str, rct: str) -> list[str]:
     return sorted({a.device_class for r in template.spec.requests for a in r.alternatives})
 
 
-def item_device_classes(snapshot: Snapshot, namespace: str, rct: str, lang: str) -> CheckItem:
+def item_device_classes(snapshot: Snapshot, namespace: str, rct: str) -> CheckItem:
     needed = _classes_needed(snapshot, namespace, rct)
     findings = list(device_class_missing.run(reference_context(snapshot, namespace, rct)))
     missing = [c for c in needed if c not in snapshot.device_classes]
@@ -108,7 +109,7 @@ def npu_nodes(snapshot: Snapshot) -> list[Node]:
     )
 
 
-def item_slices(snapshot: Snapshot, namespace: str, rct: str, lang: str) -> CheckItem:
+def item_slices(snapshot: Snapshot, namespace: str, rct: str) -> CheckItem:
     drivers = sorted(
         {
             d
@@ -149,7 +150,7 @@ def item_slices(snapshot: Snapshot, namespace: str, rct: str, lang: str) -> Chec
     )
 
 
-def item_rct(snapshot: Snapshot, namespace: str, rct: str, lang: str) -> CheckItem:
+def item_rct(snapshot: Snapshot, namespace: str, rct: str) -> CheckItem:
     exists = snapshot.template(namespace, rct) is not None
     present = sorted(t.name for t in snapshot.templates if t.namespace == namespace)
     findings = list(claim_template_missing.run(reference_context(snapshot, namespace, rct)))
@@ -164,7 +165,7 @@ def device_pods(snapshot: Snapshot, namespace: str | None) -> list[Any]:
     )
 
 
-def item_claims(snapshot: Snapshot, namespace: str | None, lang: str) -> CheckItem:
+def item_claims(snapshot: Snapshot, namespace: str | None) -> CheckItem:
     total, unallocated, findings = 0, [], []
     for pod in device_pods(snapshot, namespace):
         for claim in pod_context(snapshot, pod).claims:
@@ -193,11 +194,11 @@ def item_claims(snapshot: Snapshot, namespace: str | None, lang: str) -> CheckIt
     )
 
 
-def item_attributes(snapshot: Snapshot, namespace: str, rct: str, lang: str) -> CheckItem:
-    report, findings = attrs_report(snapshot, rct_source(snapshot, namespace, rct), lang)
-    rows = report["required"]
-    good = [r for r in rows if r["verdict"] in ("present", "optional")]
-    bad = [f"{r['attribute']} ({r['driver']}, {r['verdict']})" for r in rows if r not in good]
+def item_attributes(snapshot: Snapshot, namespace: str, rct: str) -> CheckItem:
+    examined = examine(snapshot, rct_source(snapshot, namespace, rct))
+    rows, findings = examined.required, examined.findings
+    good = [r for r in rows if r.verdict in ("present", "optional")]
+    bad = [f"{r.attribute} ({r.driver}, {r.verdict})" for r in rows if r not in good]
     found = f"{len(good)}/{len(rows)} required keys published everywhere"
     if bad:
         found += "; " + ", ".join(bad)
@@ -206,7 +207,7 @@ def item_attributes(snapshot: Snapshot, namespace: str, rct: str, lang: str) -> 
     )
 
 
-def item_rds(snapshot: Snapshot, namespace: str | None, lang: str) -> CheckItem:
+def item_rds(snapshot: Snapshot, namespace: str | None) -> CheckItem:
     wanting = [p for p in device_pods(snapshot, namespace) if required_labels(p).get(RDS_LABEL) == "true"]
     nodes = npu_nodes(snapshot)
     labelled = [n.name for n in nodes if n.labels.get(RDS_LABEL) == "true"]
@@ -237,7 +238,7 @@ def item_rds(snapshot: Snapshot, namespace: str | None, lang: str) -> CheckItem:
     )
 
 
-def item_device_plugin(snapshot: Snapshot, lang: str) -> CheckItem:
+def item_device_plugin(snapshot: Snapshot) -> CheckItem:
     npu_slice_nodes = {s.node_name for s in snapshot.slices if s.driver == NPU_DRIVER and s.devices}
     both = []
     for node in sorted(snapshot.nodes.values(), key=lambda n: n.name):
@@ -264,7 +265,7 @@ def item_device_plugin(snapshot: Snapshot, lang: str) -> CheckItem:
     return CheckItem("N2", "not both device plugin and DRA", "no node with both", found, findings)
 
 
-def item_consumable_gate(snapshot: Snapshot, namespace: str, rct: str, lang: str) -> CheckItem:
+def item_consumable_gate(snapshot: Snapshot, namespace: str, rct: str) -> CheckItem:
     template = snapshot.template(namespace, rct)
     expected = "DRAConsumableCapacity on (the stored RCT kept distinctAttribute)"
     if template is None:
@@ -298,38 +299,24 @@ def why_items(snapshot: Snapshot, namespace: str | None, options: WhyOptions) ->
                 f"why {pod.key}",
                 pod.name,
                 "kubectl rbln why: nothing to fix",
-                diagnosis.verdict(options.lang).split(": ", 1)[-1],
+                "",
                 diagnosis.findings,
+                diagnosis=diagnosis,
             )
         )
     return items
 
 
-def run_checklist(
-    snapshot: Snapshot, namespace: str, rct: str, options: WhyOptions, fail_on: str = "error"
-) -> tuple[dict[str, Any], int]:
-    """The CheckReport document and its exit code."""
-    lang = options.lang
-    items = [
-        item_device_classes(snapshot, namespace, rct, lang),
-        item_slices(snapshot, namespace, rct, lang),
-        item_rct(snapshot, namespace, rct, lang),
-        item_claims(snapshot, namespace, lang),
-        item_attributes(snapshot, namespace, rct, lang),
-        item_rds(snapshot, namespace, lang),
-        item_device_plugin(snapshot, lang),
-        item_consumable_gate(snapshot, namespace, rct, lang),
+def checklist_items(snapshot: Snapshot, namespace: str, rct: str, options: WhyOptions) -> list[CheckItem]:
+    """The checklist of seeds 001 and 002, in their order, then `why` for every device Pod."""
+    return [
+        item_device_classes(snapshot, namespace, rct),
+        item_slices(snapshot, namespace, rct),
+        item_rct(snapshot, namespace, rct),
+        item_claims(snapshot, namespace),
+        item_attributes(snapshot, namespace, rct),
+        item_rds(snapshot, namespace),
+        item_device_plugin(snapshot),
+        item_consumable_gate(snapshot, namespace, rct),
         *why_items(snapshot, namespace, options),
     ]
-    counts = {s: sum(i.status == s for i in items) for s in ("pass", "warn", "fail", "skip")}
-    report = {
-        "apiVersion": SCHEMA_VERSION,
-        "kind": "CheckReport",
-        "source": snapshot.source,
-        "namespace": namespace,
-        "rct": rct,
-        "assumptions": options.assumptions,
-        "summary": counts,
-        "items": [i.to_dict(lang) for i in items],
-    }
-    return report, exit_code_for([f for i in items for f in i.findings], fail_on)

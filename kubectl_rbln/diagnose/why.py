@@ -22,7 +22,6 @@ from kubectl_rbln.dra.model import Pod, ResourceClaimTemplate, Snapshot
 
 @dataclass(slots=True)
 class WhyOptions:
-    lang: str = "en"
     features: Features = field(default_factory=Features)
     with_rct: ResourceClaimTemplate | None = None
     assumptions: dict[str, Any] = field(default_factory=dict)

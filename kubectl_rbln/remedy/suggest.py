@@ -35,8 +35,6 @@ from kubectl_rbln.dra.model import Pod, PodClaimRef, ResourceClaimTemplate, Snap
 from kubectl_rbln.dra.normalize import normalize_template
 from kubectl_rbln.remedy.recipes import API_VERSIONS, RecipeParams, recipe_devices, template_object
 
-DEVICES_WOULD_FIT = "devices would fit"
-
 
 @dataclass(frozen=True, slots=True)
 class Candidate:
@@ -229,33 +227,28 @@ def probe_pods(snapshot: Snapshot, namespace: str, rct: str, pod: Pod | None = N
     return [(probe_pod(namespace, rct), f"{namespace}/{rct}-probe (a Pod that only uses the RCT)")]
 
 
-def devices_fit(row: dict[str, Any]) -> bool:
-    return row.get("fits") is True or (
-        row.get("fits") is None and DEVICES_WOULD_FIT in str(row.get("reason", ""))
-    )
-
-
 def _blockers(diagnosis: PodDiagnosis) -> list[Blocker]:
     errors: list[Blocker] = [f for f in diagnosis.findings if f.severity == "error"]
     if errors:
         return errors[:3]
     reasons = [f"{r['name']}: {r.get('reason', '')}" for r in diagnosis.nodes if r.get("reason")]
-    return reasons[:3] or [diagnosis.verdict]
+    return reasons[:3] or [diagnosis.verdict("en")]
 
 
 def verify(
-    snapshot: Snapshot, template: ResourceClaimTemplate, pods: list[Pod], features: Features, lang: str
+    snapshot: Snapshot, template: ResourceClaimTemplate, pods: list[Pod], features: Features
 ) -> tuple[list[str], list[Blocker], list[Finding]]:
     """The simulation of `why --with-rct`: (nodes where every Pod's devices fit, blockers, findings)."""
-    options = WhyOptions(lang=lang, features=features, with_rct=template)
+    options = WhyOptions(features=features, with_rct=template)
     fit_sets: list[set[str]] = []
     blockers: list[Blocker] = []
     findings: list[Finding] = []
     full_fit = False
     for pod in pods:
         diagnosis = diagnose_pod(snapshot, pod, options)
-        nodes = {r["name"] for r in diagnosis.nodes if devices_fit(r)}
-        full_fit = full_fit or any(r.get("fits") is True for r in diagnosis.nodes)
+        simulation = diagnosis.context.simulation  # typed: no string in a node row is parsed back
+        nodes = set(simulation.fitting) | set(simulation.fits_elsewhere)
+        full_fit = full_fit or bool(simulation.fitting)
         if not nodes:
             blockers += [b for b in _blockers(diagnosis) if b not in blockers]
             findings += diagnosis.findings
@@ -278,7 +271,6 @@ def suggest(
     features: Features,
     pod: Pod | None = None,
     only: str | None = None,
-    lang: str = "en",
 ) -> SuggestResult:
     """Try the candidates strongest first; the first one the simulation proves is the suggestion."""
     if only is not None and only not in CHART_RECIPES:
@@ -290,7 +282,7 @@ def suggest(
     for candidate in candidates(snapshot, current, only):
         obj = template_object(rct, namespace, recipe_devices(candidate.recipe, candidate.params), api_version)
         fits_on, blockers, findings = verify(
-            snapshot, normalize_template(obj), [p for p, _ in pods], features, lang
+            snapshot, normalize_template(obj), [p for p, _ in pods], features
         )
         attempt = Attempt(candidate, fits_on, blockers, findings)
         result.attempts.append(attempt)

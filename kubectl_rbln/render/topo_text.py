@@ -10,7 +10,6 @@ PCI addresses and lets boxes stack instead.
 from __future__ import annotations
 
 import string
-from typing import Any
 
 import click
 
@@ -192,16 +191,3 @@ def render_topology(topology: Topology, *, color: bool = False, wide: bool = Fal
     text = heading(topology.rct) + "\n\n" + "\n\n".join(blocks) + "\n\n" + LEGEND + "\n"
     # node and device names come from the cluster; with colour on, only SGR colour codes survive
     return strip_controls_keep_color(text) if color else strip_controls(text)
-
-
-def render_node_drawing(
-    snapshot: Any, node: str, *, color: bool = False, wide: bool = False, **how: Any
-) -> str:
-    """TEMPORARY (issue 11): why_run.py's call until it uses app.topo.node_view + render_node.
-
-    Draws only: the layout is computed by kubectl_rbln.app.topo.node_view (same keywords).
-    """
-    from kubectl_rbln.app.topo import node_view  # noqa: PLC0415
-
-    view = node_view(snapshot, node, **how)
-    return render_node(view.topology, view.rct, color=color, wide=wide)

@@ -14,7 +14,9 @@ from typing import Any
 import click
 from tabulate import tabulate
 
+from kubectl_rbln.app.topo import NodeView
 from kubectl_rbln.render.sanitize import clean_tree, strip_controls_keep_color
+from kubectl_rbln.render.topo_text import render_node
 from kubectl_rbln.text import strip_controls
 
 SYMBOLS = {"error": "✗", "warning": "!", "info": "i"}
@@ -193,3 +195,12 @@ def render_report(
     if not blocks:
         blocks = [report.get("message", "no device Pod needs attention")]
     return "\n\n".join(blocks) + "\n"
+
+
+def render_why(document: dict[str, Any], views: dict[str, NodeView], *, color: bool, wide: bool) -> str:
+    """The `why` text: the report, and for each Pod the node closest to fitting, drawn, not computed."""
+    drawings = {
+        pod: (view.topology.node, render_node(view.topology, view.rct, color=color, wide=wide))
+        for pod, view in views.items()
+    }
+    return render_report(document, color=color, wide=wide, drawings=drawings)

@@ -31,7 +31,7 @@ def test_capped_search_is_a_warning_that_names_the_cap() -> None:
 
 def test_capped_search_in_korean() -> None:
     snapshot = build_snapshot(pathological_bundle())
-    diagnosis = diagnose_pod(snapshot, snapshot.pods[0], WhyOptions(lang="ko"))
+    diagnosis = diagnose_pod(snapshot, snapshot.pods[0], WhyOptions())
     (capped,) = [f for f in diagnosis.findings if "searchCapped" in f.evidence]
     title = capped.words("ko").title
     assert title.startswith("search-capped:") and "불가능이 증명된 것은 아님" in title

@@ -46,7 +46,7 @@ def test_no_finding_shows_an_unfilled_placeholder(lang):
         snapshot = build_snapshot(scenario.build("v1"))
         pod = snapshot.pod(*scenario.pending_pod)
         choice = choose_features(snapshot, None, None)
-        diagnosis = diagnose_pod(snapshot, pod, WhyOptions(lang=lang, features=allocator_features(choice)))
+        diagnosis = diagnose_pod(snapshot, pod, WhyOptions(features=allocator_features(choice)))
         for finding in diagnosis.findings:
             words = finding.words(lang)
             for text in [words.title, words.summary, *words.remediation]:

@@ -1,0 +1,129 @@
+"""`why` as a use case: a Snapshot and which Pods in, a WhyReport out.
+
+The CLI parses flags, loads the snapshot and the `--with-rct` file; this function picks the Pods,
+chooses the simulated Kubernetes version and gates, and diagnoses each Pod once. The report
+prints as text (render/why_table.py, with the closest node drawn from the same simulation) or
+as the `-o json` document (`to_document`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from kubectl_rbln.app.topo import NodeView, node_view
+from kubectl_rbln.diagnose.context import is_device_pod, split_pod_ref
+from kubectl_rbln.diagnose.features import allocator_features, choose_features
+from kubectl_rbln.diagnose.findings import SCHEMA_VERSION, Finding, exit_code_for
+from kubectl_rbln.diagnose.why import PodDiagnosis, WhyOptions, diagnose_pod
+from kubectl_rbln.dra.model import Pod, ResourceClaimTemplate, Snapshot
+from kubectl_rbln.errors import NotFoundError
+
+
+@dataclass(frozen=True, slots=True)
+class WhyRequest:
+    """Which Pods (`ns/pod` or `pod`; none: every Pending or crashing device Pod) and how to simulate."""
+
+    pods: tuple[str, ...] = ()
+    namespace: str | None = None  # None: every namespace
+    with_rct: ResourceClaimTemplate | None = None
+    k8s_version: str | None = None
+    feature_gates: str | None = None
+
+
+@dataclass(slots=True)
+class WhyReport:
+    source: str
+    namespace: str | None
+    assumptions: dict[str, Any]
+    diagnoses: list[PodDiagnosis]
+    with_rct: ResourceClaimTemplate | None = None
+    options: WhyOptions = field(default_factory=WhyOptions)
+
+    @property
+    def findings(self) -> list[Finding]:
+        return [f for d in self.diagnoses for f in d.findings]
+
+    def exit_code(self, fail_on: str) -> int:
+        return exit_code_for(self.findings, fail_on)
+
+    def to_document(self, lang: str) -> dict[str, Any]:
+        """The WhyReport document of `-o json|yaml` (docs/output-schema.md), words in `lang`."""
+        document: dict[str, Any] = {
+            "apiVersion": SCHEMA_VERSION,
+            "kind": "WhyReport",
+            "source": self.source,
+            "assumptions": self.assumptions,
+            "pods": [d.to_dict(lang) for d in self.diagnoses],
+        }
+        if not self.diagnoses:
+            scope = "any namespace" if self.namespace is None else f'namespace "{self.namespace}"'
+            document["message"] = (
+                f"no Pending or crashing device Pod in {scope}; name a Pod to diagnose it anyway"
+            )
+        return document
+
+    def closest_views(self, snapshot: Snapshot) -> dict[str, NodeView]:
+        """Pod -> the layout of the node that came closest to fitting, from the Pod's own simulation.
+
+        The allocator does not run again: the node's NodeResult is the one the rules read.
+        """
+        views = {}
+        for diagnosis in self.diagnoses:
+            node = diagnosis.closest_node
+            claim = next((c for c in diagnosis.context.unallocated if c.spec), None)
+            if node is None or claim is None:
+                continue
+            replacement = self.with_rct
+            name = (
+                replacement.name if replacement else claim.ref.resource_claim_template_name
+            ) or claim.claim_name
+            views[diagnosis.pod.key] = node_view(
+                snapshot,
+                node,
+                namespace=diagnosis.pod.namespace,
+                spec=replacement.spec if replacement else claim.spec,
+                rct=name,
+                features=self.options.features,
+                result=diagnosis.context.simulation.result(node),
+                simulate=False,
+            )
+        return views
+
+
+def needs_attention(pod: Pod) -> bool:
+    """Pending, or a container that restarts: the Pods `why` looks at when none is named."""
+    if pod.phase == "Pending":
+        return True
+    return any(s.restart_count > 0 or s.reason == "CrashLoopBackOff" for s in pod.container_states)
+
+
+def select_pods(snapshot: Snapshot, names: list[str] | tuple[str, ...], namespace: str | None) -> list[Pod]:
+    """Named Pods (an error if one is missing), else every device Pod that is Pending or crashing."""
+    if names:
+        chosen = []
+        for name in names:
+            ns, short = split_pod_ref(name, namespace)
+            pod = snapshot.pod(ns, short)
+            if pod is None:
+                where = snapshot.source or "the cluster"
+                raise NotFoundError(f'pod "{short}" not found in namespace "{ns}" ({where})')
+            chosen.append(pod)
+        return chosen
+    return [
+        pod
+        for pod in snapshot.pods
+        if (namespace is None or pod.namespace == namespace) and is_device_pod(pod) and needs_attention(pod)
+    ]
+
+
+def why(snapshot: Snapshot, request: WhyRequest) -> WhyReport:
+    """Diagnose the chosen Pods: every rule, the simulation once per Pod."""
+    pods = select_pods(snapshot, request.pods, request.namespace)
+    choice = choose_features(snapshot, request.k8s_version, request.feature_gates)
+    assumptions = choice.describe()
+    options = WhyOptions(
+        features=allocator_features(choice), with_rct=request.with_rct, assumptions=assumptions
+    )
+    diagnoses = [diagnose_pod(snapshot, pod, options) for pod in pods]
+    return WhyReport(snapshot.source, request.namespace, assumptions, diagnoses, request.with_rct, options)

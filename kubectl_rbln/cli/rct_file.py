@@ -1,0 +1,15 @@
+"""An RCT given as a file (`--with-rct`, `--rct-file`): read, one template, normalized."""
+
+from __future__ import annotations
+
+from kubectl_rbln.cluster.files import load_objects
+from kubectl_rbln.dra.model import ResourceClaimTemplate
+from kubectl_rbln.dra.normalize import normalize_template
+from kubectl_rbln.errors import InputError
+
+
+def load_rct_file(path: str, flag: str = "--with-rct") -> ResourceClaimTemplate:
+    templates = [o for o in load_objects([path]) if o.get("kind") == "ResourceClaimTemplate"]
+    if len(templates) != 1:
+        raise InputError(f"{flag} {path}: expected one ResourceClaimTemplate, found {len(templates)}")
+    return normalize_template(templates[0])
