@@ -43,11 +43,11 @@ def page_path(name: str, lang: str) -> Path | None:
 
 def catalog_page(slug: str, lang: str) -> str:
     """The catalog's words for a slug, shaped like a page: used when docs/ was not installed."""
-    from kubectl_rbln.catalog import render  # noqa: PLC0415
+    from kubectl_rbln.catalog import render, sentence  # noqa: PLC0415
 
     entry = render(load_catalog()[slug], lang)
     fix = "\n".join(f"    {line}" for line in entry.remediation)
-    heading = ("의미", "해결 방법") if entry.lang == "ko" else ("What it means", "How to fix")
+    heading = (sentence("page-meaning", entry.lang), sentence("page-fix", entry.lang))
     return (
         f"# {slug}\n\nSeverity: {entry.severity}\n\n{entry.title}\n\n"
         f"## {heading[0]}\n\n{entry.summary}\n\n## {heading[1]}\n\n{fix}\n\n"
