@@ -19,7 +19,7 @@ from kubectl_rbln.catalog import Names
 from kubectl_rbln.diagnose.findings import Finding, dedupe, ordered
 from kubectl_rbln.diagnose.rct_audit import applied_spec, dropped_fields
 from kubectl_rbln.diagnose.rules.attributes import devices_by_driver, near_misses, requirements
-from kubectl_rbln.diagnose.rules.layers import drivers_of
+from kubectl_rbln.diagnose.rules.layers import drivers_of, slices_missing
 from kubectl_rbln.domain import NIC_DRIVER, NUMA_ATTR, PCIE_ROOT_ATTR
 from kubectl_rbln.dra.model import ClaimSpec, Device, ResourceClaimTemplate, Snapshot, Version
 from kubectl_rbln.dra.references import cached_references
@@ -367,10 +367,7 @@ def attribute_unpublished(source: RctSource, entry: Required) -> Finding:
 
 def driver_missing_on_nodes(driver: str, nodes: list[str]) -> Finding:
     """driver-slices-missing (a warning here): the driver publishes nothing on some device nodes."""
-    values = {"driver": driver, "nodes": Names(nodes), "node": nodes[0]}
-    return Finding(
-        "driver-slices-missing", values, {"driver": driver, "nodesWithout": nodes}, case="some-nodes"
-    )
+    return slices_missing(driver, nodes, {"driver": driver, "nodesWithout": nodes}, "some-nodes")
 
 
 def attribute_format(source: RctSource, row: dict[str, Any]) -> Finding:

@@ -8,6 +8,7 @@ these rules do not need them (claim-not-created also reads the claim controller'
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from kubectl_rbln.catalog import Names
 from kubectl_rbln.diagnose.context import PodContext
@@ -210,8 +211,6 @@ def _nodes_with_devices(slices: list[ResourceSlice], nodes: list[Node], node_nam
     return found  # type: ignore[return-value]
 
 
-
-
 def _nodes_with_devices(slices: list[ResourceSlice], nodes: list[Node], node_names: set[str]) -> set[str]:
     """Nodes that see at least one device: node-local slices by name, the others by selector."""
     found = {s.node_name for s in slices if s.devices and s.node_name in node_names}
@@ -227,6 +226,14 @@ def nodes_lacking(snapshot: Snapshot, driver: str, nodes: list[Node]) -> list[st
     local = {s.node_name for s in slices if s.node_name}
     shared = [s for s in slices if not s.node_name]
     return [n.name for n in nodes if n.name not in local and not any(slice_relevant(s, n) for s in shared)]
+
+
+def slices_missing(
+    driver: str, nodes: list[str], evidence: dict[str, Any], case: str | None = None, **values: Any
+) -> Finding:
+    """The one constructor of driver-slices-missing: why, check (item 2) and attrs all call it."""
+    shown = {"driver": driver, "nodes": Names(nodes), "node": nodes[0] if nodes else "<node>", **values}
+    return Finding("driver-slices-missing", shown, evidence, case=case)
 
 
 def _layer_gaps(ctx: PodContext) -> Iterator[Finding]:
@@ -255,9 +262,7 @@ def _layer_gaps(ctx: PodContext) -> Iterator[Finding]:
             "slicesOnOtherNodes": elsewhere,
         }
         shown = empty or sorted(n.name for n in nodes)
-        yield Finding(
-            "driver-slices-missing", ctx.values(driver=driver, node=shown[0], nodes=Names(shown)), evidence
-        )
+        yield slices_missing(driver, shown, evidence, **ctx.values())
 
 
 def _simulated_gaps(ctx: PodContext) -> Iterator[Finding]:
