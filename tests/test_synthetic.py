@@ -440,6 +440,7 @@ def test_pending_decode_example_tells_the_documented_story() -> None:
 # ----------------------------------------------------------------------------- bench/gen
 
 
+@pytest.mark.slow  # bench/gen as a subprocess
 def test_bench_gen_writes_a_loadable_list(tmp_path: Path) -> None:
     out = tmp_path / "c.json"
     result = subprocess.run(

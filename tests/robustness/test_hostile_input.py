@@ -72,6 +72,7 @@ raw_objects = st.builds(
 )
 
 
+@pytest.mark.slow  # hypothesis, 60 examples of whole clusters
 @FAST
 @given(st.lists(st.one_of(raw_objects, json_values), max_size=8))
 def test_normalizer_takes_anything(objects: list[Any]) -> None:
@@ -120,6 +121,7 @@ def _mutate(objects: list[dict[str, Any]], picks: list[tuple[int, int, Any, bool
     return out
 
 
+@pytest.mark.slow  # hypothesis, 40 runs of `why` on mutated bundles
 @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
 @given(
     st.lists(
