@@ -42,7 +42,7 @@ def why(
     from kubectl_rbln.cli.why_run import run_why  # noqa: PLC0415 - heavy imports only when running
 
     if example:
-        from kubectl_rbln.synthetic.example import example_path  # noqa: PLC0415
+        from kubectl_rbln.example import example_path  # noqa: PLC0415
 
         opts.filenames = [str(example_path())]
         if not opts.namespace:

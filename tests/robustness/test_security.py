@@ -21,7 +21,7 @@ import yaml
 
 from kubectl_rbln.cluster.exec_probe import PROBE_COMMAND
 from kubectl_rbln.cluster.replay import ReplayServer
-from kubectl_rbln.synthetic.builder import ClusterBuilder
+from testing.synthetic.builder import ClusterBuilder
 from tests.conftest import run_rbln
 
 HOSTILE = "\x1b]0;owned\x07\x1b[2J\x1b[8mhidden\x1b[0m\u202eevil\x1b]52;c;Y3VybA==\x07"

@@ -13,7 +13,7 @@ from kubectl_rbln.diagnose.features import allocator_features, choose_features
 from kubectl_rbln.diagnose.topology import Topology, build_topology, choose_rct, device_nodes
 from kubectl_rbln.dra.model import Snapshot
 from kubectl_rbln.dra.normalize import build_snapshot
-from kubectl_rbln.synthetic import ClusterBuilder
+from testing.synthetic import ClusterBuilder
 
 NAMESPACE = "serving"
 IDLE = {"npu_nodes": 1, "prefill_running": 0, "decode_running": 0}
