@@ -25,7 +25,7 @@ from kubectl_rbln.diagnose.rules import WHY_RULES
 from kubectl_rbln.dra.normalize import build_snapshot
 from kubectl_rbln.render.check_table import render_check
 from kubectl_rbln.render.why_table import render_why
-from kubectl_rbln.synthetic.scenarios import SCENARIOS
+from testing.synthetic.scenarios import SCENARIOS
 
 PACKAGE = Path(__file__).resolve().parents[2] / "kubectl_rbln"
 LANGS = ("en", "ko")

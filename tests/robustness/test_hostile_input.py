@@ -20,7 +20,7 @@ from kubectl_rbln.cluster.files import load_objects
 from kubectl_rbln.diagnose.why import PodDiagnosis, WhyOptions, diagnose_pod
 from kubectl_rbln.dra.normalize import build_snapshot
 from kubectl_rbln.errors import InputError
-from kubectl_rbln.synthetic.builder import ClusterBuilder
+from testing.synthetic.builder import ClusterBuilder
 
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
 KINDS = [

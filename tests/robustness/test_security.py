@@ -21,7 +21,7 @@ import yaml
 
 from kubectl_rbln.cluster.exec_probe import PROBE_COMMAND
 from kubectl_rbln.replay.server import ReplayServer
-from kubectl_rbln.synthetic.builder import ClusterBuilder
+from testing.synthetic.builder import ClusterBuilder
 from tests.conftest import run_rbln
 
 pytestmark = pytest.mark.slow  # replay and echo servers, the CLI as a subprocess

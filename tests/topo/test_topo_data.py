@@ -14,7 +14,7 @@ from kubectl_rbln.diagnose.why import WhyOptions, diagnose_pod
 from kubectl_rbln.dra.allocator import ClaimToAllocate, allocate, simulate_cluster
 from kubectl_rbln.dra.normalize import build_snapshot
 from kubectl_rbln.render.topo_text import render_node
-from kubectl_rbln.synthetic import ClusterBuilder
+from testing.synthetic import ClusterBuilder
 from tests.topo.topo_cases import CASES, NAMESPACE, case_snapshot, topology_of
 
 EXPECTED_FITS = {"healthy": 2, "half-allocated": 1, "one-nic-per-numa": 0, "nics-without-numa": 0,
