@@ -482,18 +482,6 @@ def examine(snapshot: Snapshot, source: RctSource) -> AttrsDiagnosis:
     )
 
 
-def attrs_report(
-    snapshot: Snapshot, source: RctSource, lang: str = "en"
-) -> tuple[dict[str, Any], list[Finding]]:
-    """TEMPORARY (issue 11): checklist item 5 reads `required` and the findings; use examine()."""
-    diagnosis = examine(snapshot, source)
-    document = {
-        "required": [r.to_dict() for r in diagnosis.required],
-        "findings": [f.to_dict(lang) for f in diagnosis.findings],
-    }
-    return document, diagnosis.findings
-
-
 def required_attribute_names(report: dict[str, Any]) -> dict[str, set[str]]:
     """driver -> the attributes the report says are required (for callers and tests)."""
     out: dict[str, set[str]] = defaultdict(set)
@@ -506,7 +494,6 @@ __all__ = [
     "NUMA_ATTR",
     "AttrsDiagnosis",
     "RctSource",
-    "attrs_report",
     "examine",
     "rct_source",
     "required_attribute_names",
@@ -518,7 +505,7 @@ def rct_source(
 ) -> RctSource:
     """The RCT to compare: a file, else the stored one (what the API server kept), else the recipe."""
     from kubectl_rbln.dra.normalize import normalize_template  # noqa: PLC0415
-    from kubectl_rbln.remedy.recipes import recipe_devices, template_object  # noqa: PLC0415
+    from kubectl_rbln.recipes import recipe_devices, template_object  # noqa: PLC0415
 
     if from_file is not None:
         return RctSource(from_file.name, from_file.namespace or namespace, "file", from_file, from_file.spec)

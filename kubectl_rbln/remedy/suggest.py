@@ -33,7 +33,7 @@ from kubectl_rbln.domain import (
 from kubectl_rbln.dra.allocator import Features
 from kubectl_rbln.dra.model import Pod, PodClaimRef, ResourceClaimTemplate, Snapshot
 from kubectl_rbln.dra.normalize import normalize_template
-from kubectl_rbln.remedy.recipes import API_VERSIONS, RecipeParams, recipe_devices, template_object
+from kubectl_rbln.recipes import API_VERSIONS, RecipeParams, recipe_devices, template_object
 
 
 @dataclass(frozen=True, slots=True)
