@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kubectl_rbln.diagnose.attrs import examine, rct_source
-from kubectl_rbln.diagnose.context import PodContext, is_device_pod, pod_context, resolve_claims
+from kubectl_rbln.diagnose.context import PodContext, is_device_pod, pod_context, probe_pod, resolve_claims
 from kubectl_rbln.diagnose.findings import Finding
 from kubectl_rbln.diagnose.placement import required_labels
 from kubectl_rbln.diagnose.rct_audit import applied_spec, dropped_fields
@@ -34,7 +34,7 @@ from kubectl_rbln.domain import (
     NPU_LABEL,
     RDS_LABEL,
 )
-from kubectl_rbln.dra.model import Node, Pod, PodClaimRef, Snapshot
+from kubectl_rbln.dra.model import Node, Snapshot
 
 GATE_TITLE = "DRAConsumableCapacity (distinct)"
 
@@ -69,22 +69,7 @@ class CheckItem:
 
 def reference_context(snapshot: Snapshot, namespace: str, rct: str) -> PodContext:
     """A Pod as the chart would write it (one claim from `rct`), so `check` runs why's own rules."""
-    pod = Pod(
-        name="<pod>",
-        namespace=namespace,
-        uid="",
-        phase="Pending",
-        node_name=None,
-        labels={},
-        node_selector={},
-        affinity={},
-        tolerations=[],
-        resource_claims=[PodClaimRef(name="devices", resource_claim_template_name=rct)],
-        claim_statuses={},
-        conditions={},
-        containers=[],
-        container_states=[],
-    )
+    pod = probe_pod(namespace, rct)
     return PodContext(snapshot=snapshot, pod=pod, claims=resolve_claims(snapshot, pod))
 
 
