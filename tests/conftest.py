@@ -13,6 +13,29 @@ REPO = Path(__file__).resolve().parent.parent
 DATA = REPO / "tests" / "data"
 SAMPLES = DATA / "samples"
 EXAMPLES = REPO / "examples"
+E2E = REPO / "tests" / "e2e"
+# tests/ecosystem/conftest.py: real kubectl, the krew archive build and install, a replay server.
+SLOW_FIXTURES = frozenset({"kubectl_binary", "release", "krew_install", "example_server"})
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The slow lane, so that `pytest -m "not slow"` stays quick; a bare `pytest` still runs everything.
+
+    Marked here: everything under tests/e2e; every test that asks for the `rbln` fixture below (the
+    CLI as a subprocess; a folder that overrides `rbln` with `inprocess_rbln` stays fast); and every
+    test that asks for a fixture of SLOW_FIXTURES. Other slow tests carry `pytestmark =
+    pytest.mark.slow` or `@pytest.mark.slow` in their file.
+    """
+    for item in items:
+        info = getattr(item, "_fixtureinfo", None)
+        rbln_defs = info.name2fixturedefs.get("rbln", ()) if info else ()
+        if (
+            E2E in item.path.parents
+            or (rbln_defs and rbln_defs[-1].func.__code__.co_filename == __file__)
+            or SLOW_FIXTURES.intersection(getattr(item, "fixturenames", ()))
+        ):
+            item.add_marker(pytest.mark.slow)
 
 
 def run_rbln(

@@ -10,6 +10,8 @@ import pytest
 
 from tests.conftest import REPO
 
+pytestmark = pytest.mark.slow  # ruff as a subprocess
+
 
 def test_ruff_is_clean():
     if (

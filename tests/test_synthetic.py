@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from kubectl_rbln.cluster.exec_probe import PROBE_COMMAND, parse_probe
-from kubectl_rbln.synthetic import (
+from testing.synthetic import (
     ClusterBuilder,
     Knobs,
     dumps_bundle,
@@ -20,8 +20,8 @@ from kubectl_rbln.synthetic import (
     to_list,
     write_bundle,
 )
-from kubectl_rbln.synthetic.fit_error import event_note
-from kubectl_rbln.synthetic.scenarios import SCENARIOS, SLUGS, example_target, example_text
+from testing.synthetic.fit_error import event_note
+from testing.synthetic.scenarios import SCENARIOS, SLUGS, example_target, example_text
 
 REPO = Path(__file__).resolve().parent.parent
 SHAPES = ("v1", "v1beta2", "v1beta1")
@@ -419,7 +419,7 @@ def test_example_files_match_the_builder(name: str) -> None:
 def test_packaged_example_is_identical_to_the_repo_copy() -> None:
     repo_copy = (REPO / "examples" / "pending-decode.json").read_bytes()
     assert (REPO / "kubectl_rbln" / "examples" / "pending-decode.json").read_bytes() == repo_copy
-    from kubectl_rbln.synthetic.example import example_path
+    from kubectl_rbln.example import example_path
 
     assert example_path().read_bytes() == repo_copy
 
@@ -440,6 +440,7 @@ def test_pending_decode_example_tells_the_documented_story() -> None:
 # ----------------------------------------------------------------------------- bench/gen
 
 
+@pytest.mark.slow  # bench/gen as a subprocess
 def test_bench_gen_writes_a_loadable_list(tmp_path: Path) -> None:
     out = tmp_path / "c.json"
     result = subprocess.run(

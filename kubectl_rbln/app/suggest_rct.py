@@ -14,8 +14,8 @@ from kubectl_rbln.diagnose.features import allocator_features, choose_features
 from kubectl_rbln.diagnose.findings import SCHEMA_VERSION
 from kubectl_rbln.dra.model import Pod, Snapshot
 from kubectl_rbln.errors import EXIT_FINDINGS, EXIT_OK
+from kubectl_rbln.recipes import chart_values
 from kubectl_rbln.remedy.chart_values import ValuesCheck, check_values
-from kubectl_rbln.remedy.recipes import chart_values
 from kubectl_rbln.remedy.suggest import Attempt, SuggestResult, suggest
 
 

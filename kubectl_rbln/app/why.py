@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kubectl_rbln.app.topo import NodeView, node_view
-from kubectl_rbln.diagnose.context import is_device_pod, split_pod_ref
+from kubectl_rbln.diagnose.context import find_pods, is_device_pod
 from kubectl_rbln.diagnose.features import allocator_features, choose_features
 from kubectl_rbln.diagnose.findings import SCHEMA_VERSION, Finding, exit_code_for
 from kubectl_rbln.diagnose.why import PodDiagnosis, WhyOptions, diagnose_pod
@@ -101,14 +101,9 @@ def needs_attention(pod: Pod) -> bool:
 def select_pods(snapshot: Snapshot, names: list[str] | tuple[str, ...], namespace: str | None) -> list[Pod]:
     """Named Pods (an error if one is missing), else every device Pod that is Pending or crashing."""
     if names:
-        chosen = []
-        for name in names:
-            ns, short = split_pod_ref(name, namespace)
-            pod = snapshot.pod(ns, short)
-            if pod is None:
-                where = snapshot.source or "the cluster"
-                raise NotFoundError(f'pod "{short}" not found in namespace "{ns}" ({where})')
-            chosen.append(pod)
+        chosen, missing = find_pods(snapshot, names, namespace)
+        if missing:
+            raise NotFoundError(f"{missing[0]} ({snapshot.source or 'the cluster'})")
         return chosen
     return [
         pod

@@ -190,3 +190,16 @@ def simulation_options(func: Callable[..., Any]) -> Callable[..., Any]:
         metavar="1.3X",
         help="Kubernetes minor whose allocator to simulate (default: the cluster's, else 1.34).",
     )(func)
+
+
+def label_selector(selector: str | None) -> list[Any] | None:
+    """`-l` as kubectl parses it (one selector module, shared with the replay server); exit 2 if bad."""
+    if not selector:
+        return None
+    from kubectl_rbln.errors import InputError  # noqa: PLC0415
+    from kubectl_rbln.selectors import SelectorError, parse_label_selector  # noqa: PLC0415
+
+    try:
+        return list(parse_label_selector(selector))
+    except SelectorError as exc:
+        raise InputError(f"-l {selector}: {exc}") from None

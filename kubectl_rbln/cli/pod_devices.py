@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from kubectl_rbln.cli.options import Options, common_options, parse_timeout
+from kubectl_rbln.cli.options import Options, common_options, label_selector, parse_timeout
 
 
 @click.command(name="pod-devices")
@@ -54,19 +54,8 @@ def pod_devices(
     kubectl rbln pod-devices -f dump.json -n serving  offline, from the probes `dump` recorded
     """
     timeout = parse_timeout(probe_timeout)
-    requirements = _parse_selector(selector)
+    requirements = label_selector(selector)
     return run_pod_devices(opts, list(pods), container, requirements, timeout, parallel)
-
-
-def _parse_selector(selector: str | None) -> list[Any] | None:
-    if not selector:
-        return None
-    from kubectl_rbln.selectors import SelectorError, parse_label_selector  # noqa: PLC0415
-
-    try:
-        return parse_label_selector(selector)
-    except SelectorError as exc:
-        raise click.BadParameter(str(exc), param_hint="-l/--selector") from None
 
 
 def run_pod_devices(

@@ -8,11 +8,16 @@ names: the shared wrapper pops `output` and `jq_expr` from the keyword arguments
 from __future__ import annotations
 
 import os
-from typing import Any
 
 import click
 
-from kubectl_rbln.cli.options import OUTPUT_FORMATS, Options, common_options, simulation_options
+from kubectl_rbln.cli.options import (
+    OUTPUT_FORMATS,
+    Options,
+    common_options,
+    label_selector,
+    simulation_options,
+)
 from kubectl_rbln.domain import DEFAULT_RCT
 
 TOPO_FORMATS = (*OUTPUT_FORMATS, "svg")
@@ -21,17 +26,36 @@ TOPO_FORMATS = (*OUTPUT_FORMATS, "svg")
 @click.command()
 @click.argument("nodes", nargs=-1)
 @common_options(all_namespaces=False, output=False)
-@click.option("-o", "--output", "fmt", type=click.Choice(TOPO_FORMATS), default="table", show_default=True,
-              help="Output format; svg writes a picture of the same layout to stdout.")
+@click.option(
+    "-o",
+    "--output",
+    "fmt",
+    type=click.Choice(TOPO_FORMATS),
+    default="table",
+    show_default=True,
+    help="Output format; svg writes a picture of the same layout to stdout.",
+)
 @click.option("--jq", "jq_filter", metavar="EXPR", help="Filter the JSON output with a jq expression.")
 @click.option("-l", "--selector", metavar="SELECTOR", help="Only nodes with these labels (kubectl syntax).")
-@click.option("--rct", metavar="NAME",
-              help="ResourceClaimTemplate whose requests decide usable (default: the one the namespace's "
-                   f"device Pods use, else {DEFAULT_RCT}).")
+@click.option(
+    "--rct",
+    metavar="NAME",
+    help="ResourceClaimTemplate whose requests decide usable (default: the one the namespace's "
+    f"device Pods use, else {DEFAULT_RCT}).",
+)
 @click.option("--rct-file", metavar="FILE", help="Decide usable with the ResourceClaimTemplate in this file.")
 @simulation_options
-def topo(opts: Options, nodes: tuple[str, ...], fmt: str, jq_filter: str | None, selector: str | None,
-         rct: str | None, rct_file: str | None, k8s_version: str | None, feature_gates: str | None) -> int:
+def topo(
+    opts: Options,
+    nodes: tuple[str, ...],
+    fmt: str,
+    jq_filter: str | None,
+    selector: str | None,
+    rct: str | None,
+    rct_file: str | None,
+    k8s_version: str | None,
+    feature_gates: str | None,
+) -> int:
     """Draw each node's NUMA layout of NPUs and NICs: free, held by whom, or unusable and why.
 
     \b
@@ -58,18 +82,6 @@ def topo(opts: Options, nodes: tuple[str, ...], fmt: str, jq_filter: str | None,
     return 0
 
 
-def _parse_selector(selector: str | None) -> list[Any] | None:
-    if not selector:
-        return None
-    from kubectl_rbln.errors import InputError  # noqa: PLC0415
-    from kubectl_rbln.selectors import SelectorError, parse_label_selector  # noqa: PLC0415
-
-    try:
-        return parse_label_selector(selector)
-    except SelectorError as exc:
-        raise InputError(f"-l {selector}: {exc}") from None
-
-
 def run_topo(
     opts: Options,
     names: list[str],
@@ -87,7 +99,7 @@ def run_topo(
     from kubectl_rbln.render.output import emit  # noqa: PLC0415
 
     template = load_rct_file(rct_file, "--rct-file") if rct_file else None
-    requirements = _parse_selector(selector)
+    requirements = label_selector(selector)
     snapshot, collected = load_snapshot(opts.source)
     request = TopoRequest(
         namespace=default_namespace(opts.source, collected),

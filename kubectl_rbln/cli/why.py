@@ -40,7 +40,7 @@ def why(
     kubectl rbln why --example                   the bundled example cluster
     """
     if example:
-        from kubectl_rbln.synthetic.example import example_path  # noqa: PLC0415
+        from kubectl_rbln.example import example_path  # noqa: PLC0415
 
         opts.filenames = [str(example_path())]
         if not opts.namespace:

@@ -19,7 +19,7 @@ from kubectl_rbln.catalog import Names
 from kubectl_rbln.diagnose.findings import Finding, dedupe, ordered
 from kubectl_rbln.diagnose.rct_audit import applied_spec, dropped_fields
 from kubectl_rbln.diagnose.rules.attributes import devices_by_driver, near_misses, requirements
-from kubectl_rbln.diagnose.rules.layers import drivers_of
+from kubectl_rbln.diagnose.rules.layers import drivers_of, slices_missing
 from kubectl_rbln.domain import NIC_DRIVER, NUMA_ATTR, PCIE_ROOT_ATTR
 from kubectl_rbln.dra.model import ClaimSpec, Device, ResourceClaimTemplate, Snapshot, Version
 from kubectl_rbln.dra.references import cached_references
@@ -367,10 +367,7 @@ def attribute_unpublished(source: RctSource, entry: Required) -> Finding:
 
 def driver_missing_on_nodes(driver: str, nodes: list[str]) -> Finding:
     """driver-slices-missing (a warning here): the driver publishes nothing on some device nodes."""
-    values = {"driver": driver, "nodes": Names(nodes), "node": nodes[0]}
-    return Finding(
-        "driver-slices-missing", values, {"driver": driver, "nodesWithout": nodes}, case="some-nodes"
-    )
+    return slices_missing(driver, nodes, {"driver": driver, "nodesWithout": nodes}, "some-nodes")
 
 
 def attribute_format(source: RctSource, row: dict[str, Any]) -> Finding:
@@ -485,18 +482,6 @@ def examine(snapshot: Snapshot, source: RctSource) -> AttrsDiagnosis:
     )
 
 
-def attrs_report(
-    snapshot: Snapshot, source: RctSource, lang: str = "en"
-) -> tuple[dict[str, Any], list[Finding]]:
-    """TEMPORARY (issue 11): checklist item 5 reads `required` and the findings; use examine()."""
-    diagnosis = examine(snapshot, source)
-    document = {
-        "required": [r.to_dict() for r in diagnosis.required],
-        "findings": [f.to_dict(lang) for f in diagnosis.findings],
-    }
-    return document, diagnosis.findings
-
-
 def required_attribute_names(report: dict[str, Any]) -> dict[str, set[str]]:
     """driver -> the attributes the report says are required (for callers and tests)."""
     out: dict[str, set[str]] = defaultdict(set)
@@ -509,7 +494,6 @@ __all__ = [
     "NUMA_ATTR",
     "AttrsDiagnosis",
     "RctSource",
-    "attrs_report",
     "examine",
     "rct_source",
     "required_attribute_names",
@@ -521,7 +505,7 @@ def rct_source(
 ) -> RctSource:
     """The RCT to compare: a file, else the stored one (what the API server kept), else the recipe."""
     from kubectl_rbln.dra.normalize import normalize_template  # noqa: PLC0415
-    from kubectl_rbln.remedy.recipes import recipe_devices, template_object  # noqa: PLC0415
+    from kubectl_rbln.recipes import recipe_devices, template_object  # noqa: PLC0415
 
     if from_file is not None:
         return RctSource(from_file.name, from_file.namespace or namespace, "file", from_file, from_file.spec)

@@ -10,9 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from kubectl_rbln.catalog import Names
 from kubectl_rbln.diagnose.attrs import examine, rct_source
-from kubectl_rbln.diagnose.context import PodContext, is_device_pod, pod_context, resolve_claims
+from kubectl_rbln.diagnose.context import PodContext, is_device_pod, pod_context, probe_pod, resolve_claims
 from kubectl_rbln.diagnose.findings import Finding
 from kubectl_rbln.diagnose.placement import required_labels
 from kubectl_rbln.diagnose.rct_audit import applied_spec, dropped_fields
@@ -21,7 +20,11 @@ from kubectl_rbln.diagnose.rules.layers import (
     device_class_missing,
     drivers_of,
     nodes_lacking,
+    slices_missing,
 )
+from kubectl_rbln.diagnose.rules.node_prep import device_plugin_mode, rds_label_finding
+from kubectl_rbln.diagnose.rules.scheduler import CONSUMABLE_CAPACITY, dropped_from_templates
+from kubectl_rbln.diagnose.rules.unallocated import unallocated_finding
 from kubectl_rbln.diagnose.why import PodDiagnosis, WhyOptions, diagnose_pod
 from kubectl_rbln.domain import (
     DEVICE_RESOURCE_PREFIXES,
@@ -31,7 +34,7 @@ from kubectl_rbln.domain import (
     NPU_LABEL,
     RDS_LABEL,
 )
-from kubectl_rbln.dra.model import Node, Pod, PodClaimRef, Snapshot
+from kubectl_rbln.dra.model import Node, Snapshot
 
 GATE_TITLE = "DRAConsumableCapacity (distinct)"
 
@@ -66,22 +69,7 @@ class CheckItem:
 
 def reference_context(snapshot: Snapshot, namespace: str, rct: str) -> PodContext:
     """A Pod as the chart would write it (one claim from `rct`), so `check` runs why's own rules."""
-    pod = Pod(
-        name="<pod>",
-        namespace=namespace,
-        uid="",
-        phase="Pending",
-        node_name=None,
-        labels={},
-        node_selector={},
-        affinity={},
-        tolerations=[],
-        resource_claims=[PodClaimRef(name="devices", resource_claim_template_name=rct)],
-        claim_statuses={},
-        conditions={},
-        containers=[],
-        container_states=[],
-    )
+    pod = probe_pod(namespace, rct)
     return PodContext(snapshot=snapshot, pod=pod, claims=resolve_claims(snapshot, pod))
 
 
@@ -120,23 +108,12 @@ def item_slices(snapshot: Snapshot, namespace: str, rct: str) -> CheckItem:
     nodes = npu_nodes(snapshot)
     gaps = {d: lacking for d in drivers if (lacking := nodes_lacking(snapshot, d, nodes))}
     findings = [
-        Finding(
-            "driver-slices-missing",
-            {"driver": d, "nodes": Names(n), "node": n[0], "namespace": namespace, "rct": rct},
-            {"driver": d, "nodesWithout": n},
-        )
+        slices_missing(d, n, {"driver": d, "nodesWithout": n}, namespace=namespace, rct=rct)
         for d, n in gaps.items()
     ]
     if not nodes:
         found = f"no NPU node (no {NPU_LABEL} label, no NPU slice)"
-        findings.append(
-            Finding(
-                "driver-slices-missing",
-                {"driver": NPU_DRIVER, "namespace": namespace},
-                {"npuNodes": []},
-                case="no-npu-node",
-            )
-        )
+        findings.append(slices_missing(NPU_DRIVER, [], {"npuNodes": []}, "no-npu-node", namespace=namespace))
     elif gaps:
         found = "; ".join(f"no {d} devices on {', '.join(n)}" for d, n in gaps.items())
     else:
@@ -174,13 +151,8 @@ def item_claims(snapshot: Snapshot, namespace: str | None) -> CheckItem:
                 continue
             name = claim.claim_name or f"{claim.ref.name} (not created)"
             unallocated.append(f"{pod.name}/{claim.ref.name}")
-            findings.append(
-                Finding(
-                    "claim-not-allocated",
-                    {"namespace": pod.namespace, "pod": pod.name, "claim": name},
-                    {"pod": pod.key, "podClaim": claim.ref.name, "claim": name},
-                )
-            )
+            evidence = {"pod": pod.key, "podClaim": claim.ref.name, "claim": name}
+            findings.append(unallocated_finding(pod, name, evidence))
     found = f"{total - len(unallocated)}/{total} allocated"
     if unallocated:
         found += f"; not: {', '.join(unallocated[:3])}" + (" ..." if len(unallocated) > 3 else "")
@@ -215,19 +187,8 @@ def item_rds(snapshot: Snapshot, namespace: str | None) -> CheckItem:
     findings = []
     if wanting and not labelled:
         unlabelled = [n.name for n in nodes]
-        findings.append(
-            Finding(
-                "rds-label-missing",
-                {
-                    "node": unlabelled[0] if unlabelled else "<node>",
-                    "other_nodes": unlabelled[1:],
-                    "namespace": wanting[0].namespace,
-                    "pod": wanting[0].name,
-                },
-                {"podsRequiring": [p.key for p in wanting]},
-                case="blocking",
-            )
-        )
+        evidence = {"podsRequiring": [p.key for p in wanting]}
+        findings.append(rds_label_finding(wanting[0], unlabelled, evidence, blocking=True))
     return CheckItem(
         "N1",
         "RDS label where LMCache Pods run",
@@ -249,18 +210,8 @@ def item_device_plugin(snapshot: Snapshot) -> CheckItem:
         }
         if plugin and node.name in npu_slice_nodes:
             both.append(f"{node.name} ({', '.join(sorted(plugin))})")
-    findings = (
-        []
-        if not both
-        else [
-            Finding(
-                "device-plugin-mode",
-                {"node": both[0].split(" ")[0], "resource": both[0], "count": len(both)},
-                {"nodesWithBoth": both},
-                case="both-exposed",
-            )
-        ]
-    )
+    reference = reference_context(snapshot, "", "")
+    findings = [f for f in device_plugin_mode.run(reference) if f.case == "both-exposed"]
     found = "both on: " + ", ".join(both) if both else "no node has both"
     return CheckItem("N2", "not both device plugin and DRA", "no node with both", found, findings)
 
@@ -275,15 +226,9 @@ def item_consumable_gate(snapshot: Snapshot, namespace: str, rct: str) -> CheckI
     if not uses:
         return CheckItem("N3", GATE_TITLE, expected, "the RCT uses no distinctAttribute", applicable=False)
     dropped = dropped_fields(applied, template.spec) if applied is not None else {}
-    findings = []
-    if "DRAConsumableCapacity" in dropped:
-        findings.append(
-            Finding(
-                "feature-gate-disabled",
-                {"gate": "DRAConsumableCapacity", "namespace": namespace, "rct": rct},
-                {"applied": dropped["DRAConsumableCapacity"], "stored": "missing"},
-            )
-        )
+    reference = reference_context(snapshot, namespace, rct)
+    findings = [f for f in dropped_from_templates(reference) if f.values["gate"] == CONSUMABLE_CAPACITY]
+    if findings:
         found = f"dropped from the stored RCT: {dropped['DRAConsumableCapacity']}"
     else:
         found = "distinctAttribute kept in the stored RCT: the API server has the gate"

@@ -8,6 +8,7 @@ ResourceClaim in `status.resourceClaimStatuses`. `PodClaim` resolves one
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -150,6 +151,41 @@ def pod_context(snapshot: Snapshot, pod: Pod, features: Features | None = None) 
     return PodContext(
         snapshot=snapshot, pod=pod, claims=resolve_claims(snapshot, pod), features=features or Features()
     )
+
+
+def probe_pod(namespace: str, rct: str, name: str | None = None) -> Pod:
+    """A Pending Pod that only references the RCT, as the chart writes one: for `check` and
+    `suggest-rct` on a cluster where no Pod uses the RCT yet, so they can run why's own rules."""
+    return Pod(
+        name=name or f"{rct}-probe",
+        namespace=namespace,
+        uid="",
+        phase="Pending",
+        node_name=None,
+        labels={},
+        node_selector={},
+        affinity={},
+        tolerations=[],
+        resource_claims=[PodClaimRef(name=rct, resource_claim_template_name=rct)],
+        claim_statuses={},
+        conditions={},
+        containers=[],
+        container_states=[],
+    )
+
+
+def find_pods(snapshot: Snapshot, names: Sequence[str], namespace: str | None) -> tuple[list[Pod], list[str]]:
+    """Named Pods (`ns/pod` or `pod`), and a `pod "x" not found in namespace "y"` for each missing one."""
+    found: list[Pod] = []
+    missing: list[str] = []
+    for name in names:
+        ns, short = split_pod_ref(name, namespace)
+        pod = snapshot.pod(ns, short)
+        if pod is None:
+            missing.append(f'pod "{short}" not found in namespace "{ns}"')
+        else:
+            found.append(pod)
+    return found, missing
 
 
 def is_device_pod(pod: Pod) -> bool:

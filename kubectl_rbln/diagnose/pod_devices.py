@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kubectl_rbln.cluster.exec_probe import ProbeProblem, ProbeResult
-from kubectl_rbln.diagnose.context import PodClaim, is_device_pod, pod_context, split_pod_ref
+from kubectl_rbln.diagnose.context import PodClaim, find_pods, is_device_pod, pod_context
 from kubectl_rbln.diagnose.findings import Finding, dedupe, ordered
 from kubectl_rbln.domain import (
     NIC_DRIVER,
@@ -88,14 +88,7 @@ def select_pods(
     """Named Pods (missing ones reported), else every device Pod in scope; `-l` filters both."""
     missing: list[str] = []
     if names:
-        chosen = []
-        for name in names:
-            ns, short = split_pod_ref(name, namespace)
-            pod = snapshot.pod(ns, short)
-            if pod is None:
-                missing.append(f'pod "{short}" not found in namespace "{ns}"')
-            else:
-                chosen.append(pod)
+        chosen, missing = find_pods(snapshot, names, namespace)
     else:
         chosen = [
             p for p in snapshot.pods if (namespace is None or p.namespace == namespace) and is_device_pod(p)

@@ -14,7 +14,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from kubectl_rbln.diagnose.context import is_device_pod
+from kubectl_rbln.diagnose.context import is_device_pod, probe_pod
 from kubectl_rbln.diagnose.findings import Finding
 from kubectl_rbln.diagnose.rules.attributes import devices_by_driver
 from kubectl_rbln.diagnose.rules.layers import drivers_of
@@ -31,9 +31,9 @@ from kubectl_rbln.domain import (
     nic_selector,
 )
 from kubectl_rbln.dra.allocator import Features
-from kubectl_rbln.dra.model import Pod, PodClaimRef, ResourceClaimTemplate, Snapshot
+from kubectl_rbln.dra.model import Pod, ResourceClaimTemplate, Snapshot
 from kubectl_rbln.dra.normalize import normalize_template
-from kubectl_rbln.remedy.recipes import API_VERSIONS, RecipeParams, recipe_devices, template_object
+from kubectl_rbln.recipes import API_VERSIONS, RecipeParams, recipe_devices, template_object
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,26 +185,6 @@ def virtual_pod(pod: Pod) -> Pod:
         conditions={},
         container_states=[],
         raw={},
-    )
-
-
-def probe_pod(namespace: str, rct: str) -> Pod:
-    """A Pod that only references the RCT: for a cluster where nothing uses it yet."""
-    return Pod(
-        name=f"{rct}-probe",
-        namespace=namespace,
-        uid="",
-        phase="Pending",
-        node_name=None,
-        labels={},
-        node_selector={},
-        affinity={},
-        tolerations=[],
-        resource_claims=[PodClaimRef(name=rct, resource_claim_template_name=rct)],
-        claim_statuses={},
-        conditions={},
-        containers=[],
-        container_states=[],
     )
 
 

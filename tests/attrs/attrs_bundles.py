@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kubectl_rbln.synthetic import ClusterBuilder, Knobs
+from testing.synthetic import ClusterBuilder, Knobs
 
 SEED = 11
 PENDING = {"prefill_running": 0, "decode_running": 0, "prefill_pending": 1, "decode_pending": 1}

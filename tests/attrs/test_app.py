@@ -14,7 +14,7 @@ from kubectl_rbln.diagnose.findings import exit_code_for
 from kubectl_rbln.dra.normalize import build_snapshot
 from kubectl_rbln.render.attrs_table import render_attrs
 from kubectl_rbln.render.suggest_text import render_suggest_explanation, render_suggest_yaml
-from kubectl_rbln.synthetic.scenarios import SCENARIOS
+from testing.synthetic.scenarios import SCENARIOS
 
 NS, RCT = "serving", "npu-rdma"
 UNFILLED = re.compile(r"(?<!\{)\{[a-z_]+\}(?!\})")
@@ -119,8 +119,8 @@ def test_every_scenario_renders_without_holes(scenario) -> None:
     snapshot = build_snapshot(scenario.build("v1"))
     namespace = scenario.pending_pod[0]
     report = attrs(snapshot, AttrsRequest(namespace, RCT))
+    suggestion = suggest_rct(snapshot, SuggestRequest(namespace, RCT))
     for lang in ("en", "ko"):
-        suggestion = suggest_rct(snapshot, SuggestRequest(namespace, RCT, lang=lang))
         where = f"{scenario.name}/{lang}"
         _assert_clean(f"attrs table {where}", _lines(render_attrs(report, lang=lang, wide=False)))
         _assert_clean(f"attrs wide {where}", _lines(render_attrs(report, lang=lang, wide=True)))

@@ -9,7 +9,7 @@ import pytest
 import yaml
 from attrs_bundles import BY_NAME, STORIES, Story
 
-from kubectl_rbln.synthetic import ClusterBuilder, Knobs
+from testing.synthetic import ClusterBuilder, Knobs
 
 NS = ["-n", "serving"]
 MEMORY_AND_PRODUCT = (

@@ -27,9 +27,12 @@ ROWS = [
     'python -c "import click"',
 ]
 
-pytestmark = pytest.mark.skipif(
-    not (Path("/usr/bin/jq").exists() or shutil.which("jq")), reason="the jq binary is not installed"
-)
+pytestmark = [
+    pytest.mark.slow,  # bench/run as a subprocess
+    pytest.mark.skipif(
+        not (Path("/usr/bin/jq").exists() or shutil.which("jq")), reason="the jq binary is not installed"
+    ),
+]
 
 
 def test_quick_bench_prints_and_writes_every_row(tmp_path: Path) -> None:

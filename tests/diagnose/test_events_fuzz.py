@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -15,6 +16,8 @@ from kubectl_rbln.diagnose.events import (
     parse_scheduling_message,
 )
 from kubectl_rbln.dra.model import Event
+
+pytestmark = pytest.mark.slow  # hypothesis, 200 to 400 examples a test
 
 # Fragments of real texts, so that the fuzzer reaches the interesting branches, not just noise.
 FRAGMENTS = [

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from dra_factories import claim, distinct, klass, match, node, request, slice_
 from dra_factories import device as make_device
 
@@ -164,6 +165,7 @@ def test_search_cap_is_reported():
     assert r.failure.scheduler_message == "timed out trying to allocate devices"
 
 
+@pytest.mark.slow  # 5,000 nodes
 def test_simulate_cluster_explains_every_node_of_a_large_cluster():
     nodes, slices = [], []
     for i in range(5000):

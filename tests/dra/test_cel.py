@@ -177,6 +177,7 @@ def test_bad_version_attribute_is_a_runtime_error():
         )
 
 
+@pytest.mark.slow  # 120,000 devices
 def test_evaluation_is_memoized_per_distinct_signature():
     sel = compile_selector(
         'device.attributes["dra.net"].rdma == true && device.attributes["dra.net"].pciSubsystem == "9140"'

@@ -11,8 +11,8 @@ import pytest
 
 from kubectl_rbln.cli.options import Options
 from kubectl_rbln.cli.why import run_why
-from kubectl_rbln.synthetic.builder import write_bundle
-from kubectl_rbln.synthetic.scenarios import SCENARIOS
+from testing.synthetic.builder import write_bundle
+from testing.synthetic.scenarios import SCENARIOS
 from tests.conftest import EXAMPLES
 
 

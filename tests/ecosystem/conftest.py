@@ -1,7 +1,7 @@
 """Fixtures for the ecosystem tests: the krew archive built once, installed the way krew installs it.
 
 `scripts/release --local` builds this machine's archive from this environment in about 7 s,
-so it is built once per session (not marked slow: CI runs it). The install mirrors krew:
+so it is built once per session (its tests are in the slow lane, which CI runs). The install mirrors krew:
 extract into a store directory, link `bin` as `kubectl-rbln` into a bin directory on PATH.
 The PATH given to the plugin holds that bin, kubectl, and a python3 that is *not* the
 test virtualenv's, so the archive's own packages are what runs.

@@ -144,6 +144,7 @@ def test_bash_script_loads_and_completes(rbln) -> None:
     assert done.stdout.splitlines()[-1] == "why"
 
 
+@pytest.mark.slow  # zsh and fish subprocesses
 @pytest.mark.parametrize(
     ("shell", "command"),
     [

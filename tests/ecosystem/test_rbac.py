@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 from kubectl_rbln.cluster.files import load_objects
@@ -72,6 +73,7 @@ def test_clusterrole_is_read_only_and_has_no_secrets() -> None:
         assert "secrets" not in resource
 
 
+@pytest.mark.slow  # replay server, the CLI as a subprocess
 def test_clusterrole_covers_exactly_what_the_plugin_sends(tmp_path: Path) -> None:
     server = ReplayServer(load_objects([str(BASIC)])).start()
     try:

@@ -19,6 +19,8 @@ from kubectl_rbln.cluster.files import load_objects
 from kubectl_rbln.replay.server import ReplayServer
 from tests.conftest import DATA, run_rbln
 
+pytestmark = pytest.mark.slow  # the CLI as a subprocess
+
 BASIC = DATA / "replay-basic.json"
 USAGE_EXIT = 2
 CLUSTER_EXIT = 3

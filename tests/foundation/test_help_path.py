@@ -7,6 +7,8 @@ import sys
 
 import pytest
 
+pytestmark = pytest.mark.slow  # python subprocesses
+
 HEAVY = ("kubernetes", "urllib3", "jq", "yaml")
 PROBE = """
 import sys

@@ -23,6 +23,8 @@ from kubectl_rbln.cluster.files import load_objects
 from kubectl_rbln.replay.server import Faults, ReplayServer
 from tests.conftest import DATA, run_rbln
 
+pytestmark = pytest.mark.slow  # a replay server per test, the CLI as a subprocess
+
 TOKEN = "s3cr3t-Bearer-T0KEN-do-not-print"
 WRITE_VERBS = {"POST", "PUT", "PATCH", "DELETE"}
 USER = "system:serviceaccount:rbln:diagnose"

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from kubectl_rbln.cluster.exec_probe import PROBE_COMMAND, format_probe_output
-from kubectl_rbln.synthetic import build_cluster
+from testing.synthetic import build_cluster
 
 NS = "serving"
 

@@ -24,6 +24,8 @@ from kubectl_rbln.cluster.exec_probe import PROBE_SCRIPT, parse_probe
 from kubectl_rbln.replay.faults import Faults
 from kubectl_rbln.replay.server import ReplayServer
 
+pytestmark = pytest.mark.slow  # replay servers, the CLI as a subprocess
+
 NO_SHELL = (
     'OCI runtime exec failed: exec failed: unable to start container process: exec: "sh": '
     "executable file not found in $PATH: unknown"

@@ -17,7 +17,7 @@ from kubectl_rbln.diagnose.pod_devices import expected_devices
 from kubectl_rbln.dra.normalize import build_snapshot
 from kubectl_rbln.render.output import to_json
 from kubectl_rbln.render.pod_devices_table import render_report
-from kubectl_rbln.synthetic.scenarios import SCENARIOS
+from testing.synthetic.scenarios import SCENARIOS
 
 PLACEHOLDER = re.compile(r"(?<!\{)\{[A-Za-z_]+(:[^{}]*)?\}(?!\})")
 BARE_DASH = re.compile(r"(^|\s)-(\s|$)")

@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from kubectl_rbln.diagnose.why import WhyOptions, diagnose_pod
 from kubectl_rbln.dra.normalize import build_snapshot
 from tests.conftest import run_rbln
@@ -37,6 +39,7 @@ def test_capped_search_in_korean() -> None:
     assert title.startswith("search-capped:") and "불가능이 증명된 것은 아님" in title
 
 
+@pytest.mark.slow  # the CLI as a subprocess
 def test_why_cli_prints_the_cap(tmp_path: Path) -> None:
     bundle = tmp_path / "big.json"
     bundle.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": pathological_bundle()}))

@@ -20,7 +20,7 @@ from kubectl_rbln.cluster.files import load_objects
 from kubectl_rbln.diagnose.why import PodDiagnosis, WhyOptions, diagnose_pod
 from kubectl_rbln.dra.normalize import build_snapshot
 from kubectl_rbln.errors import InputError
-from kubectl_rbln.synthetic.builder import ClusterBuilder
+from testing.synthetic.builder import ClusterBuilder
 
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
 KINDS = [
@@ -72,6 +72,7 @@ raw_objects = st.builds(
 )
 
 
+@pytest.mark.slow  # hypothesis, 60 examples of whole clusters
 @FAST
 @given(st.lists(st.one_of(raw_objects, json_values), max_size=8))
 def test_normalizer_takes_anything(objects: list[Any]) -> None:
@@ -120,6 +121,7 @@ def _mutate(objects: list[dict[str, Any]], picks: list[tuple[int, int, Any, bool
     return out
 
 
+@pytest.mark.slow  # hypothesis, 40 runs of `why` on mutated bundles
 @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
 @given(
     st.lists(

@@ -21,8 +21,10 @@ import yaml
 
 from kubectl_rbln.cluster.exec_probe import PROBE_COMMAND
 from kubectl_rbln.replay.server import ReplayServer
-from kubectl_rbln.synthetic.builder import ClusterBuilder
+from testing.synthetic.builder import ClusterBuilder
 from tests.conftest import run_rbln
+
+pytestmark = pytest.mark.slow  # replay and echo servers, the CLI as a subprocess
 
 HOSTILE = "\x1b]0;owned\x07\x1b[2J\x1b[8mhidden\x1b[0m\u202eevil\x1b]52;c;Y3VybA==\x07"
 TOKEN = "sekret-bearer-0123456789abcdef"

@@ -8,9 +8,9 @@ import xml.etree.ElementTree as ET
 import pytest
 import yaml
 
-from kubectl_rbln.synthetic import build_cluster, write_bundle
-from kubectl_rbln.synthetic.knobs import Knobs
-from kubectl_rbln.synthetic.recipes import applied_manifest
+from testing.synthetic import build_cluster, write_bundle
+from testing.synthetic.knobs import Knobs
+from testing.synthetic.recipes import applied_manifest
 
 
 @pytest.fixture(scope="module")

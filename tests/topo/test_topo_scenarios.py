@@ -11,7 +11,7 @@ from kubectl_rbln.dra.normalize import build_snapshot
 from kubectl_rbln.render.output import to_json
 from kubectl_rbln.render.topo_svg import render_svg
 from kubectl_rbln.render.topo_text import render_topology
-from kubectl_rbln.synthetic.scenarios import SCENARIOS
+from testing.synthetic.scenarios import SCENARIOS
 
 PLACEHOLDER = re.compile(r"(?<!\{)\{[A-Za-z_]+(:[^{}]*)?\}(?!\})")
 BARE_DASH = re.compile(r"(^|\s)-(\s|$)")

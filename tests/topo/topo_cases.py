@@ -13,7 +13,7 @@ from kubectl_rbln.app.topo import TopoRequest, topo
 from kubectl_rbln.diagnose.topology import Topology
 from kubectl_rbln.dra.model import Snapshot
 from kubectl_rbln.dra.normalize import build_snapshot
-from kubectl_rbln.synthetic import ClusterBuilder
+from testing.synthetic import ClusterBuilder
 
 NAMESPACE = "serving"
 IDLE = {"npu_nodes": 1, "prefill_running": 0, "decode_running": 0}

@@ -1,7 +1,7 @@
 """Every failure mode of the seeds, in every API shape: `why` names the right cause and only that.
 
 Each scenario is a synthetic bundle with the slugs a correct diagnosis must
-report and those that would blame the wrong thing (kubectl_rbln/synthetic/scenarios.py).
+report and those that would blame the wrong thing (testing/synthetic/scenarios.py).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 from kubectl_rbln.diagnose.features import allocator_features, choose_features
 from kubectl_rbln.diagnose.why import WhyOptions, diagnose_pod
 from kubectl_rbln.dra.normalize import build_snapshot
-from kubectl_rbln.synthetic.scenarios import SCENARIOS
+from testing.synthetic.scenarios import SCENARIOS
 
 SHAPES = ("v1", "v1beta2", "v1beta1")
 

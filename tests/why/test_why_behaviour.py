@@ -8,9 +8,9 @@ import json
 from kubectl_rbln.diagnose.features import allocator_features, choose_features
 from kubectl_rbln.diagnose.why import WhyOptions, diagnose_pod
 from kubectl_rbln.dra.normalize import build_snapshot, normalize_template
-from kubectl_rbln.synthetic.builder import ClusterBuilder, Knobs, write_bundle
-from kubectl_rbln.synthetic.recipes import recipe_spec
-from kubectl_rbln.synthetic.scenarios import SCENARIOS
+from testing.synthetic.builder import ClusterBuilder, Knobs, write_bundle
+from testing.synthetic.recipes import recipe_spec
+from testing.synthetic.scenarios import SCENARIOS
 from tests.conftest import EXAMPLES
 
 EMPTY_CONSTRAINT_ERROR = (

@@ -8,6 +8,7 @@ these rules do not need them (claim-not-created also reads the claim controller'
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from kubectl_rbln.catalog import Names
 from kubectl_rbln.diagnose.context import PodContext
@@ -218,6 +219,14 @@ def nodes_lacking(snapshot: Snapshot, driver: str, nodes: list[Node]) -> list[st
     return [n.name for n in nodes if n.name not in local and not any(slice_relevant(s, n) for s in shared)]
 
 
+def slices_missing(
+    driver: str, nodes: list[str], evidence: dict[str, Any], case: str | None = None, **values: Any
+) -> Finding:
+    """The one constructor of driver-slices-missing: why, check (item 2) and attrs all call it."""
+    shown = {"driver": driver, "nodes": Names(nodes), "node": nodes[0] if nodes else "<node>", **values}
+    return Finding("driver-slices-missing", shown, evidence, case=case)
+
+
 def _layer_gaps(ctx: PodContext) -> Iterator[Finding]:
     """No slice (or only empty ones) of a needed driver on any node the Pod could use."""
     if ctx.pod.node_name or not ctx.unallocated or ctx.snapshot.problem_for("ResourceSlice"):
@@ -244,9 +253,7 @@ def _layer_gaps(ctx: PodContext) -> Iterator[Finding]:
             "slicesOnOtherNodes": elsewhere,
         }
         shown = empty or sorted(n.name for n in nodes)
-        yield Finding(
-            "driver-slices-missing", ctx.values(driver=driver, node=shown[0], nodes=Names(shown)), evidence
-        )
+        yield slices_missing(driver, shown, evidence, **ctx.values())
 
 
 def _simulated_gaps(ctx: PodContext) -> Iterator[Finding]:

@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from kubectl_rbln.diagnose.context import PodContext
 from kubectl_rbln.diagnose.findings import Finding
 from kubectl_rbln.diagnose.placement import required_labels
 from kubectl_rbln.diagnose.registry import rule
 from kubectl_rbln.domain import DEVICE_RESOURCE_PREFIXES, NPU_DRIVER, NPU_LABEL, RDS_LABEL
+from kubectl_rbln.dra.model import Pod
 
 
 def _npu_nodes(ctx: PodContext) -> list[str]:
     nodes = {s.node_name for s in ctx.snapshot.slices if s.driver == NPU_DRIVER and s.node_name}
-    nodes |= {
-        n.name for n in ctx.snapshot.nodes.values() if n.labels.get(NPU_LABEL) == "true"
-    }
+    nodes |= {n.name for n in ctx.snapshot.nodes.values() if n.labels.get(NPU_LABEL) == "true"}
     return sorted(nodes)
 
 
@@ -31,10 +32,19 @@ def rds_label_missing(ctx: PodContext) -> list[Finding]:
     if labelled:
         return []
     npu_nodes = _npu_nodes(ctx)
-    values = ctx.values(node=npu_nodes[0] if npu_nodes else "<node>", other_nodes=npu_nodes[1:])
     evidence = {"podRequires": f"{RDS_LABEL}=true", "nodesWithLabel": [], "npuNodesWithoutLabel": npu_nodes}
-    case = "blocking" if ctx.pod.phase == "Pending" else None
-    return [Finding("rds-label-missing", values, evidence, case=case)]
+    return [rds_label_finding(ctx.pod, npu_nodes, evidence, blocking=ctx.pod.phase == "Pending")]
+
+
+def rds_label_finding(pod: Pod, nodes: list[str], evidence: dict[str, Any], *, blocking: bool) -> Finding:
+    """The one constructor of rds-label-missing (why, and check's item N1): label every NPU node."""
+    values = {
+        "namespace": pod.namespace,
+        "pod": pod.name,
+        "node": nodes[0] if nodes else "<node>",
+        "other_nodes": nodes[1:],
+    }
+    return Finding("rds-label-missing", values, evidence, case="blocking" if blocking else None)
 
 
 def _device_plugin_nodes(ctx: PodContext) -> dict[str, dict[str, str]]:

@@ -92,7 +92,7 @@ def scheduler_error(ctx: PodContext) -> Iterator[Finding]:
             return
 
 
-def _dropped_from_templates(ctx: PodContext) -> Iterator[Finding]:
+def dropped_from_templates(ctx: PodContext) -> Iterator[Finding]:
     for claim in ctx.claims:
         template = claim.template
         applied = applied_spec(template) if template is not None else None
@@ -152,7 +152,7 @@ def feature_gate_disabled(ctx: PodContext) -> Iterator[Finding]:
         found[CONSUMABLE_CAPACITY] = Finding(
             "feature-gate-disabled", ctx.values(gate=CONSUMABLE_CAPACITY), evidence
         )
-    for finding in [*_dropped_from_templates(ctx), *_dropped_from_classes(ctx), *_gate_from_events(ctx)]:
+    for finding in [*dropped_from_templates(ctx), *_dropped_from_classes(ctx), *_gate_from_events(ctx)]:
         found.setdefault(finding.values["gate"] + str(finding.values.get("rct", "")), finding)
     yield from _unique_gates(found.values())
 

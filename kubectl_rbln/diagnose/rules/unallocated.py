@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from kubectl_rbln.diagnose.context import PodContext
 from kubectl_rbln.diagnose.findings import Finding
 from kubectl_rbln.diagnose.registry import rule
+from kubectl_rbln.dra.model import Pod
 
 
 @rule("unallocated.claims", emits=("claim-not-allocated",))
@@ -17,9 +19,15 @@ def claim_not_allocated(ctx: PodContext) -> Iterator[Finding]:
     for claim in ctx.unallocated:
         if claim.claim is None:
             continue
-        values = ctx.values(claim=claim.claim.name)
         evidence = {
             "claim": f"{ctx.pod.namespace}/{claim.claim.name}",
             "simulationFitsOn": ctx.simulation.fitting,
         }
-        yield Finding("claim-not-allocated", values, evidence)
+        yield unallocated_finding(ctx.pod, claim.claim.name, evidence)
+
+
+def unallocated_finding(pod: Pod, claim: str, evidence: dict[str, Any]) -> Finding:
+    """The one constructor of claim-not-allocated (why, and check's item 4)."""
+    return Finding(
+        "claim-not-allocated", {"namespace": pod.namespace, "pod": pod.name, "claim": claim}, evidence
+    )

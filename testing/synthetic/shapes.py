@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kubectl_rbln.synthetic.knobs import API_VERSIONS
+from testing.synthetic.knobs import API_VERSIONS
 
 
 def to_api_shape(obj: dict[str, Any], api_version: str) -> dict[str, Any]:

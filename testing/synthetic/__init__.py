@@ -5,7 +5,7 @@ a cluster of Rebellions NPU nodes with RoCE NICs; `Knobs` switches on one failur
 `scenarios.SCENARIOS` names the stories a diagnosis is tested against.
 """
 
-from kubectl_rbln.synthetic.builder import (
+from testing.synthetic.builder import (
     API_VERSIONS,
     RECIPES,
     ClusterBuilder,

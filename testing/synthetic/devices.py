@@ -25,8 +25,8 @@ from kubectl_rbln.domain import (
     RDMA_DEVICE_ATTR,
     REFERENCE_SUBSYSTEM,
 )
-from kubectl_rbln.synthetic.ids import Ids
-from kubectl_rbln.synthetic.knobs import Knobs
+from testing.synthetic.ids import Ids
+from testing.synthetic.knobs import Knobs
 
 
 @dataclass

@@ -30,12 +30,12 @@ from kubectl_rbln.domain import (
     RDS_LABEL,
     RECIPES,
 )
-from kubectl_rbln.synthetic.bundle import dumps_bundle, to_list, write_bundle, write_bundle_stream
-from kubectl_rbln.synthetic.devices import Device, device_json, nic_devices, npu_devices
-from kubectl_rbln.synthetic.fit_error import event_note, fit_error_message
-from kubectl_rbln.synthetic.ids import Ids, k8s_minor, pod_net, ts
-from kubectl_rbln.synthetic.knobs import API_VERSIONS, CONTROL_PLANE_TAINT, Knobs
-from kubectl_rbln.synthetic.recipes import (
+from testing.synthetic.bundle import dumps_bundle, to_list, write_bundle, write_bundle_stream
+from testing.synthetic.devices import Device, device_json, nic_devices, npu_devices
+from testing.synthetic.fit_error import event_note, fit_error_message
+from testing.synthetic.ids import Ids, k8s_minor, pod_net, ts
+from testing.synthetic.knobs import API_VERSIONS, CONTROL_PLANE_TAINT, Knobs
+from testing.synthetic.recipes import (
     CelNoSuchKey,
     applied_manifest,
     claim_fits,
@@ -43,7 +43,7 @@ from kubectl_rbln.synthetic.recipes import (
     stored_spec,
     template_name,
 )
-from kubectl_rbln.synthetic.shapes import to_api_shape
+from testing.synthetic.shapes import to_api_shape
 
 __all__ = [
     "API_VERSIONS",

@@ -24,8 +24,8 @@ from kubectl_rbln.domain import (
     REFERENCE_SUBSYSTEM,
     dranet_numa_selector,
 )
-from kubectl_rbln.synthetic.devices import Device
-from kubectl_rbln.synthetic.knobs import Knobs
+from testing.synthetic.devices import Device
+from testing.synthetic.knobs import Knobs
 
 
 def recipe_spec(recipe: str, knobs: Knobs | None = None) -> dict[str, Any]:

@@ -4,7 +4,7 @@ Why: every check is tested against the same stories a user meets, in every API s
 are the slugs a correct diagnosis reports for the primary cause; `must_not` are slugs that
 would blame the wrong thing. Slugs outside both sets are allowed (a superset check).
 
-Run `python -m kubectl_rbln.synthetic.scenarios` to regenerate the example bundles.
+Run `python -m testing.synthetic.scenarios` to regenerate the example bundles.
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypedDict
 
-from kubectl_rbln.synthetic.builder import ClusterBuilder, Knobs, dumps_bundle
+from kubectl_rbln.domain import NIC_CLASS, NIC_DRIVER
+from testing.synthetic.builder import ClusterBuilder, Knobs, dumps_bundle
 
 SLUGS = frozenset(
     {
@@ -141,7 +142,7 @@ _SCENARIOS = [
             "not-device-related",
             "claim-template-missing",
         },
-        drop_device_classes=("dranet",),
+        drop_device_classes=(NIC_CLASS,),
         **_ALL_PENDING,
     ),
     _scenario(
@@ -155,7 +156,7 @@ _SCENARIOS = [
             "not-device-related",
             "devices-exhausted",
         },
-        drop_slices=("dra.net",),
+        drop_slices=(NIC_DRIVER,),
         **_ALL_PENDING,
     ),
     _scenario(
@@ -168,7 +169,7 @@ _SCENARIOS = [
             "not-device-related",
             "devices-exhausted",
         },
-        empty_slices=("dra.net",),
+        empty_slices=(NIC_DRIVER,),
         **_ALL_PENDING,
     ),
     _scenario(
@@ -353,8 +354,8 @@ _SCENARIOS = [
         must_not=_WRONG_LAYER | {"driver-slices-missing", "attribute-not-advertised", "claim-not-allocated"},
         pod_mode="device-plugin",
         dra_npu=False,
-        drop_device_classes=("dranet",),
-        drop_slices=("dra.net",),
+        drop_device_classes=(NIC_CLASS,),
+        drop_slices=(NIC_DRIVER,),
         rct=None,
         prefill_running=2,
         decode_running=2,

@@ -1,0 +1,83 @@
+"""The one fill function and the catalog's line rules, as a user sees their effect.
+
+Cases, `when:` and `each:` lines, localized name lists and number formats are what let a rule hand
+over typed values and no words; each is checked on a small catalog parsed here.
+"""
+
+from __future__ import annotations
+
+from kubectl_rbln.catalog import Names, fill, parse_catalog, render_entry, sentence
+
+ENTRY = {
+    "severity": "warning",
+    "title": {"en": "Node {node} lacks it", "ko": "{node} 노드에 없습니다"},
+    "summary": {"en": "Seen on {nodes}.", "ko": "보인 곳: {nodes}."},
+    "remediation": {
+        "en": [
+            "kubectl get node {node}",
+            {"when": "containerd", "text": "sudo systemctl restart containerd"},
+            {"when": "!containerd", "text": "sudo systemctl restart crio"},
+            {"each": "others", "text": "kubectl label node {others} x=true"},
+            "{commands}",
+        ],
+        "ko": ["kubectl get node {node}"],
+    },
+    "cases": {
+        "blocking": {"severity": "error", "title": {"en": "Blocked on {node}", "ko": "{node}에서 막힘"}},
+    },
+}
+
+
+def _entry():  # type: ignore[no-untyped-def]
+    return parse_catalog({"sample": ENTRY})["sample"]
+
+
+def test_a_case_overrides_only_what_it_names() -> None:
+    words = render_entry(_entry(), "en", {"node": "n1", "nodes": ["n1"]}, "blocking")
+    assert (words.severity, words.title, words.summary) == ("error", "Blocked on n1", "Seen on n1.")
+
+
+def test_when_lines_follow_the_values() -> None:
+    on = render_entry(_entry(), "en", {"node": "n1", "containerd": True}).remediation
+    off = render_entry(_entry(), "en", {"node": "n1", "containerd": False}).remediation
+    assert "sudo systemctl restart containerd" in on and "sudo systemctl restart crio" not in on
+    assert "sudo systemctl restart crio" in off and "sudo systemctl restart containerd" not in off
+
+
+def test_each_repeats_a_line_per_item_and_a_list_line_expands() -> None:
+    values = {"node": "n1", "others": ["n2", "n3"], "commands": ["kubectl a", "kubectl b"]}
+    lines = render_entry(_entry(), "en", values).remediation
+    assert lines[-4:] == [
+        "kubectl label node n2 x=true",
+        "kubectl label node n3 x=true",
+        "kubectl a",
+        "kubectl b",
+    ]
+    assert render_entry(_entry(), "en", {"node": "n1", "others": [], "commands": []}).remediation == [
+        "kubectl get node n1",
+        "sudo systemctl restart crio",
+    ]
+
+
+def test_names_are_shortened_in_the_readers_language() -> None:
+    nodes = Names([f"n{i}" for i in range(7)])
+    assert render_entry(_entry(), "en", {"node": "n0", "nodes": nodes}).summary == (
+        "Seen on n0, n1, n2, n3, n4 and 2 more."
+    )
+    assert (
+        render_entry(_entry(), "ko", {"node": "n0", "nodes": nodes}).summary
+        == "보인 곳: n0, n1, n2, n3, n4 외 2개."
+    )
+    assert render_entry(_entry(), "ko", {"node": "n0", "nodes": Names([])}).summary == "보인 곳: 없음."
+
+
+def test_fill_formats_numbers_and_keeps_braces() -> None:
+    assert fill("{steps:,} steps, {{literal}}", {"steps": 200001}) == "200,001 steps, {literal}"
+    assert fill("{missing} stays", {}) == "{missing} stays"
+
+
+def test_verdicts_are_catalog_sentences() -> None:
+    assert (
+        sentence("verdict-clear", "en", pod="ns/p", state="Running") == "Pod ns/p is Running: nothing to fix"
+    )
+    assert sentence("verdict-clear", "ko", pod="ns/p", state="Running").startswith("Pod ns/p 상태 Running")
