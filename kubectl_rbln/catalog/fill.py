@@ -18,7 +18,7 @@ LIST_TYPES = (list, tuple, set, frozenset)
 MORE = "{names} and {count} more"
 
 
-class Names(list):  # type: ignore[type-arg]
+class Names(list):
     """A list of names that prints its first `limit` and then "and N more" in the reader's language."""
 
     def __init__(self, items: Any = (), limit: int = 5) -> None:

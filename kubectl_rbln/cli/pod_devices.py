@@ -75,6 +75,7 @@ def run_pod_devices(
     if opts.offline:
         runs = [from_captures(snapshot.captures, t) for t in targets]
     else:
+        assert collected.context is not None  # load_snapshot resolves one whenever it reads a cluster
         runner = ExecProbeRunner(collected.context, timeout=timeout, workers=parallel)
         runs = runner.run_all(targets, progress=_progress if sys.stderr.isatty() else None)
         _progress_done(len(targets))

@@ -14,6 +14,7 @@ that never carries the bearer token.
 
 from __future__ import annotations
 
+import builtins
 import json
 import re
 import threading
@@ -188,7 +189,7 @@ class LiveClient:
 
     def _list_once(
         self, path: str, query: dict[str, Any] | None, keep: Callable[[dict[str, Any]], Any] | None
-    ) -> list[Any]:
+    ) -> builtins.list[Any]:
         # resourceVersion=0 lets the apiserver answer from its cache (cheap, possibly a little stale,
         # fine for a diagnosis); it is not allowed together with a continue token.
         params: dict[str, Any] = {**(query or {}), "limit": PAGE_SIZE, "resourceVersion": "0"}

@@ -189,7 +189,9 @@ class LiveCollector:
         versions = self.resource_versions()
         jobs = self._jobs(versions)
         with ThreadPoolExecutor(max_workers=min(8, len(jobs))) as pool:
-            lists = list(pool.map(lambda job: self._read_one(*job, keep=_normalizer(job[0].kind)), jobs))
+            lists = list(
+                pool.map(lambda job: self._read_one(job[0], job[1], keep=_normalizer(job[0].kind)), jobs)
+            )
         builder = SnapshotBuilder(source)
         crashed: list[tuple[dict[str, Any], str]] = []
         for (spec, _), items in zip(jobs, lists, strict=True):

@@ -238,14 +238,14 @@ def format_checks(by_driver: dict[str, list[Device]], required: list[Required]) 
         if "matchAttribute" in entry.kinds and entry.coverage and entry.coverage.types:
             by_attr[entry.attribute].append(entry)
     for name, entries in sorted(by_attr.items()):
-        types = {e.driver: e.coverage.types for e in entries if e.coverage}
-        flat = {t for ts in types.values() for t in ts}
+        per_driver = {e.driver: e.coverage.types for e in entries if e.coverage}
+        flat = {t for ts in per_driver.values() for t in ts}
         if len(entries) > 1 and len(flat) > 1:
-            found = "; ".join(f"{d}: {', '.join(t)}" for d, t in sorted(types.items()))
+            found = "; ".join(f"{d}: {', '.join(t)}" for d, t in sorted(per_driver.items()))
             rows.append(
                 {
                     "attribute": name,
-                    "driver": ", ".join(sorted(types)),
+                    "driver": ", ".join(sorted(per_driver)),
                     "expected": "one type on all drivers",
                     "found": found,
                     "ok": False,

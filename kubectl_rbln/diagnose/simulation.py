@@ -70,7 +70,7 @@ class SimulationFacts:
 
 def allocated_devices(snapshot: Snapshot, skip: set[str]) -> set[tuple[str, str, str]]:
     """Devices held by every allocated claim (adminAccess results excluded, dra-facts.md 2.2)."""
-    held = set()
+    held: set[tuple[str, str, str]] = set()
     for claim in snapshot.claims:
         if claim.allocation is None or f"{claim.namespace}/{claim.name}" in skip:
             continue

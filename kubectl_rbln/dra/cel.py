@@ -62,7 +62,7 @@ def _load_native() -> ModuleType:
         loader.exec_module(module)
         IMPORT_SECONDS["extension"] = time.perf_counter() - start
     except Exception:  # pragma: no cover - depends on the wheel layout
-        import cel as module  # type: ignore[no-redef]
+        import cel as module
 
         IMPORT_SECONDS["package"] = time.perf_counter() - start
     # The library logs every failing Python callback as a warning on logger "cel":
@@ -558,9 +558,9 @@ class Selector:
         else:
             attributes = _nest(device.attributes, _attr_value)
             capacity = _nest(device.capacity, _cap_value)
-        helper_attrs = {d: {} for d in self._attr_domains}
+        helper_attrs: dict[str, dict[str, Any]] = {d: {} for d in self._attr_domains}
         helper_attrs.update(attributes)
-        helper_caps = {d: {} for d in self._cap_domains}
+        helper_caps: dict[str, dict[str, Any]] = {d: {} for d in self._cap_domains}
         helper_caps.update(capacity)
         device_var: dict[str, Any] = {"driver": device.driver, "attributes": attributes, "capacity": capacity}
         if self.references.uses_allow_multiple:

@@ -379,10 +379,19 @@ class CelpyBackend:
         for node in tree.iter_subtrees():
             if node.data in ("dot_ident", "dot_ident_arg"):  # `.x`: the Rust parser rejects it
                 meta = node.meta
-                err = SyntaxError("mismatched input '.'")
-                err.line, err.column = getattr(meta, "line", 1), getattr(meta, "column", 1)  # type: ignore[attr-defined]
-                raise ValueError(_syntax_message(source, err))
+                line, column = getattr(meta, "line", 1), getattr(meta, "column", 1)
+                dot = _PlacedSyntaxError("mismatched input '.'", line, column)
+                raise ValueError(_syntax_message(source, dot))
         return CelpyProgram(tree, self._env.program(tree, functions=self._functions))
+
+
+class _PlacedSyntaxError(SyntaxError):
+    """A syntax error with the `line` and `column` that lark's errors carry and `_syntax_message` reads."""
+
+    def __init__(self, message: str, line: int, column: int) -> None:
+        super().__init__(message)
+        self.line = line
+        self.column = column
 
 
 def _syntax_message(source: str, err: Exception) -> str:

@@ -184,9 +184,9 @@ def _exclusions(state: Any, alt: Any, counts: CandidateCounts) -> list[SelectorE
             refs = find_references(conjunct or expr)
             for name in sorted(refs.attributes):
                 value = value_text(device.attributes.get(name))
-                ex.values.setdefault(name, Counter())[value] += 1  # type: ignore[index]
+                ex.values.setdefault(name, Counter())[value] += 1
             for name in sorted(refs.capacities):
-                ex.values.setdefault(name, Counter())[device.capacity.get(name, MISSING_TEXT)] += 1  # type: ignore[index]
+                ex.values.setdefault(name, Counter())[device.capacity.get(name, MISSING_TEXT)] += 1
             break
     out = sorted(groups.values(), key=lambda e: -e.excluded)
     for ex in out:
@@ -217,15 +217,15 @@ def explain_failure(state: Any, counts: dict[tuple[str, str], CandidateCounts], 
     if f.version >= 35 and any(p.invalid_reason for p in state.pools):
         sched = "invalid resource pools were encountered"
     if capped:
-        failure = Failure(
+        gave_up = Failure(
             "search-capped",
             f"gave up after {state.steps} search steps without a solution; "
             "Kubernetes 1.34+ stops at its filter timeout (10 s by default) with "
             "`timed out trying to allocate devices`, 1.32/1.33 keep searching",
         )
         if f.version >= 34:
-            failure.scheduler_message = "timed out trying to allocate devices"
-        return failure
+            gave_up.scheduler_message = "timed out trying to allocate devices"
+        return gave_up
     for per_claim in state.alts:
         for alts in per_claim:
             failure = _request_failure(state, alts, counts)

@@ -314,7 +314,7 @@ class Snapshot:
         """
         if key not in self.derived:
             self.derived[key] = build()
-        return self.derived[key]  # type: ignore[no-any-return]
+        return self.derived[key]
 
     def pod(self, namespace: str, name: str) -> Pod | None:
         return self.memo("pods-by-key", lambda: {(p.namespace, p.name): p for p in self.pods}).get(

@@ -211,7 +211,9 @@ def _blockers(diagnosis: PodDiagnosis) -> list[Blocker]:
     errors: list[Blocker] = [f for f in diagnosis.findings if f.severity == "error"]
     if errors:
         return errors[:3]
-    reasons = [f"{r['name']}: {r.get('reason', '')}" for r in diagnosis.nodes if r.get("reason")]
+    reasons: list[Blocker] = [
+        f"{r['name']}: {r.get('reason', '')}" for r in diagnosis.nodes if r.get("reason")
+    ]
     return reasons[:3] or [diagnosis.verdict("en")]
 
 

@@ -111,7 +111,7 @@ def render_svg(topology: Topology) -> str:
     """A standalone SVG document of every node."""
     body = [_text(MARGIN, 24, heading(topology.rct), size=14, weight="bold")]
     y = 36.0
-    width = MARGIN * 2 + 2 * PANEL_W
+    width: float = MARGIN * 2 + 2 * PANEL_W
     for topo in topology.nodes:
         elements, y, used = _node(topo, topology.rct, y)
         body += elements

@@ -15,11 +15,12 @@ import select
 import socket
 import time
 from dataclasses import dataclass
-from typing import Any, BinaryIO
+from typing import Any
 
 from kubectl_rbln.replay.store import ObjectStore
 from kubectl_rbln.replay.ws import (
     OP_CLOSE,
+    ByteReader,
     ChannelProtocol,
     channel_frame,
     close_frame,
@@ -72,7 +73,7 @@ def exit_status(command: list[str], exit_code: int) -> dict[str, Any]:
 
 def stream(
     sock: socket.socket,
-    reader: BinaryIO,
+    reader: ByteReader,
     protocol: ChannelProtocol,
     command: list[str],
     result: ExecResult,
@@ -100,7 +101,7 @@ def stream(
     drain_until_close(sock, reader, close_timeout)
 
 
-def _hold(sock: socket.socket, reader: BinaryIO, seconds: float) -> bool:
+def _hold(sock: socket.socket, reader: ByteReader, seconds: float) -> bool:
     """Wait `seconds` (capped) before answering; False when the client closed meanwhile."""
     deadline = time.monotonic() + min(seconds, MAX_DELAY)
     while (remaining := deadline - time.monotonic()) > 0:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import builtins
 import json
 import shlex
 from dataclasses import dataclass
@@ -199,7 +200,7 @@ class ObjectStore:
         last = page[-1]
         return ListPage(page, self._encode_continue(last.namespace, last.name), len(matched) - limit)
 
-    def pod_containers(self, pod: dict[str, Any]) -> list[str]:
+    def pod_containers(self, pod: dict[str, Any]) -> builtins.list[str]:
         """Names of the pod's containers, init containers and ephemeral containers."""
         spec = pod.get("spec")
         spec = spec if isinstance(spec, dict) else {}
@@ -225,7 +226,7 @@ class ObjectStore:
         wanted = shell_text(command)
         return next((c for c in candidates if shell_text(c.command) == wanted), None)
 
-    def log_containers(self, namespace: str, pod: str) -> list[str]:
+    def log_containers(self, namespace: str, pod: str) -> builtins.list[str]:
         return sorted({k[2] for k in self.logs if k[0] == namespace and k[1] == pod})
 
     # ------------------------------------------------------------ continue tokens

@@ -12,7 +12,7 @@ import hashlib
 import socket
 import struct
 from dataclasses import dataclass
-from typing import BinaryIO
+from typing import Protocol
 
 _GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 
@@ -24,6 +24,12 @@ OP_PING = 0x9
 OP_PONG = 0xA
 
 MAX_CLIENT_FRAME = 1 << 20  # a client sends small control frames here; refuse anything larger
+
+
+class ByteReader(Protocol):
+    """What the frame reader needs of the connection: the server's buffered `rfile` or a BinaryIO."""
+
+    def read(self, size: int, /) -> bytes: ...
 
 
 @dataclass(frozen=True)
@@ -88,14 +94,14 @@ def close_frame(code: int = 1000, reason: str = "") -> bytes:
     return frame(OP_CLOSE, struct.pack("!H", code) + reason.encode("utf-8")[:120])
 
 
-def _read_exact(reader: BinaryIO, size: int) -> bytes:
+def _read_exact(reader: ByteReader, size: int) -> bytes:
     data = reader.read(size)
     if data is None or len(data) != size:
         raise ConnectionError("websocket peer closed")
     return data
 
 
-def read_frame(reader: BinaryIO) -> tuple[int, bytes]:
+def read_frame(reader: ByteReader) -> tuple[int, bytes]:
     """One client frame (opcode, unmasked payload) from the connection's buffered reader.
 
     The reader, not the raw socket: the HTTP parser may already hold the first frames.
@@ -117,7 +123,7 @@ def read_frame(reader: BinaryIO) -> tuple[int, bytes]:
     return opcode, payload
 
 
-def drain_until_close(sock: socket.socket, reader: BinaryIO, timeout: float) -> None:
+def drain_until_close(sock: socket.socket, reader: ByteReader, timeout: float) -> None:
     """After our close frame: answer pings, ignore data (v5 stdin close, 255), stop at the client close."""
     sock.settimeout(timeout)
     try:

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from kubectl_rbln.domain import NIC_CLASS, NIC_DRIVER
 from testing.synthetic.builder import ClusterBuilder, Knobs, dumps_bundle
@@ -103,7 +103,21 @@ def _scenario(
     )
 
 
-_ALL_PENDING = {"prefill_running": 0, "decode_running": 0, "prefill_pending": 1, "decode_pending": 1}
+class _PodCounts(TypedDict):
+    """Knobs that set how many Pods of each role run or wait."""
+
+    prefill_running: int
+    decode_running: int
+    prefill_pending: int
+    decode_pending: int
+
+
+_ALL_PENDING: _PodCounts = {
+    "prefill_running": 0,
+    "decode_running": 0,
+    "prefill_pending": 1,
+    "decode_pending": 1,
+}
 _WRONG_LAYER = {"not-device-related", "claim-template-missing", "claim-not-created", "device-class-missing"}
 
 _SCENARIOS = [

@@ -227,7 +227,7 @@ def not_device_related(ctx: PodContext) -> Iterator[Finding]:
             reasons = sorted(
                 {e.text for r in simulation.results for e in simulation.excluded.get(r.node, [])}
             )
-            evidence = {
+            evidence: dict[str, Any] = {
                 "devicesFitOn": elsewhere,
                 "nodesExcluded": {n: [e.text for e in ex] for n, ex in simulation.excluded.items() if ex},
             }

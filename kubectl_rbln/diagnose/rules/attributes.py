@@ -61,13 +61,13 @@ def requirements(snapshot: Snapshot, spec: ClaimSpec) -> list[Requirement]:
                         Requirement(attribute, drivers, f"selector of request {request.name}", "selector")
                     )
     for constraint in spec.constraints:
-        attribute = constraint.match_attribute or constraint.distinct_attribute
-        if not attribute:
+        compared = constraint.match_attribute or constraint.distinct_attribute
+        if not compared:
             continue
         kind = "matchAttribute" if constraint.match_attribute else "distinctAttribute"
         covered = constraint.requests or list(per_request)
         drivers = frozenset(d for name in covered for d in per_request.get(name.split("/")[0], set()))
-        found.append(Requirement(attribute, drivers, f"{kind} over [{', '.join(covered)}]", kind))
+        found.append(Requirement(compared, drivers, f"{kind} over [{', '.join(covered)}]", kind))
     return found
 
 

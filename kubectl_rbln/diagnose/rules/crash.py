@@ -57,7 +57,7 @@ def crashes(ctx: PodContext) -> list[Finding]:
             for line in log.log.splitlines()
             if MEMLOCK_PATTERN.search(line)
         ][:MAX_LOG_LINES]
-        evidence = {
+        evidence: dict[str, Any] = {
             "pod": pod.key,
             "container": state.name,
             "node": pod.node_name,

@@ -208,15 +208,6 @@ def _nodes_with_devices(slices: list[ResourceSlice], nodes: list[Node], node_nam
     shared = [s for s in slices if s.devices and not s.node_name]
     if shared:
         found |= {n.name for n in nodes for s in shared if slice_relevant(s, n)}
-    return found  # type: ignore[return-value]
-
-
-def _nodes_with_devices(slices: list[ResourceSlice], nodes: list[Node], node_names: set[str]) -> set[str]:
-    """Nodes that see at least one device: node-local slices by name, the others by selector."""
-    found = {s.node_name for s in slices if s.devices and s.node_name in node_names}
-    shared = [s for s in slices if s.devices and not s.node_name]
-    if shared:
-        found |= {n.name for n in nodes for s in shared if slice_relevant(s, n)}
     return {name for name in found if name}
 
 
