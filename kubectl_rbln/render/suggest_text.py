@@ -11,6 +11,8 @@ from typing import Any
 import yaml
 
 from kubectl_rbln.app.suggest_rct import SuggestRctReport, blocker_text
+from kubectl_rbln.catalog import sentence
+from kubectl_rbln.domain import NIC_DRIVER, RDMA_ATTR
 from kubectl_rbln.remedy.suggest import Attempt, NoFix
 
 
@@ -29,35 +31,27 @@ def _blockers(attempt: Attempt, lang: str) -> str:
 def _no_fix(reason: NoFix, lang: str) -> str:
     values = reason.values
     if reason.kind == "no-rdma-nic":
-        return (
-            f"no NIC with dra.net/rdma=true on any node ({values['nics']} dra.net devices): dranet reports "
-            "RDMA only when the NIC vendor's RDMA driver is loaded (bnxt_re for the Broadcom NICs of the "
-            "reference node); load it (sudo modprobe bnxt_re) and check ls /sys/class/infiniband/ on each "
-            "node. For an AGG install without NICs: kubectl rbln suggest-rct --recipe npu-only"
+        return sentence(
+            "suggest-no-rdma-nic", lang, attribute=RDMA_ATTR, driver=NIC_DRIVER, nics=values["nics"]
         )
     if reason.kind == "capacity":
-        return (
-            "every matching device is held by running Pods: a capacity problem, not an RCT problem "
-            "(kubectl get resourceclaims -A shows the holders)"
-        )
+        return sentence("suggest-capacity", lang)
     if reason.kind == "attempt":
         attempt = values["attempt"]
         return f"{attempt.candidate.label}: {_blockers(attempt, lang)}"
-    return f"... and {values['count']} more variants"
+    return sentence("suggest-more-variants", lang, count=values["count"])
 
 
-def gives_up(recipe: str, adaptations: tuple[str, ...]) -> list[str]:
-    lines = []
+def gives_up(recipe: str, adaptations: tuple[str, ...], lang: str = "en") -> list[str]:
+    """What the suggested recipe gives up against the reference configuration, in the catalog's words."""
+    keys = []
     if recipe == "numa-unaligned":
-        lines.append(
-            "NUMA alignment: NPUs and NICs may come from different NUMA nodes, so KV transfer may cross "
-            "NUMA nodes; and the two NICs may share one physical NIC (no distinct pcieRoot)"
-        )
+        keys.append("suggest-gives-up-alignment")
     if recipe == "npu-only":
-        lines.append("RDMA NICs: no KV transfer over RDMA; set devices.rdma.enabled=false (an AGG install)")
+        keys.append("suggest-gives-up-rdma")
     if any("without the pciSubsystem" in a for a in adaptations):
-        lines.append("the NIC model pin: any NIC with dra.net/rdma=true matches")
-    return lines or ["nothing: the reference configuration's alignment is kept"]
+        keys.append("suggest-gives-up-nic-pin")
+    return [sentence(key, lang, attribute=RDMA_ATTR) for key in keys or ["suggest-gives-up-nothing"]]
 
 
 def _assumptions(assumptions: dict[str, Any]) -> str:
@@ -86,7 +80,7 @@ def _explain(report: SuggestRctReport, lang: str) -> list[str]:
     lines = [f"suggest-rct: {chosen.recipe} for {where}, as resource.k8s.io/{result.api_version}"]
     lines += [f"  adapted: {note}" for note in chosen.adaptations]
     lines += [f"  not {a.candidate.label}: {_blockers(a, lang)}" for a in result.attempts[:-1]]
-    lines += [f"  gives up: {line}" for line in gives_up(chosen.recipe, chosen.adaptations)]
+    lines += [f"  gives up: {line}" for line in gives_up(chosen.recipe, chosen.adaptations, lang)]
     lines.append(
         f"  verified: the simulation of `why --with-rct` fits {', '.join(result.probes)} "
         f"on {', '.join(result.chosen.fits_on)}"
