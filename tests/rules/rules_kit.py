@@ -105,3 +105,36 @@ def event(namespace: str, kind: str, name: str, reason: str, message: str, stamp
         "lastTimestamp": stamp,
         **more,
     }
+
+
+def found_before_suppression(c: Cluster, **request: Any) -> list[Finding]:
+    """Everything the rules raised for the Pod, before the engine hid what a root cause explains."""
+    report = why(c.snapshot(), WhyRequest((f"{c.namespace}/{c.pod}",), **request))
+    return list(report.diagnoses[0].context.found)
+
+
+def set_pod_scheduled(c: Cluster, reason: str, message: str) -> None:
+    """Rewrite the target Pod's PodScheduled condition (what `kubectl get pod -o json` shows)."""
+    pod = c.raw("Pod", c.pod)
+    conditions = [x for x in pod["status"].get("conditions", []) if x.get("type") != "PodScheduled"]
+    conditions.append(
+        {
+            "type": "PodScheduled",
+            "status": "False",
+            "reason": reason,
+            "message": message,
+            "lastTransitionTime": "2026-09-14T05:00:09Z",
+            "lastProbeTime": None,
+        }
+    )
+    pod["status"]["conditions"] = conditions
+    # the scheduler's events for this Pod said the same; keep only the condition
+    c.objects = [
+        o
+        for o in c.objects
+        if not (
+            o["kind"] == "Event"
+            and o["involvedObject"]["name"] == c.pod
+            and o["reason"] == "FailedScheduling"
+        )
+    ]
