@@ -50,7 +50,12 @@ def raw_slice(
     if node and not ({"allNodes", "nodeSelector", "perDeviceNodeSelection"} & spec.keys()):
         body["nodeName"] = node
     body.update(spec)
-    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": name}, "spec": body}
+    return {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceSlice",
+        "metadata": {"name": name},
+        "spec": body,
+    }
 
 
 def slice_(*args: Any, **kw: Any) -> ResourceSlice:
@@ -88,7 +93,10 @@ def exactly(name: str, count: int = 1, *selectors: str, cls: str = NPU, **more: 
 
 
 def claim(
-    name: str, *requests: dict[str, Any], constraints: list[dict[str, Any]] | None = None, namespace: str = "ml"
+    name: str,
+    *requests: dict[str, Any],
+    constraints: list[dict[str, Any]] | None = None,
+    namespace: str = "ml",
 ) -> ClaimToAllocate:
     spec = {"devices": {"requests": list(requests), "constraints": list(constraints or [])}}
     return ClaimToAllocate(namespace=namespace, name=name, spec=normalize_claim_spec(spec))
