@@ -98,13 +98,6 @@ def test_unknown_context_is_a_kubeconfig_error_listing_the_known_ones(tmp_path, 
     assert isinstance(info.value, ClusterError) and info.value.exit_code == 3
 
 
-CLIENT_NEEDS_CURRENT_CONTEXT = (
-    "the kubernetes client's loader (kube_config._get_kube_config_loader) refuses a kubeconfig without "
-    "current-context before resolve_context looks at --context: kubectl accepts it"
-)
-
-
-@pytest.mark.xfail(reason=CLIENT_NEEDS_CURRENT_CONTEXT, strict=True)
 def test_context_flag_works_without_a_current_context(tmp_path, env):
     """`kubectl --context a ...` works on a kubeconfig that never ran `kubectl config use-context`."""
     path = kubeconfig(tmp_path / "config", {"a": ctx("a", "ml")})
@@ -112,7 +105,6 @@ def test_context_flag_works_without_a_current_context(tmp_path, env):
     assert (c.context, c.namespace) == ("a", "ml")
 
 
-@pytest.mark.xfail(reason=CLIENT_NEEDS_CURRENT_CONTEXT, strict=True)
 def test_no_current_context_asks_for_one(tmp_path, env):
     path = kubeconfig(tmp_path / "config", {"a": ctx("a")})
     with pytest.raises(KubeconfigError, match="has no current-context; pass --context"):
