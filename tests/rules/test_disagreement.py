@@ -85,13 +85,15 @@ def test_an_event_older_than_a_change_is_called_stale():
     [
         (
             "en",
-            'is Pending (Unschedulable): The scheduler and the simulation disagree: the scheduler says "2 cannot '
-            'allocate all claims" (2 of 3 nodes), the simulation fits the Pod on npu-node-01, npu-node-02',
+            "is Pending (Unschedulable): The scheduler and the simulation disagree: the scheduler says "
+            '"2 cannot allocate all claims" (2 of 3 nodes), '
+            "the simulation fits the Pod on npu-node-01, npu-node-02",
         ),
         (
             "ko",
-            '상태 Pending (Unschedulable): 스케줄러와 시뮬레이션의 결과가 다릅니다: 스케줄러는 "2 cannot allocate all '
-            'claims"(3개 노드 중 2개), 시뮬레이션은 Pod가 들어갈 노드가 있다고 봅니다(npu-node-01, npu-node-02)',
+            "상태 Pending (Unschedulable): 스케줄러와 시뮬레이션의 결과가 다릅니다: "
+            '스케줄러는 "2 cannot allocate all claims"(3개 노드 중 2개), '
+            "시뮬레이션은 Pod가 들어갈 노드가 있다고 봅니다(npu-node-01, npu-node-02)",
         ),
     ],
 )
