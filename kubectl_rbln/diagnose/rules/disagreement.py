@@ -155,8 +155,6 @@ def simulation_disagrees(ctx: PodContext) -> Iterator[Finding]:
         "newestObjectChange": newest or "unknown",
         "changedAfterEvent": changed[:EVIDENCE_NODES],
     }
-    if ctx.snapshot.server_version:
-        evidence["serverVersion"] = ctx.snapshot.server_version
     values = ctx.values(
         nodes=Names(fitting),
         node=fitting[0],
