@@ -40,7 +40,7 @@ class PodDiagnosis:
         return self.context.simulation.rows if not self.context.simulation_blocked else []
 
     def verdict(self, lang: str) -> str:
-        return verdict_for(self.pod, self.findings, lang)
+        return verdict_for(self.pod, self.findings, lang, refused=scheduler_refused(self.context))
 
     def to_dict(self, lang: str = "en") -> dict[str, Any]:
         return {
@@ -66,8 +66,20 @@ def _apply_with_rct(ctx: PodContext, template: ResourceClaimTemplate) -> None:
                 claim.status_recorded = True
 
 
-def verdict_for(pod: Pod, findings: list[Finding], lang: str) -> str:
-    """The first line a user reads, in the catalog's words: the blocking finding's title, or none."""
+def scheduler_refused(ctx: PodContext) -> bool:
+    """A Pending, unbound Pod about which the scheduler recorded a refusal (event or condition)."""
+    if ctx.pod.phase != "Pending" or ctx.pod.node_name:
+        return False
+    return any(
+        m.reasons or m.prefilter or m.scheduler_error or m.total_nodes for m in ctx.scheduling_messages
+    )
+
+
+def verdict_for(pod: Pod, findings: list[Finding], lang: str, *, refused: bool = False) -> str:
+    """The first line a user reads, in the catalog's words: the blocking finding's title, or none.
+
+    "Nothing blocks it" / "nothing to fix" only when no evidence says otherwise: a Pod the scheduler
+    refused (`refused`) gets `verdict-refused` when no error finding names the cause."""
     state = pod.phase
     scheduled = pod.conditions.get("PodScheduled")
     if state == "Pending" and scheduled and scheduled.status == "False":
@@ -77,6 +89,8 @@ def verdict_for(pod: Pod, findings: list[Finding], lang: str) -> str:
         return sentence(
             "verdict-blocked", lang, pod=pod.key, state=state, title=blocking[0].words(lang).title
         )
+    if refused:
+        return sentence("verdict-refused", lang, pod=pod.key, state=state, count=len(findings))
     if findings:
         return sentence("verdict-notes", lang, pod=pod.key, state=state, count=len(findings))
     return sentence("verdict-clear", lang, pod=pod.key, state=state)

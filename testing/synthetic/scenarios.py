@@ -37,6 +37,7 @@ SLUGS = frozenset(
         "memlock-limit",
         "device-plugin-mode",
         "not-device-related",
+        "simulation-disagrees",
     }
 )
 
@@ -383,6 +384,7 @@ _SCENARIOS = [
         **_ALL_PENDING,
     ),
 ]
+_SCENARIOS += __import__("testing.synthetic.upstream_disagreement", fromlist=["_"]).UPSTREAM_DISAGREEMENT
 
 SCENARIOS: dict[str, Scenario] = {s.name: s for s in _SCENARIOS}
 

@@ -11,6 +11,7 @@ from kubectl_rbln.diagnose.rules import (
     allocation,
     attributes,
     crash,
+    disagreement,
     layers,
     node_prep,
     scheduler,
@@ -37,5 +38,6 @@ WHY_RULES: tuple[Rule, ...] = (
     node_prep.device_plugin_mode,
     crash.crashes,
     layers.source_degraded,
+    disagreement.simulation_disagrees,
     unallocated.claim_not_allocated,
 )
