@@ -1,0 +1,141 @@
+"""Scenarios of issue 12, point 4: failure families met in public upstream reports.
+
+Each scenario starts from the reference cluster (ClusterBuilder, in v1), edits a few objects the
+way the cited report shows them, and is then re-expressed in the requested API shape, so it is
+tested like every other scenario (every shape, from files, through the replay server).
+`scenarios.py` appends `scenarios()` to its list.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from kubectl_rbln.domain import NIC_CLASS, NPU_CLASS
+from testing.synthetic.builder import ClusterBuilder
+from testing.synthetic.knobs import Knobs
+from testing.synthetic.shapes import to_api_shape
+
+if TYPE_CHECKING:
+    from testing.synthetic.scenarios import Scenario
+
+Objects = list[dict[str, Any]]
+Edit = Callable[[Objects, ClusterBuilder], Objects]
+
+ALL_PENDING: dict[str, int] = {
+    "prefill_running": 0,
+    "decode_running": 0,
+    "prefill_pending": 1,
+    "decode_pending": 1,
+}
+
+
+def _family(
+    name: str,
+    description: str,
+    edit: Edit,
+    *,
+    must: set[str],
+    must_not: set[str] | frozenset[str] = frozenset(),
+    **knobs: Any,
+) -> Scenario:
+    """A scenario whose objects are the builder's, edited in v1 and then put in the asked shape."""
+    from testing.synthetic.scenarios import SEED, SLUGS, Scenario  # noqa: PLC0415 (scenarios imports us)
+
+    resolved = Knobs(**knobs)
+
+    def build(api_version: str) -> Objects:
+        builder = ClusterBuilder(SEED, "v1", resolved)
+        objects = edit(builder.build(), builder)
+        return [to_api_shape(o, api_version) for o in objects]
+
+    unknown = (set(must) | set(must_not)) - SLUGS
+    if unknown:
+        raise ValueError(f"scenario {name}: unknown slugs {sorted(unknown)}")
+    return Scenario(
+        name=name,
+        description=description,
+        build=build,
+        pending_pod=ClusterBuilder(SEED, "v1", resolved).target_pod(),
+        must=frozenset(must),
+        must_not=frozenset(must_not) - frozenset(must),
+        knobs=resolved,
+    )
+
+
+def _of_kind(objects: Objects, kind: str) -> Objects:
+    return [o for o in objects if o["kind"] == kind]
+
+
+# ------------------------------------------------------------------ a) the missing RCT leads
+
+
+def _no_reference_classes(objects: Objects, builder: ClusterBuilder) -> Objects:
+    """A cluster that never installed the reference DeviceClasses: it has its own, for its GPUs."""
+    gpu_class = {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "DeviceClass",
+        "metadata": {"name": "gpu.example.com", "uid": "5f0c1e2a-0000-4000-8000-00000000a001"},
+        "spec": {"selectors": [{"cel": {"expression": 'device.driver == "gpu.example.com"'}}]},
+    }
+    return [gpu_class, *objects]
+
+
+# ------------------------------------------------------------------ b) the RCT is in another namespace
+
+
+def _rct_in_default(objects: Objects, builder: ClusterBuilder) -> Objects:
+    """The RCT was applied without `-n`: it landed in `default`, the Pods run in the chart's namespace."""
+    reference = ClusterBuilder(builder.seed, "v1", builder.knobs.replace(rct="numa-aligned")).build()
+    template = copy.deepcopy(_of_kind(reference, "ResourceClaimTemplate")[0])
+    template["metadata"]["namespace"] = "default"
+    annotations = template["metadata"].get("annotations", {})
+    key = "kubectl.kubernetes.io/last-applied-configuration"
+    if key in annotations:
+        applied = json.loads(annotations[key])
+        applied.setdefault("metadata", {})["namespace"] = "default"
+        annotations[key] = json.dumps(applied, sort_keys=True)
+    return [*objects, template]
+
+
+def scenarios() -> list[Scenario]:
+    return [
+        _family(
+            "rct-missing-no-reference-classes",
+            # kubernetes/kubernetes#129362 (the RCT single-gpu was deleted, its Pods never run again) and
+            # #135835 (a Pod created before its RCT waits on the claim controller's backoff): the Pod
+            # names an RCT that does not exist, on a cluster whose only DeviceClass is its own GPU
+            # class. The missing RCT is the finding; the NPU and NIC classes of the reference RCT,
+            # which this cluster never used, must not be reported missing.
+            "The Pods name RCT npu-rdma, which was never applied, on a cluster that has neither "
+            "npu.rebellions.ai nor dranet DeviceClasses (only its own gpu.example.com).",
+            _no_reference_classes,
+            must={"claim-template-missing"},
+            must_not={"device-class-missing", "driver-slices-missing", "not-device-related"},
+            rct=None,
+            drop_device_classes=(NPU_CLASS, NIC_CLASS),
+            **ALL_PENDING,
+        ),
+        _family(
+            "rct-in-other-namespace",
+            # RCTs are namespaced; the KEP for a cluster-scoped template (kubernetes/enhancements#6159,
+            # KEP-5978 ClusterResourceClaimTemplate) starts from users who must copy one RCT into every
+            # namespace, and kubernetes/kubernetes#129362 shows the RCT created with its namespace
+            # (gpu-test2). Here npu-rdma was applied without `-n`: it is in `default`, the Pods in
+            # `serving`, and the claim controller reports it not found.
+            "RCT npu-rdma exists, but in namespace default; the Pods run in serving, so the claim "
+            "controller cannot create their claims (FailedResourceClaimCreation).",
+            _rct_in_default,
+            must={"claim-template-missing"},
+            must_not={
+                "device-class-missing",
+                "driver-slices-missing",
+                "not-device-related",
+                "claim-not-created",
+            },
+            rct=None,
+            **ALL_PENDING,
+        ),
+    ]

@@ -1,0 +1,70 @@
+"""Issue 12, point 4: the failure families of testing/synthetic/upstream_families.py, one section
+each, from the scenario built after the cited upstream report, with the words a user reads."""
+
+from __future__ import annotations
+
+from rules_kit import ALL_PENDING, assert_named, cluster, only, scenario
+
+from kubectl_rbln.app.check import CheckRequest, run_check
+from kubectl_rbln.domain import DEFAULT_RCT, NIC_CLASS, NPU_CLASS
+
+# ---------------------------------------------------------------- a) a missing RCT or claim leads
+
+
+def test_missing_rct_leads_and_no_reference_class_is_guessed():
+    c = scenario("rct-missing-no-reference-classes")
+    findings = c.findings()
+    finding = only(findings, "claim-template-missing")
+    assert finding.case is None and finding.values["rct"] == DEFAULT_RCT
+    assert "device-class-missing" not in {f.slug for f in findings}
+    assert findings[0].slug == "claim-template-missing"  # the lead finding
+    assert_named(finding, f"{c.namespace}/{DEFAULT_RCT}")
+
+
+def test_missing_named_claim_leads_and_no_reference_class_is_guessed():
+    """A Pod with `resourceClaimName` whose claim does not exist, on a cluster without the classes."""
+    c = cluster(drop_device_classes=(NPU_CLASS, NIC_CLASS), **ALL_PENDING)
+    pod = c.raw("Pod", c.pod)
+    pod["spec"]["resourceClaims"] = [{"name": "shared", "resourceClaimName": "shared-npus"}]
+    pod["status"].pop("resourceClaimStatuses", None)
+    findings = c.findings()
+    assert "device-class-missing" not in {f.slug for f in findings}
+    finding = only(findings, "claim-not-created")
+    assert finding.values["claim"] == "shared-npus"
+    assert_named(finding, c.pod)
+
+
+def test_check_still_names_the_reference_classes_for_the_charts_rct():
+    """`check` is about the chart's RCT: with it missing, item 1 still lists the reference classes."""
+    c = scenario("rct-missing-no-reference-classes")
+    report = run_check(c.snapshot(), CheckRequest(c.namespace, DEFAULT_RCT))
+    item = next(i for i in report.items if i.id == "1")
+    assert item.status == "fail"
+    assert sorted(f.values["class"] for f in item.findings) == sorted([NPU_CLASS, NIC_CLASS])
+
+
+# ---------------------------------------------------------------- b) the RCT is in another namespace
+
+
+def test_rct_in_another_namespace_says_where():
+    c = scenario("rct-in-other-namespace")
+    finding = only(c.findings(), "claim-template-missing")
+    assert finding.case == "other-namespace"
+    assert list(finding.values["elsewhere"]) == ["default"]
+    assert finding.values["source"] == "default"
+    assert finding.evidence["sameNameIn"] == [f"default/{DEFAULT_RCT}"]
+    assert finding.evidence["templatesInNamespace"] == []
+    assert_named(
+        finding,
+        DEFAULT_RCT,
+        c.namespace,
+        "default",
+        f"kubectl get resourceclaimtemplate -A --field-selector metadata.name={DEFAULT_RCT}",
+        f"kubectl -n {c.namespace} apply -f",
+    )
+
+
+def test_rct_missing_everywhere_keeps_the_plain_words():
+    finding = only(scenario("rct-missing").findings(), "claim-template-missing")
+    assert finding.case is None and "elsewhere" not in finding.values
+    assert "sameNameIn" not in finding.evidence
