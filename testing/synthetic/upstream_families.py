@@ -13,7 +13,7 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from kubectl_rbln.domain import NIC_CLASS, NPU_CLASS
+from kubectl_rbln.domain import NIC_CLASS, NIC_DRIVER, NPU_CLASS, RDMA_ATTR, RDMA_DEVICE_ATTR
 from testing.synthetic.builder import ClusterBuilder
 from testing.synthetic.knobs import Knobs
 from testing.synthetic.shapes import to_api_shape
@@ -100,6 +100,33 @@ def _rct_in_default(objects: Objects, builder: ClusterBuilder) -> Objects:
     return [*objects, template]
 
 
+# ------------------------------------------------------------------ d) free, but rdma=false
+
+
+def _free_nics_lost_rdma(objects: Objects, builder: ClusterBuilder) -> Objects:
+    """Every NIC no claim holds is published again with dra.net/rdma false and no rdmaDevice."""
+    held = {
+        (r["pool"], r["device"])
+        for claim in _of_kind(objects, "ResourceClaim")
+        for r in (claim.get("status") or {}).get("allocation", {}).get("devices", {}).get("results", [])
+    }
+    rdma, rdma_device = (name.split("/", 1)[1] for name in (RDMA_ATTR, RDMA_DEVICE_ATTR))
+    for slice_ in _of_kind(objects, "ResourceSlice"):
+        if slice_["spec"]["driver"] != NIC_DRIVER:
+            continue
+        slice_["spec"]["pool"]["generation"] = slice_["spec"]["pool"].get("generation", 1) + 1
+        for device in slice_["spec"]["devices"]:
+            if (slice_["spec"]["pool"]["name"], device["name"]) in held:
+                continue
+            attributes = device.get("attributes", {})
+            for key in list(attributes):
+                if key in (rdma, RDMA_ATTR):
+                    attributes[key] = {"bool": False}
+                if key in (rdma_device, RDMA_DEVICE_ATTR):
+                    del attributes[key]
+    return objects
+
+
 def scenarios() -> list[Scenario]:
     return [
         _family(
@@ -137,5 +164,29 @@ def scenarios() -> list[Scenario]:
             },
             rct=None,
             **ALL_PENDING,
+        ),
+        _family(
+            "free-nics-lost-rdma",
+            # kubernetes-sigs/dranet#51: after the NIC vendor's driver stack was installed, dranet
+            # published the same NICs with dra.net/rdma false instead of true. Here the NICs of the
+            # running decode Pod keep their allocation (rdma was true when it was made); the NICs on
+            # the free NUMA node came back rdma=false, so the only NICs that match are held. The
+            # diagnosis must say "free, but rdma=false", not only "held by other claims".
+            "One NPU node; a running decode Pod holds NUMA 0's NPUs and NICs. NUMA 1's NICs were "
+            "re-published with dra.net/rdma=false, so the pending decode Pod finds the matching NICs "
+            "held and the free ones failing `rdma == true`.",
+            _free_nics_lost_rdma,
+            must={"devices-exhausted"},
+            must_not={
+                "driver-slices-missing",
+                "device-class-missing",
+                "not-device-related",
+                "attribute-not-advertised",
+            },
+            npu_nodes=1,
+            prefill_running=0,
+            decode_running=1,
+            prefill_pending=0,
+            decode_pending=1,
         ),
     ]

@@ -68,3 +68,37 @@ def test_rct_missing_everywhere_keeps_the_plain_words():
     finding = only(scenario("rct-missing").findings(), "claim-template-missing")
     assert finding.case is None and "elsewhere" not in finding.values
     assert "sameNameIn" not in finding.evidence
+
+
+# ---------------------------------------------------------------- d) free, but rdma=false
+
+
+def test_free_nics_that_lost_rdma_are_named_not_only_the_holders():
+    c = scenario("free-nics-lost-rdma")
+    finding = only(c.findings(), "devices-exhausted")
+    assert finding.case == "free-but-failing"
+    assert finding.values["request"] == "nic"
+    assert finding.values["seen"] == ["rdma=false"]
+    assert finding.values["free_failing"] == 3  # NUMA 1's two backend NICs and the management NIC
+    assert "rdma == true" in finding.values["term"]
+    assert finding.evidence["freeValuesSeen"] == {"dra.net/rdma": {"false": 3}}
+    assert list(finding.values["holders"]) == [f"{c.namespace}/{c.builder.running_pods()[0][1]}"]
+    assert_named(finding, "rdma=false", "nic", "npu-node-01", "sudo modprobe bnxt_re")
+    assert "Free, but rdma=false" in finding.words("en").title
+
+
+def test_the_node_row_says_free_but_rdma_false():
+    c = scenario("free-nics-lost-rdma")
+    from kubectl_rbln.app.why import WhyRequest, why
+
+    report = why(c.snapshot(), WhyRequest((f"{c.namespace}/{c.pod}",)))
+    rows = {r["name"]: r for r in report.diagnoses[0].context.simulation.rows}
+    assert "free, but rdma=false" in rows["npu-node-01"]["reason"]
+    assert "held by other claims" in rows["npu-node-01"]["reason"]
+
+
+def test_plain_exhaustion_keeps_the_holders_words():
+    """Every NUMA slot held, no free device that a selector drops: the plain devices-exhausted."""
+    finding = only(scenario("devices-exhausted").findings(), "devices-exhausted")
+    assert finding.case is None
+    assert "seen" not in finding.values
