@@ -127,6 +127,32 @@ def _free_nics_lost_rdma(objects: Objects, builder: ClusterBuilder) -> Objects:
     return objects
 
 
+# ------------------------------------------------------------------ c) allocationMode: All, devices held
+
+
+def _all_rdma_nics(objects: Objects, builder: ClusterBuilder) -> Objects:
+    """The RCT (and the pending Pod's claim made from it) asks for every RDMA NIC of a node."""
+    devices = {
+        "requests": [
+            {
+                "name": "nic",
+                "exactly": {
+                    "deviceClassName": NIC_CLASS,
+                    "allocationMode": "All",
+                    "selectors": [{"cel": {"expression": f'device.attributes["{NIC_DRIVER}"].rdma == true'}}],
+                },
+            }
+        ]
+    }
+    for template in _of_kind(objects, "ResourceClaimTemplate"):
+        template["metadata"].pop("annotations", None)
+        template["spec"]["spec"]["devices"] = copy.deepcopy(devices)
+    for claim in _of_kind(objects, "ResourceClaim"):
+        if not (claim.get("status") or {}).get("allocation"):
+            claim["spec"]["devices"] = copy.deepcopy(devices)
+    return objects
+
+
 def scenarios() -> list[Scenario]:
     return [
         _family(
@@ -182,6 +208,28 @@ def scenarios() -> list[Scenario]:
                 "device-class-missing",
                 "not-device-related",
                 "attribute-not-advertised",
+            },
+            npu_nodes=1,
+            prefill_running=0,
+            decode_running=1,
+            prefill_pending=0,
+            decode_pending=1,
+        ),
+        _family(
+            "all-mode-devices-held",
+            # kubernetes/kubernetes#129560 (allocationMode All: "ensure exclusive access to all matching
+            # devices on the node", and the allocator fixture all-devices-some-allocated): the
+            # pending Pod's RCT asks for every RDMA NIC of a node, a running decode Pod holds two of
+            # them, so no node qualifies although two NICs are free. The holders must be named.
+            "One NPU node; the pending Pod's RCT asks for allocationMode: All RDMA NICs, and a running "
+            "decode Pod holds two of the four.",
+            _all_rdma_nics,
+            must={"devices-exhausted"},
+            must_not={
+                "driver-slices-missing",
+                "device-class-missing",
+                "not-device-related",
+                "insufficient-devices",
             },
             npu_nodes=1,
             prefill_running=0,

@@ -19,6 +19,7 @@ FAMILIES = {
         [DEFAULT_RCT],
     ),
     "rct-in-other-namespace": ("claim-template-missing", "only in: default", [DEFAULT_RCT, "default"]),
+    "all-mode-devices-held": ("devices-exhausted", "allocationMode: All", ["coder-decode-5f9vnmhcjt-5xnpt"]),
     "free-nics-lost-rdma": ("devices-exhausted", "Free, but rdma=false", ["rdma=false", "npu-node-01"]),
 }
 

@@ -102,3 +102,23 @@ def test_plain_exhaustion_keeps_the_holders_words():
     finding = only(scenario("devices-exhausted").findings(), "devices-exhausted")
     assert finding.case is None
     assert "seen" not in finding.values
+
+
+# ---------------------------------------------------------------- c) allocationMode: All, devices held
+
+
+def test_all_mode_blocked_by_held_devices_names_the_holders():
+    c = scenario("all-mode-devices-held")
+    finding = only(c.findings(), "devices-exhausted")
+    assert finding.case == "all-mode"
+    assert finding.evidence["allocationMode"] == "All"
+    assert (finding.values["matching"], finding.values["held"]) == (4, 2)
+    holder = f"{c.namespace}/{c.builder.running_pods()[0][1]}"
+    assert list(finding.values["holders"]) == [holder]
+    assert_named(finding, "allocationMode: All", "nic", holder, "ExactCount")
+
+
+def test_all_mode_words_only_for_an_all_request():
+    """The same held NICs under the reference RCT (ExactCount) keep the other words."""
+    finding = only(scenario("free-nics-lost-rdma").findings(), "devices-exhausted")
+    assert finding.case != "all-mode"

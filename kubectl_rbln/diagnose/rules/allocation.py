@@ -152,12 +152,35 @@ def devices_exhausted(ctx: PodContext) -> Iterator[Finding]:
     pods = sorted({claim.split(" (pod ")[-1].rstrip(")") for claim in holders.values()})
     evidence["devicesHeld"] = len({h for n in nodes for h in failed[n].failure.holders})  # type: ignore[union-attr]
     values["holders"] = Names(pods, 2)
+    every = _all_mode(ctx, nodes)
+    if every is not None:
+        evidence["allocationMode"] = "All"
+        yield Finding("devices-exhausted", {**values, **every}, evidence, case="all-mode")
+        return
     changed = _free_but_failing(ctx, nodes)
     if changed is not None:
         evidence.update(changed[0])
         yield Finding("devices-exhausted", {**values, **changed[1]}, evidence, case="free-but-failing")
         return
     yield Finding("devices-exhausted", values, evidence)
+
+
+def _all_mode(ctx: PodContext, nodes: list[str]) -> dict[str, Any] | None:
+    """An `allocationMode: All` request needs every matching device free: say so (issue 12, 4c)."""
+    sample = _sample(ctx, nodes)
+    base, _, sub = sample.request.partition("/")
+    every = any(
+        alternative.allocation_mode == "All" and (alternative.name or "") == sub
+        for claim in ctx.unallocated
+        if claim.spec is not None
+        for request in claim.spec.requests
+        if request.name == base
+        for alternative in request.alternatives
+    )
+    counts = counts_for(ctx.simulation.failed[nodes[0]], sample)
+    if not every or counts is None:
+        return None
+    return {"matching": counts.request_match, "held": counts.request_match - counts.free}
 
 
 def _free_but_failing(ctx: PodContext, nodes: list[str]) -> tuple[dict[str, Any], dict[str, Any]] | None:
