@@ -143,7 +143,17 @@ class LiveCollector:
     def _read_one(self, spec: ListSpec, version: str, keep: Keep | None = None) -> list[Any]:
         if spec.kind == "ResourceClaim":
             return self._read_claims(version, keep)
+        if spec.kind == "ResourceClaimTemplate" and self.namespace is not None:
+            return self._read_templates(spec, version, keep)
         return self._read(spec, version, keep)
+
+    def _read_templates(self, spec: ListSpec, version: str, keep: Keep | None = None) -> list[Any]:
+        """RCTs of every namespace, so `why` can say where a missing one is (claim-template-missing,
+        case other-namespace); when that list is forbidden, ours alone, and nothing is lost."""
+        try:
+            return self.client.list(list_path(spec, version, None), keep=keep)
+        except ApiRefusal:
+            return self._read(spec, version, keep)
 
     def _read_claims(self, version: str, keep: Keep | None = None) -> list[Any]:
         """Claims of every namespace hold devices too; fall back to ours when that list is forbidden."""

@@ -17,9 +17,10 @@ from kubectl_rbln.diagnose.placement import required_labels
 from kubectl_rbln.diagnose.rct_audit import applied_spec, dropped_fields
 from kubectl_rbln.diagnose.rules.layers import (
     claim_template_missing,
-    device_class_missing,
     drivers_of,
+    missing_class_findings,
     nodes_lacking,
+    requested_classes,
     slices_missing,
 )
 from kubectl_rbln.diagnose.rules.node_prep import device_plugin_mode, rds_label_finding
@@ -82,7 +83,9 @@ def _classes_needed(snapshot: Snapshot, namespace: str, rct: str) -> list[str]:
 
 def item_device_classes(snapshot: Snapshot, namespace: str, rct: str) -> CheckItem:
     needed = _classes_needed(snapshot, namespace, rct)
-    findings = list(device_class_missing.run(reference_context(snapshot, namespace, rct)))
+    context = reference_context(snapshot, namespace, rct)
+    pairs = requested_classes(context) or [("(reference)", name) for name in needed]
+    findings = list(missing_class_findings(context, pairs))
     missing = [c for c in needed if c not in snapshot.device_classes]
     found = "missing: " + ", ".join(missing) if missing else "present: " + ", ".join(needed)
     return CheckItem("1", "both DeviceClasses", f"{' and '.join(needed)} listed", found, findings)

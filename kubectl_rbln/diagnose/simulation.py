@@ -140,6 +140,13 @@ def short_reason(result: NodeResult) -> str:
             f"{failure.request}: {counts.request_match}/{counts.on_node} match, {counts.needed} needed{term}"
         )
     if failure.kind == "exhausted" and counts is not None:
+        top = failure.exclusions[0] if failure.exclusions else None
+        if top is not None and counts.free + top.excluded >= counts.needed:  # issue 12, 4d
+            seen = ", ".join(f"{a.rsplit('/', 1)[-1]}={v}" for a, vals in top.values.items() for v in vals)
+            return (
+                f"{failure.request}: {counts.request_match} matching are held by other claims; "
+                f"{top.excluded} free, but {seen or 'failing'} (fails: {top.conjunct or top.expression})"
+            )
         return (
             f"{failure.request}: {counts.free} free of {counts.request_match} matching, "
             f"{counts.needed} needed (held by other claims)"

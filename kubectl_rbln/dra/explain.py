@@ -160,12 +160,17 @@ def candidate_counts(state: Any) -> dict[tuple[str, str], CandidateCounts]:
     return out
 
 
-def _exclusions(state: Any, alt: Any, counts: CandidateCounts) -> list[SelectorExclusion]:
-    """For each device of the class's drivers: the first selector (and conjunct) that drops it."""
+def _exclusions(
+    state: Any, alt: Any, counts: CandidateCounts, *, free_only: bool = False
+) -> list[SelectorExclusion]:
+    """For each device of the class's drivers (`free_only`: that no other claim holds): the first
+    selector (and conjunct) that drops it."""
     consumable = state.features.consumable_capacity
     groups: dict[tuple[str, int, str | None], SelectorExclusion] = {}
-    for device in state.devices:
+    for pos, device in enumerate(state.devices):
         if counts.drivers and device.driver not in counts.drivers:
+            continue
+        if free_only and state.is_allocated[pos]:
             continue
         for owner, exprs in (
             (f"class {alt.device_class.name}", alt.device_class.selectors),
@@ -301,6 +306,8 @@ def _request_failure(
             return base
         base.kind = "exhausted"
         base.holders = held
+        # free devices a selector drops (say, NICs back with rdma=false): "free, but ...", issue 12 4d
+        base.exclusions = _exclusions(state, alt, c, free_only=True)
         base.summary = (
             f"request {alt.name} of claim {claim}: {c.request_match} devices match but "
             f"{len(held)} are allocated to other claims; {c.free} free, {c.needed} needed"

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, TypedDict
 
 from kubectl_rbln.domain import NIC_CLASS, NIC_DRIVER
+from testing.synthetic import upstream_families
 from testing.synthetic.builder import ClusterBuilder, Knobs, dumps_bundle
 
 SLUGS = frozenset(
@@ -386,6 +387,7 @@ _SCENARIOS = [
 ]
 _SCENARIOS += __import__("testing.synthetic.upstream_disagreement", fromlist=["_"]).UPSTREAM_DISAGREEMENT
 
+_SCENARIOS += upstream_families.scenarios()  # issue 12, point 4 (testing/synthetic/upstream_families.py)
 SCENARIOS: dict[str, Scenario] = {s.name: s for s in _SCENARIOS}
 
 

@@ -151,7 +151,59 @@ def devices_exhausted(ctx: PodContext) -> Iterator[Finding]:
     evidence["heldBy"] = holders
     pods = sorted({claim.split(" (pod ")[-1].rstrip(")") for claim in holders.values()})
     evidence["devicesHeld"] = len({h for n in nodes for h in failed[n].failure.holders})  # type: ignore[union-attr]
-    yield Finding("devices-exhausted", {**values, "holders": Names(pods, 2)}, evidence)
+    values["holders"] = Names(pods, 2)
+    every = _all_mode(ctx, nodes)
+    if every is not None:
+        evidence["allocationMode"] = "All"
+        yield Finding("devices-exhausted", {**values, **every}, evidence, case="all-mode")
+        return
+    changed = _free_but_failing(ctx, nodes)
+    if changed is not None:
+        evidence.update(changed[0])
+        yield Finding("devices-exhausted", {**values, **changed[1]}, evidence, case="free-but-failing")
+        return
+    yield Finding("devices-exhausted", values, evidence)
+
+
+def _all_mode(ctx: PodContext, nodes: list[str]) -> dict[str, Any] | None:
+    """An `allocationMode: All` request needs every matching device free: say so (issue 12, 4c)."""
+    sample = _sample(ctx, nodes)
+    base, _, sub = sample.request.partition("/")
+    every = any(
+        alternative.allocation_mode == "All" and (alternative.name or "") == sub
+        for claim in ctx.unallocated
+        if claim.spec is not None
+        for request in claim.spec.requests
+        if request.name == base
+        for alternative in request.alternatives
+    )
+    counts = counts_for(ctx.simulation.failed[nodes[0]], sample)
+    if not every or counts is None:
+        return None
+    return {"matching": counts.request_match, "held": counts.request_match - counts.free}
+
+
+def _free_but_failing(ctx: PodContext, nodes: list[str]) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """Free devices that a selector drops, enough to fit the request if they still matched: the
+    devices changed (NICs back with rdma=false), so other claims are not what to fix (issue 12, 4d)."""
+    sample = _sample(ctx, nodes)
+    counts = counts_for(ctx.simulation.failed[nodes[0]], sample)
+    top = sample.exclusions[0] if sample.exclusions else None
+    if top is None or counts is None or counts.free + top.excluded < counts.needed:
+        return None
+    seen = [
+        f"{attribute.rsplit('/', 1)[-1]}={value}"
+        for attribute, found in top.values.items()
+        for value in found
+    ]
+    evidence = {"freeButFailing": top.summary, "freeValuesSeen": top.values}
+    values = {
+        "term": top.conjunct or top.expression,
+        "seen": seen or ["<no value>"],
+        "free_failing": top.excluded,
+        "count": counts.needed,
+    }
+    return evidence, values
 
 
 def _pcie_root_formats(ctx: PodContext, attribute: str | None) -> dict[str, list[str]]:

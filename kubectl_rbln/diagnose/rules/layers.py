@@ -86,11 +86,18 @@ def dra_api_unavailable(ctx: PodContext) -> Iterator[Finding]:
     blocks_simulation=True,
 )
 def device_class_missing(ctx: PodContext) -> Iterator[Finding]:
-    """A request names a DeviceClass that does not exist (the reference pair when nothing resolves)."""
+    """A request names a DeviceClass that does not exist.
+
+    Only the classes the Pod's own claims name: when no claim spec resolves (the RCT or the claim is
+    missing), that missing layer is the finding, and no reference class is guessed (issue 12, 4a).
+    """
+    yield from missing_class_findings(ctx, requested_classes(ctx))
+
+
+def missing_class_findings(ctx: PodContext, pairs: list[tuple[str, str]]) -> Iterator[Finding]:
+    """device-class-missing for each (request, class) pair whose class does not exist; `check`
+    passes the reference pair itself when the chart's RCT is not there yet."""
     classes = ctx.snapshot.device_classes
-    pairs = requested_classes(ctx)
-    if not pairs and ctx.pod.resource_claims:
-        pairs = [("(reference)", name) for name in REFERENCE_CLASSES]
     missing: dict[str, list[str]] = {}
     for request, class_name in pairs:
         if class_name and class_name not in classes:
@@ -123,6 +130,8 @@ def claim_template_missing(ctx: PodContext) -> Iterator[Finding]:
         if not name or claim.template is not None or claim.claim is not None:
             continue
         present = sorted(t.name for t in ctx.snapshot.templates if t.namespace == pod.namespace)
+        # RCTs are namespaced: the same name elsewhere is the likeliest mistake (issue 12, 4b)
+        elsewhere = sorted({t.namespace for t in ctx.snapshot.templates if t.name == name} - {pod.namespace})
         evidence = {
             "podClaim": claim.ref.name,
             "resourceClaimTemplate": f"{pod.namespace}/{name}",
@@ -130,6 +139,11 @@ def claim_template_missing(ctx: PodContext) -> Iterator[Finding]:
             "event": f"PodResourceClaim {claim.ref.name}: resource claim template "
             f'"{name}": resourceclaimtemplate.resource.k8s.io "{name}" not found',
         }
+        if elsewhere:
+            evidence["sameNameIn"] = [f"{ns}/{name}" for ns in elsewhere]
+            values = ctx.values(rct=name, elsewhere=Names(elsewhere), source=elsewhere[0])
+            yield Finding("claim-template-missing", values, evidence, case="other-namespace")
+            continue
         yield Finding("claim-template-missing", ctx.values(rct=name), evidence, recipe="numa-aligned")
 
 
