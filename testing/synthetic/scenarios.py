@@ -10,99 +10,14 @@ Run `python -m testing.synthetic.scenarios` to regenerate the example bundles.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import TypedDict
 
 from kubectl_rbln.domain import NIC_CLASS, NIC_DRIVER
-from testing.synthetic import upstream_families
+from testing.synthetic import upstream_disagreement, upstream_families
 from testing.synthetic.builder import ClusterBuilder, Knobs, dumps_bundle
-
-SLUGS = frozenset(
-    {
-        "dra-api-unavailable",
-        "device-class-missing",
-        "claim-template-missing",
-        "claim-not-created",
-        "claim-not-allocated",
-        "driver-slices-missing",
-        "attribute-not-advertised",
-        "selector-matches-nothing",
-        "selector-error",
-        "constraint-unsatisfiable",
-        "insufficient-devices",
-        "devices-exhausted",
-        "feature-gate-disabled",
-        "rds-label-missing",
-        "memlock-limit",
-        "device-plugin-mode",
-        "not-device-related",
-        "simulation-disagrees",
-    }
-)
-
-# Slugs that blame devices or DRA objects: a cause that is not about devices must not report them.
-DEVICE_BLAME = frozenset(
-    {
-        "device-class-missing",
-        "driver-slices-missing",
-        "attribute-not-advertised",
-        "selector-matches-nothing",
-        "selector-error",
-        "constraint-unsatisfiable",
-        "insufficient-devices",
-        "devices-exhausted",
-    }
-)
-SEED = 7
-
-
-@dataclass(frozen=True)
-class Scenario:
-    name: str
-    description: str
-    build: Callable[[str], list[dict[str, Any]]]  # api version -> objects
-    pending_pod: tuple[str, str]  # (namespace, name) of the Pod to ask `why` about
-    must: frozenset[str]
-    must_not: frozenset[str] = field(default_factory=frozenset)
-    shape_matters: bool = False  # the diagnosis may differ between v1beta1 / v1beta2 / v1
-    knobs: Knobs = field(default_factory=Knobs)
-
-    @property
-    def expected_slugs(self) -> set[str]:
-        """The slugs a correct diagnosis must report (an exact set for the primary cause)."""
-        return set(self.must)
-
-
-def _scenario(
-    name: str,
-    description: str,
-    *,
-    must: set[str],
-    must_not: set[str] | frozenset[str] = frozenset(),
-    shape_matters: bool = False,
-    **knobs: Any,
-) -> Scenario:
-    resolved = Knobs(**knobs)
-    builder = ClusterBuilder(SEED, "v1", resolved)
-
-    def build(api_version: str) -> list[dict[str, Any]]:
-        return ClusterBuilder(SEED, api_version, resolved).build()
-
-    unknown = (set(must) | set(must_not)) - SLUGS
-    if unknown:
-        raise ValueError(f"scenario {name}: unknown slugs {sorted(unknown)}")
-    return Scenario(
-        name=name,
-        description=description,
-        build=build,
-        pending_pod=builder.target_pod(),
-        must=frozenset(must),
-        must_not=frozenset(must_not) - frozenset(must),
-        shape_matters=shape_matters,
-        knobs=resolved,
-    )
+from testing.synthetic.scenario_kit import DEVICE_BLAME, SLUGS, Scenario
+from testing.synthetic.scenario_kit import seeded_scenario as _scenario
 
 
 class _PodCounts(TypedDict):
@@ -385,7 +300,7 @@ _SCENARIOS = [
         **_ALL_PENDING,
     ),
 ]
-_SCENARIOS += __import__("testing.synthetic.upstream_disagreement", fromlist=["_"]).UPSTREAM_DISAGREEMENT
+_SCENARIOS += upstream_disagreement.UPSTREAM_DISAGREEMENT
 
 _SCENARIOS += upstream_families.scenarios()  # issue 12, point 4 (testing/synthetic/upstream_families.py)
 SCENARIOS: dict[str, Scenario] = {s.name: s for s in _SCENARIOS}

@@ -14,23 +14,12 @@ from kubectl_rbln.domain import NIC_CLASS, NPU_CLASS
 from testing.synthetic.builder import ClusterBuilder, Knobs, fit_error_message
 from testing.synthetic.fit_error import event_note
 from testing.synthetic.ids import ts
+from testing.synthetic.scenario_kit import DEVICE_BLAME, Scenario
 
 SEED = 7
 CP_TAINT = "node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }"
 CANNOT = "cannot allocate all claims"
 NOT_HELPFUL = "Preemption is not helpful for scheduling"
-DEVICE_BLAME = frozenset(
-    {
-        "device-class-missing",
-        "driver-slices-missing",
-        "attribute-not-advertised",
-        "selector-matches-nothing",
-        "selector-error",
-        "constraint-unsatisfiable",
-        "insufficient-devices",
-        "devices-exhausted",
-    }
-)
 
 
 def _cannot_allocate(npu_nodes: int) -> str:
@@ -130,7 +119,6 @@ def _scenario(
     patch: Callable[[list[dict[str, Any]], tuple[str, str]], None],
     must: set[str],
 ) -> Any:
-    from testing.synthetic.scenarios import Scenario  # noqa: PLC0415 (scenarios.py imports this module)
 
     pod = ClusterBuilder(SEED, "v1", knobs).target_pod()
 

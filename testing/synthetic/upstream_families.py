@@ -11,15 +11,13 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from kubectl_rbln.domain import NIC_CLASS, NIC_DRIVER, NPU_CLASS, RDMA_ATTR, RDMA_DEVICE_ATTR
 from testing.synthetic.builder import ClusterBuilder
 from testing.synthetic.knobs import Knobs
+from testing.synthetic.scenario_kit import SEED, SLUGS, Scenario
 from testing.synthetic.shapes import to_api_shape
-
-if TYPE_CHECKING:
-    from testing.synthetic.scenarios import Scenario
 
 Objects = list[dict[str, Any]]
 Edit = Callable[[Objects, ClusterBuilder], Objects]
@@ -42,7 +40,6 @@ def _family(
     **knobs: Any,
 ) -> Scenario:
     """A scenario whose objects are the builder's, edited in v1 and then put in the asked shape."""
-    from testing.synthetic.scenarios import SEED, SLUGS, Scenario  # noqa: PLC0415 (scenarios imports us)
 
     resolved = Knobs(**knobs)
 

@@ -1,0 +1,98 @@
+"""What a scenario is, and the slugs a scenario may name: shared by every scenario module.
+
+scenarios.py lists the seeds' failure modes; the upstream_*.py modules add the ones users reported
+upstream. They all build `Scenario` objects from here, so scenarios.py can import them plainly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from testing.synthetic.builder import ClusterBuilder, Knobs
+
+SLUGS = frozenset(
+    {
+        "dra-api-unavailable",
+        "device-class-missing",
+        "claim-template-missing",
+        "claim-not-created",
+        "claim-not-allocated",
+        "driver-slices-missing",
+        "attribute-not-advertised",
+        "selector-matches-nothing",
+        "selector-error",
+        "constraint-unsatisfiable",
+        "insufficient-devices",
+        "devices-exhausted",
+        "feature-gate-disabled",
+        "rds-label-missing",
+        "memlock-limit",
+        "device-plugin-mode",
+        "not-device-related",
+        "simulation-disagrees",
+    }
+)
+
+# Slugs that blame devices or DRA objects: a cause that is not about devices must not report them.
+DEVICE_BLAME = frozenset(
+    {
+        "device-class-missing",
+        "driver-slices-missing",
+        "attribute-not-advertised",
+        "selector-matches-nothing",
+        "selector-error",
+        "constraint-unsatisfiable",
+        "insufficient-devices",
+        "devices-exhausted",
+    }
+)
+SEED = 7
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    description: str
+    build: Callable[[str], list[dict[str, Any]]]  # api version -> objects
+    pending_pod: tuple[str, str]  # (namespace, name) of the Pod to ask `why` about
+    must: frozenset[str]
+    must_not: frozenset[str] = field(default_factory=frozenset)
+    shape_matters: bool = False  # the diagnosis may differ between v1beta1 / v1beta2 / v1
+    knobs: Knobs = field(default_factory=Knobs)
+
+    @property
+    def expected_slugs(self) -> set[str]:
+        """The slugs a correct diagnosis must report (an exact set for the primary cause)."""
+        return set(self.must)
+
+
+def seeded_scenario(
+    name: str,
+    description: str,
+    *,
+    must: set[str],
+    must_not: set[str] | frozenset[str] = frozenset(),
+    shape_matters: bool = False,
+    **knobs: Any,
+) -> Scenario:
+    resolved = Knobs(**knobs)
+    builder = ClusterBuilder(SEED, "v1", resolved)
+
+    def build(api_version: str) -> list[dict[str, Any]]:
+        return ClusterBuilder(SEED, api_version, resolved).build()
+
+    unknown = (set(must) | set(must_not)) - SLUGS
+    if unknown:
+        raise ValueError(f"scenario {name}: unknown slugs {sorted(unknown)}")
+    return Scenario(
+        name=name,
+        description=description,
+        build=build,
+        pending_pod=builder.target_pod(),
+        must=frozenset(must),
+        must_not=frozenset(must_not) - frozenset(must),
+        shape_matters=shape_matters,
+        knobs=resolved,
+    )
