@@ -247,6 +247,7 @@ class Pod:
     container_states: list[ContainerState]
     run_as_user: int | None = None  # pod-level securityContext.runAsUser
     scheduler_name: str = "default-scheduler"
+    generate_name: str = ""  # metadata.generateName: Pods of one ReplicaSet or Job share it
     raw: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @property

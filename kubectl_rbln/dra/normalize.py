@@ -413,6 +413,7 @@ def normalize_pod(obj: dict[str, Any]) -> Pod:
         ],
         run_as_user=_run_as_user(spec.get("securityContext")),
         scheduler_name=_s(spec.get("schedulerName"), "default-scheduler"),
+        generate_name=_s(meta.get("generateName")),
         # no `raw`: nothing reads it, and 10,000 raw Pods/claims are ~200 MB at 5,000 nodes
     )
 

@@ -384,6 +384,10 @@ _SCENARIOS = [
     ),
 ]
 
+from testing.synthetic import upstream_taints  # noqa: E402  (device taints; it imports Scenario lazily)
+
+SLUGS, _SCENARIOS = SLUGS | upstream_taints.SLUGS, _SCENARIOS + upstream_taints.scenarios()
+
 SCENARIOS: dict[str, Scenario] = {s.name: s for s in _SCENARIOS}
 
 
