@@ -55,6 +55,10 @@ DRA_LISTS = (
     ListSpec("ResourceClaimTemplate", "resourceclaimtemplates", RESOURCE_GROUP, True),
     ListSpec("ResourceClaim", "resourceclaims", RESOURCE_GROUP, True),
 )
+# DeviceTaintRules (DRADeviceTaintRules): v1alpha3 in 1.33/1.34, v1beta2 from 1.35 (kubernetes/api
+# resource/v1beta2/types.go, v0.36.2), and only where the API is enabled: a 404 is "not served", no problem.
+TAINT_RULES = ListSpec("DeviceTaintRule", "devicetaintrules", RESOURCE_GROUP, False)
+TAINT_RULE_VERSIONS = ("v1beta2", "v1alpha3")
 
 
 def list_path(spec: ListSpec, version: str, namespace: str | None) -> str:
@@ -102,6 +106,7 @@ class LiveCollector:
         self.client = LiveClient(self.ctx, timeout=opts.request_timeout)
         self.namespace = None if opts.all_namespaces else self.ctx.namespace
         self.problems: list[dict[str, str]] = []
+        self._served: list[str] = []
 
     def server_version(self) -> str:
         """The first contact: an unreachable, hung or credential-refusing cluster ends here (exit 3)."""
@@ -145,6 +150,8 @@ class LiveCollector:
             return self._read_claims(version, keep)
         if spec.kind == "ResourceClaimTemplate" and self.namespace is not None:
             return self._read_templates(spec, version, keep)
+        if spec.kind == "DeviceTaintRule":
+            return self._read_taint_rules(keep)
         return self._read(spec, version, keep)
 
     def _read_templates(self, spec: ListSpec, version: str, keep: Keep | None = None) -> list[Any]:
@@ -154,6 +161,20 @@ class LiveCollector:
             return self.client.list(list_path(spec, version, None), keep=keep)
         except ApiRefusal:
             return self._read(spec, version, keep)
+
+    def _read_taint_rules(self, keep: Keep | None = None) -> list[Any]:
+        """The newest served version that has the resource; forbidden is a problem, not served is none."""
+        for version in TAINT_RULE_VERSIONS:
+            if version not in self._served:
+                continue
+            try:
+                return self.client.list(list_path(TAINT_RULES, version, None), keep=keep)
+            except ApiRefusal as refusal:
+                if refusal.status == 404:
+                    continue
+                self._problem(TAINT_RULES.kind, refusal)
+                return []
+        return []
 
     def _read_claims(self, version: str, keep: Keep | None = None) -> list[Any]:
         """Claims of every namespace hold devices too; fall back to ours when that list is forbidden."""
@@ -174,8 +195,11 @@ class LiveCollector:
 
     def _jobs(self, versions: list[str]) -> list[tuple[ListSpec, str]]:
         jobs: list[tuple[ListSpec, str]] = [(spec, "v1") for spec in CORE_LISTS]
+        self._served = list(versions)
         if versions:
             jobs += [(spec, versions[0]) for spec in DRA_LISTS]
+            if any(v in versions for v in TAINT_RULE_VERSIONS):
+                jobs.append((TAINT_RULES, versions[0]))
         return jobs
 
     def collect(self, extras: Sequence[ExtraCollector] = ()) -> list[dict[str, Any]]:
@@ -206,7 +230,8 @@ class LiveCollector:
         crashed: list[tuple[dict[str, Any], str]] = []
         for (spec, _), items in zip(jobs, lists, strict=True):
             for api_version, model, crashing in items:
-                builder.note_version(api_version)
+                if spec.kind != TAINT_RULES.kind:  # their version is not the DRA objects' version
+                    builder.note_version(api_version)
                 builder.place(spec.kind, model)
                 crashed += crashing
         for meta, container in crashed:

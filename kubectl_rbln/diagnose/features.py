@@ -29,6 +29,7 @@ GATE_FIELDS = {
     "DRAAdminAccess": "admin_access",
     "DRAConsumableCapacity": "consumable_capacity",
     "DRADeviceTaints": "device_taints",
+    "DRADeviceTaintRules": "device_taint_rules",
     "DRAPartitionableDevices": "partitionable",
 }
 # Defaults per minor (dra-facts.md section 5).
@@ -87,6 +88,32 @@ def _consumable_evidence(snapshot: Snapshot) -> tuple[bool | None, str]:
     return None, ""
 
 
+def _taint_evidence(snapshot: Snapshot, minor: int) -> dict[str, tuple[bool, str]]:
+    """Stored taints prove the API server's gates (it drops `taints` from slices without
+    DRADeviceTaints and serves DeviceTaintRules only with DRADeviceTaintRules); operators enable
+    them on every component together, so the scheduler is assumed to have them (--feature-gates
+    overrides). Device taints exist from 1.33 (KEP-5055)."""
+    if minor < 33:
+        return {}
+    out: dict[str, tuple[bool, str]] = {}
+    tainted = next((s for s in snapshot.slices if any(d.taints for d in s.devices)), None)
+    if tainted is not None:
+        out["device_taints"] = (
+            True,
+            f"ResourceSlice {tainted.name} carries device taints, so the API server has DRADeviceTaints; "
+            "assumed on in the scheduler too (--feature-gates overrides)",
+        )
+    if snapshot.taint_rules:
+        rule = snapshot.taint_rules[0].name
+        why = (
+            f"DeviceTaintRule {rule} exists, so the API server has DRADeviceTaintRules; assumed on in "
+            "the scheduler too (--feature-gates overrides)"
+        )
+        out["device_taint_rules"] = (True, why)
+        out.setdefault("device_taints", (True, why))
+    return out
+
+
 def choose_features(snapshot: Snapshot, k8s_version: str | None, gates_flag: str | None) -> FeatureChoice:
     reasons: dict[str, str] = {}
     minor = _minor_of(k8s_version) if k8s_version else None
@@ -106,6 +133,7 @@ def choose_features(snapshot: Snapshot, k8s_version: str | None, gates_flag: str
     gates = {
         "consumable_capacity": False,
         "device_taints": False,
+        "device_taint_rules": False,
         "partitionable": False,
         **GATE_DEFAULTS[minor],
     }
@@ -114,6 +142,10 @@ def choose_features(snapshot: Snapshot, k8s_version: str | None, gates_flag: str
     if "consumable_capacity" not in explicit and consumable is not None and minor >= 34:
         gates["consumable_capacity"] = consumable
         reasons["consumable_capacity"] = why
+    for name, (on, why) in _taint_evidence(snapshot, minor).items():
+        if name not in explicit and on and not gates.get(name):
+            gates[name] = True
+            reasons[name] = why
     gates.update(explicit)
     for name in explicit:
         reasons[name] = "--feature-gates"

@@ -61,6 +61,9 @@ class Features:
     admin_access: bool = True
     consumable_capacity: bool = False
     device_taints: bool = False
+    # DRADeviceTaintRules (beta, off by default in 1.36): DeviceTaintRule taints join the slices'
+    # (the scheduler lists slices through the tracker with EnableDeviceTaintRules, tracker.go v0.36.2)
+    device_taint_rules: bool = False
     partitionable: bool = False
     binding_conditions: bool = False
 
@@ -296,7 +299,11 @@ class _Allocation:
                     return stage
         if f.version >= 34 and device.binding_conditions and not f.binding_conditions:
             return STAGE_BINDING
-        if f.device_taints and f.version >= 33 and blocking_taints(device, alt.spec.tolerations, f.version):
+        if (
+            f.device_taints
+            and f.version >= 33
+            and blocking_taints(device, alt.spec.tolerations, f.version, f.device_taint_rules)
+        ):
             return STAGE_TAINT
         return STAGE_OK
 
@@ -491,7 +498,11 @@ class _Allocation:
         elif self.is_allocated[pos] or users:
             return False
         f = self.features
-        if f.device_taints and f.version >= 33 and blocking_taints(device, alt.spec.tolerations, f.version):
+        if (
+            f.device_taints
+            and f.version >= 33
+            and blocking_taints(device, alt.spec.tolerations, f.version, f.device_taint_rules)
+        ):
             return False
         added: list[Constraint] = []
         for c in self.constraints[ci]:

@@ -115,13 +115,44 @@ def toleration_matches(toleration: dict[str, Any], taint: dict[str, Any]) -> boo
     return operator == "Equal" and (toleration.get("value") or "") == (taint.get("value") or "")
 
 
-def blocking_taints(device: Device, tolerations: list[dict[str, Any]], version: int) -> list[dict[str, Any]]:
-    """Taints that keep the device from this request: all untolerated ones up to 1.34,
-    only NoSchedule/NoExecute from 1.35 (effect None and unknown effects are ignored)."""
+BLOCKING_EFFECTS = ("NoSchedule", "NoExecute")
+
+
+def device_taints(device: Device, rules: bool = False) -> list[tuple[str, dict[str, Any]]]:
+    """(source, taint) of every taint the allocator sees on the device: `ResourceSlice/<name>` for
+    the driver's own, `DeviceTaintRule/<name>` for a rule's (only with DRADeviceTaintRules)."""
+    out = [(f"ResourceSlice/{device.slice_name}", t) for t in device.taints]
+    if rules:
+        out += [(f"DeviceTaintRule/{name}", t) for name, t in device.rule_taints]
+    return out
+
+
+def blocking_taint_sources(
+    device: Device, tolerations: list[dict[str, Any]], version: int, rules: bool = False
+) -> list[tuple[str, dict[str, Any]]]:
+    """(source, taint) of the taints that keep the device from this request: every untolerated one up
+    to 1.34; from 1.35 only NoSchedule/NoExecute (effect None and unknown effects are ignored):
+    `taintPreventsAllocation` in structured/internal/incubating/allocator_incubating.go, v0.36.2."""
     out = []
-    for taint in device.taints:
-        if version >= 35 and taint.get("effect") not in ("NoSchedule", "NoExecute"):
+    for source, taint in device_taints(device, rules):
+        if version >= 35 and taint.get("effect") not in BLOCKING_EFFECTS:
             continue
         if not any(toleration_matches(t, taint) for t in tolerations):
-            out.append(taint)
+            out.append((source, taint))
     return out
+
+
+def blocking_taints(
+    device: Device, tolerations: list[dict[str, Any]], version: int, rules: bool = False
+) -> list[dict[str, Any]]:
+    """The taints of `blocking_taint_sources`, without where they came from."""
+    if not device.taints and not (rules and device.rule_taints):
+        return []
+    return [taint for _, taint in blocking_taint_sources(device, tolerations, version, rules)]
+
+
+def taint_text(taint: dict[str, Any]) -> str:
+    """`key=value:Effect` (or `key:Effect`), as kubectl prints a node taint."""
+    key = str(taint.get("key") or "")
+    value = str(taint.get("value") or "")
+    return f"{key}={value}:{taint.get('effect') or ''}" if value else f"{key}:{taint.get('effect') or ''}"

@@ -43,7 +43,10 @@ class Device:
     node_name: str | None  # the slice's nodeName (or the device's own, per-device node selection)
     attributes: dict[str, AttrValue]  # fully qualified: dra.net/rdma, resource.kubernetes.io/numaNode
     capacity: dict[str, str]  # fully qualified name -> quantity text ("64Gi")
-    taints: list[dict[str, Any]] = field(default_factory=list)
+    taints: list[dict[str, Any]] = field(default_factory=list)  # from the ResourceSlice (its driver)
+    # (DeviceTaintRule name, taint) of every rule whose deviceSelector matches this device; the
+    # allocator honours them only with DRADeviceTaintRules (Features.device_taint_rules)
+    rule_taints: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     binding_conditions: list[str] = field(default_factory=list)
     allow_multiple_allocations: bool = False
     bad_attributes: list[str] = field(default_factory=list)  # entries with no or several value types
@@ -72,6 +75,29 @@ class ResourceSlice:
     devices: list[Device]
     shared_counters: list[dict[str, Any]] = field(default_factory=list)
     api_version: str = ""
+
+
+@dataclass(slots=True)
+class DeviceTaintRule:
+    """resource.k8s.io DeviceTaintRule (v1alpha3 in 1.33/1.34, v1beta2 from 1.35): one taint for every
+    device its selector matches (kubernetes/api resource/v1beta2/types.go at v0.36.2). A selector
+    field that is None matches any value; a rule without a selector matches every device, as the
+    scheduler's tracker applies it (dynamic-resource-allocation resourceslice/tracker/tracker.go
+    `applyPatches`, v0.36.2)."""
+
+    name: str
+    driver: str | None
+    pool: str | None
+    device: str | None
+    taint: dict[str, Any]
+    api_version: str = ""
+
+    def matches(self, driver: str, pool: str, device: str) -> bool:
+        return (
+            (self.driver is None or self.driver == driver)
+            and (self.pool is None or self.pool == pool)
+            and (self.device is None or self.device == device)
+        )
 
 
 @dataclass(slots=True)
@@ -221,6 +247,7 @@ class Pod:
     container_states: list[ContainerState]
     run_as_user: int | None = None  # pod-level securityContext.runAsUser
     scheduler_name: str = "default-scheduler"
+    generate_name: str = ""  # metadata.generateName: Pods of one ReplicaSet or Job share it
     raw: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @property
@@ -298,6 +325,7 @@ class Snapshot:
     templates: list[ResourceClaimTemplate] = field(default_factory=list)
     device_classes: dict[str, DeviceClass] = field(default_factory=dict)
     slices: list[ResourceSlice] = field(default_factory=list)
+    taint_rules: list[DeviceTaintRule] = field(default_factory=list)
     logs: list[PodLog] = field(default_factory=list)
     captures: list[ExecCapture] = field(default_factory=list)
     resource_api_version: str | None = None  # newest resource.k8s.io version seen or served

@@ -27,6 +27,7 @@ from kubectl_rbln.dra.model import (
     ContainerState,
     Device,
     DeviceClass,
+    DeviceTaintRule,
     Event,
     ExactRequest,
     ExecCapture,
@@ -287,6 +288,38 @@ def normalize_template(obj: dict[str, Any]) -> ResourceClaimTemplate:
     )
 
 
+def normalize_taint_rule(obj: dict[str, Any]) -> DeviceTaintRule:
+    """A DeviceTaintRule (resource.k8s.io v1alpha3 or v1beta2: same spec shape)."""
+    spec = _d(obj.get("spec"))
+    selector = _d(spec.get("deviceSelector"))
+
+    def field_(name: str) -> str | None:
+        value = selector.get(name)
+        return value if isinstance(value, str) else None
+
+    taint = _d(spec.get("taint"))
+    return DeviceTaintRule(
+        name=_s(_d(obj.get("metadata")).get("name")),
+        driver=field_("driver"),
+        pool=field_("pool"),
+        device=field_("device"),
+        taint={k: v for k, v in taint.items() if k in ("key", "value", "effect", "timeAdded")},
+        api_version=_s(obj.get("apiVersion")),
+    )
+
+
+def apply_taint_rules(slices: list[ResourceSlice], rules: list[DeviceTaintRule]) -> None:
+    """Every rule's taint on the devices it selects, kept apart from the slice's own taints
+    (tracker.go `applyPatches` appends them to the device's taints, v0.36.2)."""
+    for slice_ in slices:
+        for device in slice_.devices:
+            device.rule_taints = [
+                (rule.name, rule.taint)
+                for rule in rules
+                if rule.matches(slice_.driver, slice_.pool, device.name)
+            ]
+
+
 def normalize_class(obj: dict[str, Any]) -> DeviceClass:
     spec = _d(obj.get("spec"))
     return DeviceClass(
@@ -380,6 +413,7 @@ def normalize_pod(obj: dict[str, Any]) -> Pod:
         ],
         run_as_user=_run_as_user(spec.get("securityContext")),
         scheduler_name=_s(spec.get("schedulerName"), "default-scheduler"),
+        generate_name=_s(meta.get("generateName")),
         # no `raw`: nothing reads it, and 10,000 raw Pods/claims are ~200 MB at 5,000 nodes
     )
 
@@ -479,6 +513,7 @@ NORMALIZERS: dict[str, Callable[[dict[str, Any]], Any]] = {
     "ResourceClaim": normalize_claim,
     "ResourceClaimTemplate": normalize_template,
     "DeviceClass": normalize_class,
+    "DeviceTaintRule": normalize_taint_rule,
 }
 
 
@@ -495,7 +530,8 @@ class SnapshotBuilder:
         if not isinstance(obj, dict):
             return
         kind = obj.get("kind")
-        self.note_version(_s(obj.get("apiVersion")))
+        if kind != "DeviceTaintRule":  # served in v1alpha3/v1beta2 only: not the version of the DRA objects
+            self.note_version(_s(obj.get("apiVersion")))
         normalize = NORMALIZERS.get(kind) if isinstance(kind, str) else None
         if normalize is not None:
             self.place(kind, normalize(obj))  # type: ignore[arg-type]
@@ -530,6 +566,8 @@ class SnapshotBuilder:
             snap.templates.append(model)
         elif kind == "DeviceClass":
             snap.device_classes[model.name] = model
+        elif kind == "DeviceTaintRule":
+            snap.taint_rules.append(model)
 
     def _cluster_info(self, obj: dict[str, Any]) -> None:
         snap = self.snapshot
@@ -552,6 +590,7 @@ class SnapshotBuilder:
         snap.nodes.update(more.nodes)
         snap.events += more.events
         snap.slices += more.slices
+        snap.taint_rules += more.taint_rules
         snap.claims += more.claims
         snap.templates += more.templates
         snap.device_classes.update(more.device_classes)
@@ -562,6 +601,8 @@ class SnapshotBuilder:
         self.resource_versions |= other.resource_versions
 
     def finish(self) -> Snapshot:
+        if self.snapshot.taint_rules:
+            apply_taint_rules(self.snapshot.slices, self.snapshot.taint_rules)
         self.snapshot.resource_api_version = newest_resource_version(self.resource_versions)
         return self.snapshot
 

@@ -32,6 +32,8 @@ SLUGS = frozenset(
         "device-plugin-mode",
         "not-device-related",
         "simulation-disagrees",
+        "device-tainted",
+        "device-taint-eviction",
     }
 )
 

@@ -75,7 +75,13 @@ def test_clusterrole_is_read_only_and_has_no_secrets() -> None:
 
 @pytest.mark.slow  # replay server, the CLI as a subprocess
 def test_clusterrole_covers_exactly_what_the_plugin_sends(tmp_path: Path) -> None:
-    server = ReplayServer(load_objects([str(BASIC)])).start()
+    rule = {  # DeviceTaintRules are read where served (v1beta2 here): the role must cover them
+        "apiVersion": "resource.k8s.io/v1beta2",
+        "kind": "DeviceTaintRule",
+        "metadata": {"name": "maintenance"},
+        "spec": {"deviceSelector": {"driver": "dra.net"}, "taint": {"key": "k", "effect": "None"}},
+    }
+    server = ReplayServer([*load_objects([str(BASIC)]), rule]).start()
     try:
         kubeconfig = tmp_path / "kubeconfig"
         kubeconfig.write_text(server.kubeconfig_yaml(), encoding="utf-8")

@@ -15,6 +15,7 @@ from kubectl_rbln.diagnose.rules import (
     layers,
     node_prep,
     scheduler,
+    taints,
     unallocated,
 )
 
@@ -30,12 +31,14 @@ WHY_RULES: tuple[Rule, ...] = (
     scheduler.scheduler_error,
     allocation.not_device_related,
     allocation.selector_matches_nothing,
+    taints.device_tainted,
     allocation.insufficient_devices,
     allocation.devices_exhausted,
     allocation.constraint_unsatisfiable,
     scheduler.kubelet_prepare_failed,
     node_prep.rds_label_missing,
     node_prep.device_plugin_mode,
+    taints.device_taint_eviction,
     crash.crashes,
     layers.source_degraded,
     disagreement.simulation_disagrees,

@@ -30,6 +30,7 @@ RESOURCE_NAMES = {
     "ResourceClaimTemplate": "resourceclaimtemplates.resource.k8s.io",
     "DeviceClass": "deviceclasses.resource.k8s.io",
     "ResourceSlice": "resourceslices.resource.k8s.io",
+    "DeviceTaintRule": "devicetaintrules.resource.k8s.io",
 }
 NO_DEVICES_KINDS = ("no-devices", "incomplete-pool", "invalid-pool")
 

@@ -1,0 +1,185 @@
+"""Device taints (KEP-5055): devices their driver or a DeviceTaintRule marked, and Pods evicted for it.
+
+The allocator skips a device with an untolerated NoSchedule or NoExecute taint (`taintPreventsAllocation`,
+dynamic-resource-allocation structured/internal/incubating/allocator_incubating.go, v0.36.2); the
+scheduler still only says `cannot allocate all claims`. To blame the taints and nothing else, the
+allocator runs again on the failed nodes with taints ignored: the devices it would then pick, and
+that a taint blocks, are the ones to name (device, taint, the object it came from).
+
+A NoExecute taint also evicts running Pods whose claims use the device: the device-taint eviction
+controller (kubernetes/kubernetes pkg/controller/devicetainteviction) records a Normal event
+`DeviceTaintManagerEviction` "Marking for deletion" on the Pod and sets the condition DisruptionTarget
+with reason `DeletionByDeviceTaintManager` ("Device Taint manager: deleting due to NoExecute taint").
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+from typing import Any
+
+from kubectl_rbln.catalog import Names
+from kubectl_rbln.diagnose.context import PodContext
+from kubectl_rbln.diagnose.findings import Finding
+from kubectl_rbln.diagnose.registry import rule
+from kubectl_rbln.diagnose.simulation import EVIDENCE_NODES, allocated_devices, claims_to_allocate
+from kubectl_rbln.dra.allocator import ClaimToAllocate, simulate_cluster
+from kubectl_rbln.dra.constraints import blocking_taint_sources, taint_text
+from kubectl_rbln.dra.model import Device, ExactRequest
+
+EVICTION_REASON = "DeviceTaintManagerEviction"
+EVICTION_CONDITION_REASON = "DeletionByDeviceTaintManager"
+MAX_NODES = 50  # the second allocator run is capped: the first nodes are enough to name the taints
+
+
+def _any_taint(ctx: PodContext) -> bool:
+    rules = ctx.features.device_taint_rules
+    return any(d.taints or (rules and d.rule_taints) for s in ctx.snapshot.slices for d in s.devices)
+
+
+def _exact(claim: ClaimToAllocate, request: str) -> ExactRequest | None:
+    base, _, sub = request.partition("/")
+    for req in claim.spec.requests:
+        if req.name != base:
+            continue
+        for alt in req.alternatives:
+            if alt.name == sub:
+                return alt
+    return None
+
+
+def toleration(taint: dict[str, Any]) -> str:
+    """The request toleration that lets the request use the device anyway (flow-style YAML)."""
+    value = taint.get("value") or ""
+    how = f'operator: Equal, value: "{value}"' if value else "operator: Exists"
+    return f'{{key: "{taint.get("key") or ""}", {how}, effect: {taint.get("effect") or ""}}}'
+
+
+@rule(
+    "taints.device-tainted",
+    emits=("device-tainted",),
+    suppresses={"insufficient-devices": None, "constraint-unsatisfiable": None},
+)
+def device_tainted(ctx: PodContext) -> Iterator[Finding]:
+    """The devices would fit but for their taints: which devices, which taint, from which object."""
+    features = ctx.features
+    failed = ctx.simulation.failed
+    if not failed or not features.device_taints or not _any_taint(ctx):
+        return
+    pairs = claims_to_allocate(ctx)
+    claims = [c for _, c in pairs]
+    nodes = [ctx.snapshot.nodes[n] for n in list(failed)[:MAX_NODES] if n in ctx.snapshot.nodes]
+    untainted = dataclasses.replace(features, device_taints=False, device_taint_rules=False)
+    own = {f"{c.namespace}/{c.name}" for c in claims}
+    results = simulate_cluster(
+        nodes,
+        ctx.snapshot.slices,
+        ctx.snapshot.device_classes,
+        claims,
+        allocated_devices(ctx.snapshot, own),
+        untainted,
+    )
+    devices: dict[tuple[str, str, str], Device] = {d.key: d for s in ctx.snapshot.slices for d in s.devices}
+    by_key = {c.key: c for c in claims}
+    fit_nodes: list[str] = []
+    hits: dict[str, dict[str, Any]] = {}  # device id -> {taints, sources, request}
+    for result in results:
+        if not result.fits:
+            continue
+        fit_nodes.append(result.node)
+        for claim_key, picked in result.results.items():
+            for entry in picked:
+                device = devices.get(entry.key)
+                spec = _exact(by_key[claim_key], entry.request) if claim_key in by_key else None
+                if device is None or spec is None:
+                    continue
+                blocking = blocking_taint_sources(
+                    device, spec.tolerations, features.version, features.device_taint_rules
+                )
+                if blocking:
+                    hits[device.id] = {
+                        "request": entry.request.split("/")[0],
+                        "node": result.node,
+                        "taints": [(source, taint) for source, taint in blocking],
+                    }
+    if not hits:
+        return
+    taints: dict[str, dict[str, Any]] = {}
+    sources: list[str] = []
+    for hit in hits.values():
+        for source, taint in hit["taints"]:
+            taints.setdefault(taint_text(taint), taint)
+            if source not in sources:
+                sources.append(source)
+    rules = [s.split("/", 1)[1] for s in sources if s.startswith("DeviceTaintRule/")]
+    slices = [s.split("/", 1)[1] for s in sources if s.startswith("ResourceSlice/")]
+    first = next(iter(hits.values()))
+    no_execute = any(t.get("effect") == "NoExecute" for t in taints.values())
+    evidence: dict[str, Any] = {
+        "nodes": fit_nodes[:EVIDENCE_NODES],
+        "taintedDevices": {
+            device: [f"{taint_text(t)} ({source})" for source, t in hit["taints"]]
+            for device, hit in list(hits.items())[:16]
+        },
+        "fitsWithoutTaints": fit_nodes[:EVIDENCE_NODES],
+        "schedulerSays": f"{len(failed)} cannot allocate all claims",
+        "gates": {
+            "DRADeviceTaints": features.device_taints,
+            "DRADeviceTaintRules": features.device_taint_rules,
+        },
+    }
+    values = ctx.values(
+        devices=Names(list(hits)),
+        taint=next(iter(taints)),
+        taints=list(taints),
+        sources=sources,
+        request=first["request"],
+        node=first["node"],
+        nodes=Names(fit_nodes),
+        tolerations=[toleration(t) for t in taints.values()],
+        rules=rules,
+        slices=slices,
+        from_rule=bool(rules),
+        from_driver=bool(slices),
+        no_execute=no_execute,
+    )
+    yield Finding("device-tainted", values, evidence)
+
+
+def _evictions(ctx: PodContext) -> list[str]:
+    """Pods (this one, or its siblings of one generateName) the device taint manager evicted."""
+    pod = ctx.pod
+    prefix = pod.generate_name
+    out: list[str] = []
+    for other in ctx.snapshot.pods:
+        if other.namespace != pod.namespace or not (
+            other is pod or (prefix and other.name.startswith(prefix))
+        ):
+            continue
+        condition = other.conditions.get("DisruptionTarget")
+        if condition is not None and condition.reason == EVICTION_CONDITION_REASON:
+            out.append(other.name)
+    for event in ctx.snapshot.events:
+        if event.reason != EVICTION_REASON or event.involved_kind not in ("Pod", ""):
+            continue
+        if event.involved_namespace not in (pod.namespace, "") or event.namespace not in (pod.namespace, ""):
+            continue
+        name = event.involved_name
+        if (name == pod.name or (prefix and name.startswith(prefix))) and name not in out:
+            out.append(name)
+    return out
+
+
+@rule("taints.evicted", emits=("device-taint-eviction",))
+def device_taint_eviction(ctx: PodContext) -> Iterator[Finding]:
+    """The Pod, or an earlier Pod of the same workload, was evicted by a NoExecute device taint."""
+    evicted = _evictions(ctx)
+    if not evicted:
+        return
+    evidence = {
+        "evictedPods": evicted[:EVIDENCE_NODES],
+        "event": f"{EVICTION_REASON}: Marking for deletion",
+        "condition": f"DisruptionTarget={EVICTION_CONDITION_REASON}",
+    }
+    values = ctx.values(evicted=Names(evicted), self_evicted=ctx.pod.name in evicted)
+    yield Finding("device-taint-eviction", values, evidence)
