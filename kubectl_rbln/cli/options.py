@@ -187,16 +187,14 @@ def simulation_options(func: Callable[..., Any]) -> Callable[..., Any]:
     func = click.option(
         "--feature-gates",
         metavar="GATE=BOOL,...",
-        help="Scheduler gates to simulate, e.g. DRAConsumableCapacity=true; GATE is one of "
-        "DRAPrioritizedList, DRAAdminAccess, DRAConsumableCapacity, DRADeviceTaints, "
-        "DRAPartitionableDevices, DRADeviceBindingConditions, DRAExtendedResource "
-        "(default: the version's defaults, corrected by what the stored objects prove). Wins over both.",
+        help="Scheduler gates to simulate, e.g. DRADeviceTaints=false (default: the version's, "
+        "corrected by what stored objects prove).",
     )(func)
     return click.option(
         "--k8s-version",
         metavar="1.3X",
         help="Kubernetes minor whose allocator to simulate, 1.32 to 1.37 (default: the cluster's, "
-        "else the newest kubelet's, else 1.37). Outside that range the nearest is simulated, with a warning.",
+        "else the newest kubelet's, else 1.37; outside the range: the nearest, with a warning).",
     )(func)
 
 
