@@ -20,6 +20,11 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any
 
+# A qualified name as apimachinery's validation.IsQualifiedName has it: an optional DNS-subdomain prefix
+# and a slash, then 1-63 characters that start and end alphanumeric, with -_. inside.
+_NAME = r"[A-Za-z0-9](?:[-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?"
+_QUALIFIED_KEY = re.compile(rf"(?:[a-z0-9](?:[-a-z0-9.]{{0,251}}[a-z0-9])?/)?{_NAME}")
+
 
 class SelectorError(ValueError):
     """A selector the apiserver would refuse with 400 BadRequest."""
@@ -102,7 +107,10 @@ def parse_label_selector(text: str) -> list[LabelRequirement]:
                 reqs.append(LabelRequirement(key, "!=" if nxt == "!=" else "=", (value,)))
             elif nxt in ("in", "notin"):
                 take()
-                reqs.append(LabelRequirement(key, nxt, _label_set(take, text)))
+                values = _label_set(take, text)
+                if not values:  # apimachinery labels.NewRequirement: "values set can't be empty"
+                    raise SelectorError(f"unable to parse requirement: values set can't be empty in {text!r}")
+                reqs.append(LabelRequirement(key, nxt, values))
             elif nxt in (">", "<"):
                 take()
                 bound = take()
@@ -147,6 +155,8 @@ def _label_key(token: str, text: str) -> str:
     if token in ("(", ")", ",", "=", "==", "!=", "!", ">", "<", "in", "notin"):
         raise SelectorError(f"unable to parse requirement: expected a label key in {text!r}")
     _check_word(token, text, allow_empty=False)
+    if not _QUALIFIED_KEY.fullmatch(token):  # apimachinery validates keys as qualified names
+        raise SelectorError(f"unable to parse requirement: invalid label key {token!r}: not a qualified name")
     return token
 
 

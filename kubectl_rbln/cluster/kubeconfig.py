@@ -48,17 +48,24 @@ def resolve_context(kubeconfig: str | None, context: str | None, namespace: str 
     docs = [check_kubeconfig_file(os.path.expanduser(path)) for path in _existing(location)]
     # kubectl takes the first file's current-context; the client's merger would take the last one.
     first_current = next((str(d["current-context"]) for d in docs if d and d.get("current-context")), None)
+    name = context or first_current
+    if not name:
+        raise KubeconfigError(f"kubeconfig {location} has no current-context; pass --context")
+    listed = {str(c.get("name")) for d in docs if d for c in d.get("contexts") or [] if isinstance(c, dict)}
+    if name not in listed:
+        known = ", ".join(sorted(listed)) or "none"
+        raise KubeconfigError(f'context "{name}" not found in {location} (contexts: {known})')
     from kubernetes.config import kube_config  # noqa: PLC0415 - keep --help light
 
     try:
-        loader = kube_config._get_kube_config_loader(filename=location, persist_config=False)
+        # the context is named here, as kubectl does: a file without current-context still works
+        loader = kube_config._get_kube_config_loader(
+            filename=location, persist_config=False, active_context=name
+        )
         contexts = loader.list_contexts()
     except Exception as exc:  # the client raises ConfigException, yaml errors, KeyError...
         raise KubeconfigError(f"cannot read kubeconfig {location}: {_one_line(exc)}") from None
     by_name = {c.get("name"): c for c in contexts or [] if isinstance(c, dict)}
-    name = context or first_current
-    if not name:
-        raise KubeconfigError(f"kubeconfig {location} has no current-context; pass --context")
     if name not in by_name:
         known = ", ".join(sorted(str(n) for n in by_name)) or "none"
         raise KubeconfigError(f'context "{name}" not found in {location} (contexts: {known})')
