@@ -179,16 +179,22 @@ def rct_option(help_text: str, *, default: str | None = DEFAULT_RCT) -> Callable
 
 
 def simulation_options(func: Callable[..., Any]) -> Callable[..., Any]:
-    """`--k8s-version` and `--feature-gates`: which allocator the simulation follows."""
+    """`--k8s-version` and `--feature-gates`: which allocator the simulation follows.
+
+    The values are checked where they are used (diagnose/features.py), so that every command
+    rejects the same texts with the same message (exit 2).
+    """
     func = click.option(
         "--feature-gates",
         metavar="GATE=BOOL,...",
-        help="Scheduler gates to simulate, e.g. DRAConsumableCapacity=true (default: inferred).",
+        help="Scheduler gates to simulate, e.g. DRADeviceTaints=false (default: the version's, "
+        "corrected by what stored objects prove).",
     )(func)
     return click.option(
         "--k8s-version",
         metavar="1.3X",
-        help="Kubernetes minor whose allocator to simulate (default: the cluster's, else 1.34).",
+        help="Kubernetes minor whose allocator to simulate, 1.32 to 1.37 (default: the cluster's, "
+        "else the newest kubelet's, else 1.37; outside the range: the nearest, with a warning).",
     )(func)
 
 

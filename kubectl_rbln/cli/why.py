@@ -74,6 +74,9 @@ def run_why(
     namespace = None if opts.all_namespaces else default_namespace(opts.source, collected)
     request = WhyRequest(tuple(names), namespace, replacement, k8s_version, feature_gates)
     report = why(snapshot, request)
+    note = report.assumptions.get("note")
+    if note:  # a minor outside the known ones: said on stderr too, so stdout stays the document
+        click.echo(f"warning: {note}", err=True)
     wide = opts.output == "wide"
     buffer = io.StringIO()
     emit(

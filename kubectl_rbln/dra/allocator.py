@@ -26,6 +26,7 @@ from kubectl_rbln.dra.cel import CelError, compile_selector
 from kubectl_rbln.dra.constraints import Constraint, DistinctAttribute, MatchAttribute, blocking_taints, typed
 from kubectl_rbln.dra.constraints import lookup_attribute as _lookup
 from kubectl_rbln.dra.explain import CandidateCounts, Failure, candidate_counts, explain_failure
+from kubectl_rbln.dra.gates import gate_defaults
 from kubectl_rbln.dra.model import (
     AllocationResult,
     ClaimSpec,
@@ -56,7 +57,7 @@ MAX_RESULTS = 32  # resourceapi.AllocationResultsMaxSize
 class Features:
     """Scheduler-side feature gates that change allocation (dra-facts.md §5). Defaults: Kubernetes 1.34."""
 
-    version: int = 34  # Kubernetes minor version, 32..35
+    version: int = 34  # Kubernetes minor version, 32..37 (dra/gates.py); 1.36 and 1.37 take the 1.35 paths
     prioritized_list: bool = True
     admin_access: bool = True
     consumable_capacity: bool = False
@@ -66,11 +67,12 @@ class Features:
     device_taint_rules: bool = False
     partitionable: bool = False
     binding_conditions: bool = False
+    extended_resource: bool = False  # DRAExtendedResource: reported, not read by the allocator
 
     @classmethod
     def defaults(cls, version: int) -> Features:
-        """The default gates of a Kubernetes 1.<version> scheduler."""
-        return cls(version=version, prioritized_list=version >= 34, admin_access=version >= 34)
+        """The default gates of a Kubernetes 1.<version> scheduler (dra/gates.py, with sources)."""
+        return cls(version=version, **gate_defaults(version))
 
 
 @dataclass(slots=True)
