@@ -222,6 +222,9 @@ class Pod:
     run_as_user: int | None = None  # pod-level securityContext.runAsUser
     scheduler_name: str = "default-scheduler"
     raw: dict[str, Any] = field(default_factory=dict, repr=False)
+    host_network: bool = False  # spec.hostNetwork: dranet cannot move a NIC into the host's namespace
+    owner_kind: str = ""  # the controller owner (DaemonSet for a driver's kubelet plugin Pod)
+    owner_name: str = ""
 
     @property
     def key(self) -> str:
