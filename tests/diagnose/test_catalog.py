@@ -30,6 +30,7 @@ OTHER_SLUGS = [
     "nic-count-mismatch", "npu-count-mismatch", "rsd-group-missing", "rds-devices-missing",
     "allocation-constraint-violated",
     "source-degraded", "scheduler-error", "kubelet-prepare-failed", "pod-crashing",
+    "nri-sandbox-failed",
 ]  # fmt: skip
 ALL_SLUGS = WHY_SLUGS + OTHER_SLUGS
 HANGUL = re.compile(r"[\uac00-\ud7a3]")
