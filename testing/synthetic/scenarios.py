@@ -119,6 +119,9 @@ _ALL_PENDING: _PodCounts = {
     "decode_pending": 1,
 }
 _WRONG_LAYER = {"not-device-related", "claim-template-missing", "claim-not-created", "device-class-missing"}
+from testing.synthetic import upstream_after_scheduling as _after  # noqa: E402 (it reads Scenario, SEED)
+
+SLUGS = SLUGS | _after.AFTER_SCHEDULING_SLUGS
 
 _SCENARIOS = [
     _scenario(
@@ -382,6 +385,7 @@ _SCENARIOS = [
         nic_roots_shared_with_npus=True,
         **_ALL_PENDING,
     ),
+    *_after.SCENARIOS,
 ]
 
 SCENARIOS: dict[str, Scenario] = {s.name: s for s in _SCENARIOS}
