@@ -96,3 +96,40 @@ CLASS_CREATORS: dict[str, str] = {
     NPU_CLASS: "RBLN NPU Operator (DRA mode)",
     NIC_CLASS: "you (dranet's install creates no DeviceClass)",
 }
+
+
+@dataclass(frozen=True, slots=True)
+class KubeletPlugin:
+    """Where a driver's DRA kubelet plugin runs: one DaemonSet Pod per node.
+
+    RBLN: the NPU Operator's DaemonSet `rbln-dra-kubelet-plugin` (label app=<name>) in the namespace the
+    operator's chart is installed in (rbln-system in its quickstart). dranet: its install.yaml's DaemonSet
+    `dranet` in kube-system (labels app=dranet, k8s-app=dranet).
+    """
+
+    driver: str
+    namespace: str
+    label: str  # key=value, as `kubectl -l` takes it
+    name_prefix: str
+    installer: str
+
+
+KUBELET_PLUGINS: dict[str, KubeletPlugin] = {
+    NPU_DRIVER: KubeletPlugin(
+        NPU_DRIVER,
+        "rbln-system",
+        "app=rbln-dra-kubelet-plugin",
+        "rbln-dra-kubelet-plugin",
+        "RBLN NPU Operator",
+    ),
+    NIC_DRIVER: KubeletPlugin(NIC_DRIVER, "kube-system", "app=dranet", "dranet", "dranet"),
+}
+
+
+def plugin_driver(name: str, labels: dict[str, str]) -> str | None:
+    """The driver whose kubelet plugin a Pod is (by its well-known label, else its name), or None."""
+    for plugin in KUBELET_PLUGINS.values():
+        key, _, value = plugin.label.partition("=")
+        if labels.get(key) == value or name.startswith(plugin.name_prefix + "-"):
+            return plugin.driver
+    return None

@@ -20,7 +20,7 @@ from kubectl_rbln.cluster.files import iter_objects, load_objects
 from kubectl_rbln.cluster.kubeconfig import KubeContext, resolve_context
 from kubectl_rbln.cluster.live import ApiRefusal, LiveClient
 from kubectl_rbln.cluster.options import SourceOptions
-from kubectl_rbln.domain import DEVICE_RESOURCE_PREFIXES
+from kubectl_rbln.domain import DEVICE_RESOURCE_PREFIXES, KUBELET_PLUGINS
 from kubectl_rbln.dra.model import Snapshot
 from kubectl_rbln.dra.normalize import (
     NORMALIZERS,
@@ -211,6 +211,8 @@ class LiveCollector:
             lists = list(pool.map(lambda job: self._read_one(*job), jobs))
         objects = [obj for items in lists for obj in items]
         objects.extend(self.previous_logs([o for o in objects if o.get("kind") == "Pod"]))
+        pods = [o for o in objects if o.get("kind") == "Pod"]
+        objects.extend(self.kubelet_plugin_objects(waiting_nodes(_raw_pod_facts(pods)), _keys(pods)))
         for extra in extras:
             objects.extend(extra(self, list(objects)))
         objects.append(cluster_info(version, versions, self.problems, self.ctx.context))
@@ -238,6 +240,11 @@ class LiveCollector:
             text = self.read_log(meta["namespace"], meta["name"], container)
             if text is not None:
                 builder.add(pod_log(meta, container, text))
+        pods = builder.snapshot.pods
+        facts = ((bool(p.resource_claims) or _model_uses_devices(p), p.phase, p.node_name) for p in pods)
+        keys = {(p.namespace, p.name) for p in pods}
+        for obj in self.kubelet_plugin_objects(waiting_nodes(facts), keys):
+            builder.add(obj)
         builder.add(cluster_info(version, versions, self.problems, self.ctx.context))
         return builder.finish()
 
@@ -254,6 +261,44 @@ class LiveCollector:
                     logs.append(pod_log(meta, container, text))
         return logs
 
+    def kubelet_plugin_objects(self, nodes: set[str], seen: set[tuple[str, str]]) -> list[dict[str, Any]]:
+        """The DRA kubelet plugin Pods of the drivers on `nodes` (device Pods bound there wait), their
+        events and crash logs: they live in the drivers' own namespaces (domain.KUBELET_PLUGINS).
+        With -A they were read already; a refused read is a `Pod`/`Event` problem, not the end."""
+        if not nodes or self.namespace is None:
+            return []
+        objects: list[dict[str, Any]] = []
+        for plugin in KUBELET_PLUGINS.values():
+            path = f"/api/v1/namespaces/{plugin.namespace}/pods"
+            try:
+                items = self.client.list(path, {"labelSelector": plugin.label})
+            except ApiRefusal as refusal:
+                note = f"pods of {plugin.driver}'s kubelet plugin in {plugin.namespace}: {refusal.message}"
+                self._problem("Pod", refusal, note)
+                continue
+            for pod in items:
+                meta = pod.get("metadata") or {}
+                where = (str(meta.get("namespace", "")), str(meta.get("name", "")))
+                if (pod.get("spec") or {}).get("nodeName") not in nodes or where in seen:
+                    continue
+                seen.add(where)
+                objects.append(pod)
+                if _unhealthy(pod):
+                    objects.extend(self._events_of(*where))
+                for container in crashing_containers(pod):
+                    text = self.read_log(where[0], where[1], container)
+                    if text is not None:
+                        objects.append(pod_log(meta, container, text))
+        return objects
+
+    def _events_of(self, namespace: str, name: str) -> list[dict[str, Any]]:
+        query = {"fieldSelector": f"involvedObject.name={name}"}
+        try:
+            return self.client.list(f"/api/v1/namespaces/{namespace}/events", query)
+        except ApiRefusal as refusal:
+            self._problem("Event", refusal, f"events of {namespace}/{name}: {refusal.message}")
+            return []
+
     def read_log(self, namespace: str, pod: str, container: str) -> str | None:
         """The previous run's log; a refused log (403, gone: 400/404) is a problem entry, not the end."""
         path = f"/api/v1/namespaces/{namespace}/pods/{pod}/log"
@@ -269,6 +314,37 @@ class LiveCollector:
             note = f"logs of {namespace}/{pod} container {container}: {refusal.message}"
             self._problem("PodLog", refusal, note)
             return None
+
+
+def waiting_nodes(pods: Iterable[tuple[bool, str, str | None]]) -> set[str]:
+    """Nodes where a device Pod is bound but still Pending: (uses devices, phase, nodeName) per Pod."""
+    return {node for devices, phase, node in pods if devices and phase == "Pending" and node}
+
+
+def _raw_pod_facts(pods: Iterable[dict[str, Any]]) -> Iterator[tuple[bool, str, str | None]]:
+    for pod in pods:
+        yield (
+            is_device_pod(pod),
+            str((pod.get("status") or {}).get("phase", "")),
+            (pod.get("spec") or {}).get("nodeName"),
+        )
+
+
+def _model_uses_devices(pod: Any) -> bool:
+    names = [n for c in pod.containers for n in [*c.requests, *c.limits]]
+    return any(name.startswith(DEVICE_RESOURCE_PREFIXES) for name in names)
+
+
+def _keys(pods: Iterable[dict[str, Any]]) -> set[tuple[str, str]]:
+    return {
+        (str((p.get("metadata") or {}).get("namespace", "")), str((p.get("metadata") or {}).get("name", "")))
+        for p in pods
+    }
+
+
+def _unhealthy(pod: dict[str, Any]) -> bool:
+    statuses = (pod.get("status") or {}).get("containerStatuses") or []
+    return bool(crashing_containers(pod)) or not statuses or not all(s.get("ready") for s in statuses)
 
 
 # An extension point of `collect`: given the collector and the objects read so far, more

@@ -249,6 +249,9 @@ class Pod:
     scheduler_name: str = "default-scheduler"
     generate_name: str = ""  # metadata.generateName: Pods of one ReplicaSet or Job share it
     raw: dict[str, Any] = field(default_factory=dict, repr=False)
+    host_network: bool = False  # spec.hostNetwork: dranet cannot move a NIC into the host's namespace
+    owner_kind: str = ""  # the controller owner (DaemonSet for a driver's kubelet plugin Pod)
+    owner_name: str = ""
 
     @property
     def key(self) -> str:

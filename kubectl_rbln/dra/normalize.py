@@ -360,6 +360,7 @@ def normalize_pod(obj: dict[str, Any]) -> Pod:
     meta = _d(obj.get("metadata"))
     spec = _d(obj.get("spec"))
     status = _d(obj.get("status"))
+    owner = next((o for o in map(_d, _l(meta.get("ownerReferences"))) if o.get("controller") is True), {})
     containers = []
     for raw in map(_d, _l(spec.get("containers"))):
         resources = _d(raw.get("resources"))
@@ -414,6 +415,9 @@ def normalize_pod(obj: dict[str, Any]) -> Pod:
         run_as_user=_run_as_user(spec.get("securityContext")),
         scheduler_name=_s(spec.get("schedulerName"), "default-scheduler"),
         generate_name=_s(meta.get("generateName")),
+        host_network=spec.get("hostNetwork") is True,
+        owner_kind=_s(owner.get("kind")),
+        owner_name=_s(owner.get("name")),
         # no `raw`: nothing reads it, and 10,000 raw Pods/claims are ~200 MB at 5,000 nodes
     )
 

@@ -34,6 +34,8 @@ SLUGS = frozenset(
         "simulation-disagrees",
         "device-tainted",
         "device-taint-eviction",
+        "kubelet-prepare-failed",
+        "nri-sandbox-failed",
     }
 )
 

@@ -14,7 +14,12 @@ from pathlib import Path
 from typing import TypedDict
 
 from kubectl_rbln.domain import NIC_CLASS, NIC_DRIVER
-from testing.synthetic import upstream_disagreement, upstream_families, upstream_taints
+from testing.synthetic import (
+    upstream_after_scheduling,
+    upstream_disagreement,
+    upstream_families,
+    upstream_taints,
+)
 from testing.synthetic.builder import ClusterBuilder, Knobs, dumps_bundle
 from testing.synthetic.scenario_kit import DEVICE_BLAME, SLUGS, Scenario
 from testing.synthetic.scenario_kit import seeded_scenario as _scenario
@@ -36,7 +41,6 @@ _ALL_PENDING: _PodCounts = {
     "decode_pending": 1,
 }
 _WRONG_LAYER = {"not-device-related", "claim-template-missing", "claim-not-created", "device-class-missing"}
-
 _SCENARIOS = [
     _scenario(
         "healthy",
@@ -304,6 +308,7 @@ _SCENARIOS += upstream_disagreement.UPSTREAM_DISAGREEMENT
 
 _SCENARIOS += upstream_families.scenarios()  # issue 12, point 4 (testing/synthetic/upstream_families.py)
 _SCENARIOS += upstream_taints.scenarios()  # device taints (testing/synthetic/upstream_taints.py)
+_SCENARIOS += upstream_after_scheduling.SCENARIOS  # after scheduling: NRI, kubelet plugin, CDI
 SCENARIOS: dict[str, Scenario] = {s.name: s for s in _SCENARIOS}
 
 

@@ -32,6 +32,7 @@ OTHER_SLUGS = [
     "allocation-constraint-violated",
     "source-degraded", "scheduler-error", "kubelet-prepare-failed", "pod-crashing",
     "simulation-disagrees",
+    "nri-sandbox-failed",
 ]  # fmt: skip
 ALL_SLUGS = WHY_SLUGS + OTHER_SLUGS
 HANGUL = re.compile(r"[\uac00-\ud7a3]")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from kubectl_rbln.diagnose.registry import Rule
 from kubectl_rbln.diagnose.rules import (
+    after_scheduling,
     allocation,
     attributes,
     crash,
@@ -36,6 +37,7 @@ WHY_RULES: tuple[Rule, ...] = (
     allocation.devices_exhausted,
     allocation.constraint_unsatisfiable,
     scheduler.kubelet_prepare_failed,
+    after_scheduling.nri_sandbox_failed,
     node_prep.rds_label_missing,
     node_prep.device_plugin_mode,
     taints.device_taint_eviction,

@@ -15,6 +15,7 @@ from kubectl_rbln.diagnose.events import classify_event
 from kubectl_rbln.diagnose.findings import Finding
 from kubectl_rbln.diagnose.rct_audit import applied_document, applied_spec, dropped_fields
 from kubectl_rbln.diagnose.registry import rule
+from kubectl_rbln.diagnose.rules.after_scheduling import container_errors, plugin_down, prepare_case
 
 CEL_CODES = ("cel-runtime-error", "cel-compile-error")
 GATE_CODES = ("empty-constraint",)
@@ -168,10 +169,17 @@ def _unique_gates(findings: object) -> Iterator[Finding]:
 
 @rule("scheduler.kubelet-prepare", emits=("kubelet-prepare-failed",))
 def kubelet_prepare_failed(ctx: PodContext) -> Iterator[Finding]:
-    """kubelet could not prepare the claim's devices on the node the Pod was bound to."""
-    for event in ctx.events:
+    """kubelet could not prepare the claim's devices on the node the Pod was bound to; the case (a plugin
+    that is not registered, a NodePrepareResources error, CDI specs gone) comes from after_scheduling."""
+    found = False
+    for event in [*ctx.events, *container_errors(ctx)]:
         parsed = classify_event(event)
         if any(parsed.kind == "kubelet" or dra.code == "kubelet-prepare-failed" for dra in parsed.dra):
-            values = ctx.values(message=event.message, node=ctx.pod.node_name or "<node>")
-            evidence = {"event": f"{event.reason}: {event.message}", "count": event.count}
-            yield Finding("kubelet-prepare-failed", values, evidence)
+            found = True
+            case, more, more_evidence = prepare_case(ctx, event, parsed.fields)
+            values = ctx.values(message=event.message, node=ctx.pod.node_name or "<node>", **more)
+            evidence = {"event": f"{event.reason}: {event.message}", "count": event.count, **more_evidence}
+            yield Finding("kubelet-prepare-failed", values, evidence, case=case)
+    if not found:  # events expire: a crashing kubelet plugin on the node still says it
+        for case, values, evidence in plugin_down(ctx):
+            yield Finding("kubelet-prepare-failed", values, evidence, case=case)

