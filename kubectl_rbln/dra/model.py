@@ -145,6 +145,8 @@ class ResourceClaim:
     owner_pod: str | None  # controller owner of kind Pod
     pod_claim_name: str | None  # annotation resource.kubernetes.io/pod-claim-name
     deleting: bool = False
+    deletion_timestamp: str = ""  # metadata.deletionTimestamp (issue 12, 4: claim-being-deleted)
+    finalizers: list[str] = field(default_factory=list)  # what keeps a deleted claim in place
     raw: dict[str, Any] = field(default_factory=dict, repr=False)
 
 
@@ -229,6 +231,14 @@ class Pod:
 
 
 @dataclass(slots=True)
+class Namespace:
+    """A Namespace, for its labels (resource.kubernetes.io/admin-access gates adminAccess requests)."""
+
+    name: str
+    labels: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
 class Node:
     name: str
     labels: dict[str, str]
@@ -300,6 +310,7 @@ class Snapshot:
     slices: list[ResourceSlice] = field(default_factory=list)
     logs: list[PodLog] = field(default_factory=list)
     captures: list[ExecCapture] = field(default_factory=list)
+    namespaces: dict[str, Namespace] = field(default_factory=dict)  # empty: not read (or forbidden)
     resource_api_version: str | None = None  # newest resource.k8s.io version seen or served
     server_version: str | None = None  # e.g. "v1.34.2" (live), None offline unless known
     problems: list[SourceProblem] = field(default_factory=list)
