@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TypedDict
 
 from kubectl_rbln.domain import NIC_CLASS, NIC_DRIVER
-from testing.synthetic import upstream_disagreement, upstream_families
+from testing.synthetic import upstream_claim_state, upstream_disagreement, upstream_families
 from testing.synthetic.builder import ClusterBuilder, Knobs, dumps_bundle
 from testing.synthetic.scenario_kit import DEVICE_BLAME, SLUGS, Scenario
 from testing.synthetic.scenario_kit import seeded_scenario as _scenario
@@ -303,6 +303,7 @@ _SCENARIOS = [
 _SCENARIOS += upstream_disagreement.UPSTREAM_DISAGREEMENT
 
 _SCENARIOS += upstream_families.scenarios()  # issue 12, point 4 (testing/synthetic/upstream_families.py)
+_SCENARIOS += upstream_claim_state.scenarios()  # issue 12, point 4: the claim's own state
 SCENARIOS: dict[str, Scenario] = {s.name: s for s in _SCENARIOS}
 
 
