@@ -48,6 +48,9 @@ CORE_LISTS = (
     ListSpec("Node", "nodes", "", False),
     ListSpec("Pod", "pods", "", True),
     ListSpec("Event", "events", "", True),
+    # labels only (resource.kubernetes.io/admin-access, issue 12, 4); a refused list is a problem entry
+    # and the admin-access rule stays silent, nothing else reads it
+    ListSpec("Namespace", "namespaces", "", False),
 )
 DRA_LISTS = (
     ListSpec("DeviceClass", "deviceclasses", RESOURCE_GROUP, False),

@@ -171,6 +171,8 @@ class ResourceClaim:
     owner_pod: str | None  # controller owner of kind Pod
     pod_claim_name: str | None  # annotation resource.kubernetes.io/pod-claim-name
     deleting: bool = False
+    deletion_timestamp: str = ""  # metadata.deletionTimestamp (issue 12, 4: claim-being-deleted)
+    finalizers: list[str] = field(default_factory=list)  # what keeps a deleted claim in place
     raw: dict[str, Any] = field(default_factory=dict, repr=False)
 
 
@@ -259,6 +261,14 @@ class Pod:
 
 
 @dataclass(slots=True)
+class Namespace:
+    """A Namespace, for its labels (resource.kubernetes.io/admin-access gates adminAccess requests)."""
+
+    name: str
+    labels: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
 class Node:
     name: str
     labels: dict[str, str]
@@ -331,6 +341,7 @@ class Snapshot:
     taint_rules: list[DeviceTaintRule] = field(default_factory=list)
     logs: list[PodLog] = field(default_factory=list)
     captures: list[ExecCapture] = field(default_factory=list)
+    namespaces: dict[str, Namespace] = field(default_factory=dict)  # empty: not read (or forbidden)
     resource_api_version: str | None = None  # newest resource.k8s.io version seen or served
     server_version: str | None = None  # e.g. "v1.34.2" (live), None offline unless known
     problems: list[SourceProblem] = field(default_factory=list)

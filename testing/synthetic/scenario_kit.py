@@ -18,6 +18,10 @@ SLUGS = frozenset(
         "device-class-missing",
         "claim-template-missing",
         "claim-not-created",
+        "claim-being-deleted",
+        "shared-claim-node-unusable",
+        "claim-reserved-for-full",
+        "admin-access-label-missing",
         "claim-not-allocated",
         "driver-slices-missing",
         "attribute-not-advertised",
@@ -36,6 +40,7 @@ SLUGS = frozenset(
         "device-taint-eviction",
         "kubelet-prepare-failed",
         "nri-sandbox-failed",
+        "scheduler-error",
     }
 )
 

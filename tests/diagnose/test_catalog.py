@@ -22,6 +22,8 @@ REPO = Path(__file__).resolve().parents[2]
 
 WHY_SLUGS = [
     "dra-api-unavailable", "device-class-missing", "claim-template-missing", "claim-not-created",
+    "claim-being-deleted", "shared-claim-node-unusable", "claim-reserved-for-full",
+    "admin-access-label-missing",
     "claim-not-allocated", "driver-slices-missing", "attribute-not-advertised", "selector-matches-nothing",
     "selector-error", "constraint-unsatisfiable", "insufficient-devices", "devices-exhausted",
     "feature-gate-disabled", "rds-label-missing", "memlock-limit", "device-plugin-mode", "not-device-related",

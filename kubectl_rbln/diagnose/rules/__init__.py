@@ -11,6 +11,7 @@ from kubectl_rbln.diagnose.rules import (
     after_scheduling,
     allocation,
     attributes,
+    claim_state,
     crash,
     disagreement,
     layers,
@@ -24,7 +25,13 @@ WHY_RULES: tuple[Rule, ...] = (
     layers.dra_api_unavailable,
     layers.device_class_missing,
     layers.claim_template_missing,
+    # the claim's own state before any node (issue 12, 4); the namespace label is the root cause of a
+    # claim the controller could not create, so it runs first and hides claim-not-created
+    claim_state.admin_access_label_missing,
     layers.claim_not_created,
+    claim_state.claim_being_deleted,
+    claim_state.shared_claim_node_unusable,
+    claim_state.claim_reserved_for_full,
     layers.driver_slices_missing,
     attributes.attribute_not_advertised,
     scheduler.feature_gate_disabled,

@@ -174,7 +174,10 @@ def claim_not_created(ctx: PodContext) -> Iterator[Finding]:
                     else f'pod "{pod.namespace}/{pod.name}": ResourceClaim not created yet'
                 ),
             }
-            yield Finding("claim-not-created", ctx.values(claim=claim.claim_name or ref.name), evidence)
+            # a named claim nobody created is not the controller's to make (case not-found)
+            case = "not-found" if ref.resource_claim_name else None
+            values = ctx.values(claim=claim.claim_name or ref.name)
+            yield Finding("claim-not-created", values, evidence, case=case)
             return
     for event in ctx.events:
         parsed = classify_event(event)
