@@ -34,6 +34,10 @@ SLUGS = frozenset(
         "simulation-disagrees",
         "device-tainted",
         "device-taint-eviction",
+        "binding-conditions-pending",
+        "binding-failed",
+        "binding-gate-disabled",
+        "scheduler-error",
     }
 )
 

@@ -10,6 +10,7 @@ from kubectl_rbln.diagnose.registry import Rule
 from kubectl_rbln.diagnose.rules import (
     allocation,
     attributes,
+    binding,
     crash,
     disagreement,
     layers,
@@ -29,6 +30,9 @@ WHY_RULES: tuple[Rule, ...] = (
     scheduler.feature_gate_disabled,
     scheduler.selector_error,
     scheduler.scheduler_error,
+    binding.binding_failed,
+    binding.binding_conditions_pending,
+    binding.binding_gate_disabled,
     allocation.not_device_related,
     allocation.selector_matches_nothing,
     taints.device_tainted,
