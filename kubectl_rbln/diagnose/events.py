@@ -382,6 +382,18 @@ _PATTERNS: tuple[_Pattern, ...] = (
         r"waiting for binding conditions for device on node (?P<node>\S+)",
         _FROM_134,
     ),
+    # PreBind of DynamicResources while it polls the claims' binding conditions (KEP-5007;
+    # kubernetes/kubernetes pkg/scheduler/framework/plugins/dynamicresources/dynamicresources.go,
+    # `isClaimReadyForBinding` and `isPodReadyForBinding`, 1.35/1.36 cycle): a failure condition
+    # set True, or the claim's allocationTimestamp + bindingTimeout passed; the scheduler wraps the
+    # error as `running PreBind plugin "DynamicResources": ...` (condition reason SchedulerError).
+    _p(
+        "binding-failed",
+        r"claim (?P<claim>[^\s:]+) binding failed: reason=(?P<reason>.*?), message=(?P<message>.*)",
+        _FROM_134,
+        fatal=True,
+    ),
+    _p("claim-binding-timeout", r"claim (?P<claim>[^\s:]+) binding timeout", _FROM_134, fatal=True),
     _p("binding-timeout", r"device binding timeout", _FROM_134, fatal=True),
     # ---- section 1.5, API-server validation ---------------------------------------------
     _p(

@@ -79,7 +79,8 @@ def verdict_for(pod: Pod, findings: list[Finding], lang: str, *, refused: bool =
     """The first line a user reads, in the catalog's words: the blocking finding's title, or none.
 
     "Nothing blocks it" / "nothing to fix" only when no evidence says otherwise: a Pod the scheduler
-    refused (`refused`) gets `verdict-refused` when no error finding names the cause."""
+    refused (`refused`) gets `verdict-refused` when no error finding names the cause, and a warning
+    (a crash loop, a wait at binding) is named in the verdict rather than hidden below it."""
     state = pod.phase
     scheduled = pod.conditions.get("PodScheduled")
     if state == "Pending" and scheduled and scheduled.status == "False":
@@ -91,6 +92,10 @@ def verdict_for(pod: Pod, findings: list[Finding], lang: str, *, refused: bool =
         )
     if refused:
         return sentence("verdict-refused", lang, pod=pod.key, state=state, count=len(findings))
+    warned = [f for f in findings if f.severity == "warning"]
+    if warned:
+        title = warned[0].words(lang).title
+        return sentence("verdict-warned", lang, pod=pod.key, state=state, title=title, count=len(findings))
     if findings:
         return sentence("verdict-notes", lang, pod=pod.key, state=state, count=len(findings))
     return sentence("verdict-clear", lang, pod=pod.key, state=state)

@@ -47,7 +47,13 @@ class Device:
     # (DeviceTaintRule name, taint) of every rule whose deviceSelector matches this device; the
     # allocator honours them only with DRADeviceTaintRules (Features.device_taint_rules)
     rule_taints: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    # KEP-5007 device binding conditions (kubernetes/api resource/v1/types.go, Device, at v0.36.0):
+    # condition types that must be True (bindingConditions) or must not be True
+    # (bindingFailureConditions) in the claim's status.devices before the Pod is bound; bindsToNode
+    # pins the allocation's node selector to the chosen node
     binding_conditions: list[str] = field(default_factory=list)
+    binding_failure_conditions: list[str] = field(default_factory=list)
+    binds_to_node: bool = False
     allow_multiple_allocations: bool = False
     bad_attributes: list[str] = field(default_factory=list)  # entries with no or several value types
 
@@ -148,6 +154,10 @@ class AllocationResult:
     device: str
     admin_access: bool = False
     share_id: str | None = None
+    # copies of the device's bindingConditions / bindingFailureConditions at allocation time
+    # (DeviceRequestAllocationResult, kubernetes/api resource/v1/types.go at v0.36.0)
+    binding_conditions: list[str] = field(default_factory=list)
+    binding_failure_conditions: list[str] = field(default_factory=list)
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -158,6 +168,26 @@ class AllocationResult:
 class Allocation:
     results: list[AllocationResult]
     node_selector: dict[str, Any] | None = None
+    allocation_timestamp: str = ""  # status.allocation.allocationTimestamp (RFC 3339), "" when unset
+
+
+@dataclass(slots=True)
+class AllocatedDeviceStatus:
+    """One entry of a claim's status.devices (AllocatedDeviceStatus, kubernetes/api resource/v1/types.go
+    at v0.36.0): the driver's or a controller's conditions about one allocated device."""
+
+    driver: str
+    pool: str
+    device: str
+    share_id: str | None = None
+    conditions: list[Condition] = field(default_factory=list)
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.driver, self.pool, self.device)
+
+    def condition(self, type_: str) -> Condition | None:
+        return next((c for c in self.conditions if c.type == type_), None)
 
 
 @dataclass(slots=True)
@@ -174,6 +204,11 @@ class ResourceClaim:
     deletion_timestamp: str = ""  # metadata.deletionTimestamp (issue 12, 4: claim-being-deleted)
     finalizers: list[str] = field(default_factory=list)  # what keeps a deleted claim in place
     raw: dict[str, Any] = field(default_factory=dict, repr=False)
+    devices: list[AllocatedDeviceStatus] = field(default_factory=list)  # status.devices
+
+    def device_status(self, driver: str, pool: str, device: str) -> AllocatedDeviceStatus | None:
+        """The status.devices entry of one allocated device (the scheduler's getAllocatedDeviceStatus)."""
+        return next((d for d in self.devices if d.key == (driver, pool, device)), None)
 
 
 @dataclass(slots=True)
@@ -229,6 +264,7 @@ class Condition:
     status: str
     reason: str = ""
     message: str = ""
+    last_transition_time: str = ""
 
 
 @dataclass(slots=True)

@@ -17,6 +17,7 @@ from typing import Any
 
 from kubectl_rbln.domain import POD_CLAIM_NAME_ANNOTATION
 from kubectl_rbln.dra.model import (
+    AllocatedDeviceStatus,
     Allocation,
     AllocationResult,
     AttrValue,
@@ -155,6 +156,8 @@ def normalize_device(raw: Any, driver: str, pool: str, slice_name: str, node: st
         capacity=capacity,
         taints=[t for t in _l(body.get("taints")) if isinstance(t, dict)],
         binding_conditions=[str(c) for c in _l(body.get("bindingConditions"))],
+        binding_failure_conditions=[str(c) for c in _l(body.get("bindingFailureConditions"))],
+        binds_to_node=body.get("bindsToNode") is True,
         allow_multiple_allocations=body.get("allowMultipleAllocations") is True,
         bad_attributes=bad,
     )
@@ -251,11 +254,15 @@ def normalize_claim(obj: dict[str, Any]) -> ResourceClaim:
                     device=_s(result.get("device")),
                     admin_access=result.get("adminAccess") is True,
                     share_id=result.get("shareID") if isinstance(result.get("shareID"), str) else None,
+                    binding_conditions=[str(c) for c in _l(result.get("bindingConditions"))],
+                    binding_failure_conditions=[str(c) for c in _l(result.get("bindingFailureConditions"))],
                 )
             )
         selector = allocation_raw.get("nodeSelector")
         allocation = Allocation(
-            results=results, node_selector=selector if isinstance(selector, dict) else None
+            results=results,
+            node_selector=selector if isinstance(selector, dict) else None,
+            allocation_timestamp=_s(allocation_raw.get("allocationTimestamp")),
         )
     owner = next(
         (
@@ -277,7 +284,30 @@ def normalize_claim(obj: dict[str, Any]) -> ResourceClaim:
         deleting=bool(meta.get("deletionTimestamp")),
         deletion_timestamp=_s(meta.get("deletionTimestamp")),
         finalizers=[f for f in _l(meta.get("finalizers")) if isinstance(f, str)],
+        devices=[_device_status(d) for d in map(_d, _l(status.get("devices")))],
         # no `raw`: nothing reads it, and 10,000 raw Pods/claims are ~200 MB at 5,000 nodes
+    )
+
+
+def _condition(raw: dict[str, Any]) -> Condition:
+    return Condition(
+        type=_s(raw.get("type")),
+        status=_s(raw.get("status")),
+        reason=_s(raw.get("reason")),
+        message=_s(raw.get("message")),
+        last_transition_time=_s(raw.get("lastTransitionTime")),
+    )
+
+
+def _device_status(raw: dict[str, Any]) -> AllocatedDeviceStatus:
+    """One status.devices entry (AllocatedDeviceStatus, gate DRAResourceClaimDeviceStatus)."""
+    share = raw.get("shareID")
+    return AllocatedDeviceStatus(
+        driver=_s(raw.get("driver")),
+        pool=_s(raw.get("pool")),
+        device=_s(raw.get("device")),
+        share_id=share if isinstance(share, str) else None,
+        conditions=[_condition(c) for c in map(_d, _l(raw.get("conditions")))],
     )
 
 

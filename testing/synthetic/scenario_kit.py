@@ -40,6 +40,9 @@ SLUGS = frozenset(
         "device-taint-eviction",
         "kubelet-prepare-failed",
         "nri-sandbox-failed",
+        "binding-conditions-pending",
+        "binding-failed",
+        "binding-gate-disabled",
         "scheduler-error",
     }
 )

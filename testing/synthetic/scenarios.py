@@ -16,6 +16,7 @@ from typing import TypedDict
 from kubectl_rbln.domain import NIC_CLASS, NIC_DRIVER
 from testing.synthetic import (
     upstream_after_scheduling,
+    upstream_binding,
     upstream_claim_state,
     upstream_disagreement,
     upstream_families,
@@ -311,6 +312,7 @@ _SCENARIOS += upstream_families.scenarios()  # issue 12, point 4 (testing/synthe
 _SCENARIOS += upstream_taints.scenarios()  # device taints (testing/synthetic/upstream_taints.py)
 _SCENARIOS += upstream_after_scheduling.SCENARIOS  # after scheduling: NRI, kubelet plugin, CDI
 _SCENARIOS += upstream_claim_state.scenarios()  # issue 12, point 4: the claim's own state
+_SCENARIOS += upstream_binding.scenarios()  # binding conditions (testing/synthetic/upstream_binding.py)
 SCENARIOS: dict[str, Scenario] = {s.name: s for s in _SCENARIOS}
 
 

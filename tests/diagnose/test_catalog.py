@@ -28,6 +28,7 @@ WHY_SLUGS = [
     "selector-error", "constraint-unsatisfiable", "insufficient-devices", "devices-exhausted",
     "feature-gate-disabled", "rds-label-missing", "memlock-limit", "device-plugin-mode", "not-device-related",
     "device-tainted", "device-taint-eviction",
+    "binding-conditions-pending", "binding-failed", "binding-gate-disabled",
 ]  # fmt: skip
 OTHER_SLUGS = [
     "nic-count-mismatch", "npu-count-mismatch", "rsd-group-missing", "rds-devices-missing",
