@@ -121,3 +121,19 @@ def compare_semver(a: str, b: str) -> int:
     if not pa or not pb:
         return 1 if not pa else -1
     return -1 if pa < pb else 1
+
+
+def format_quantity(value: Fraction) -> str:
+    """An exact quantity as short text: the largest binary (then decimal) suffix that divides it
+    ("8Gi", "500M", "3"), else a decimal number; for messages, not for the API."""
+    if value == 0:
+        return "0"
+    for suffix in ("Ei", "Pi", "Ti", "Gi", "Mi", "Ki"):
+        scaled = value / _BINARY[suffix]
+        if scaled.denominator == 1 and abs(scaled) >= 1:
+            return f"{scaled.numerator}{suffix}"
+    for suffix in ("E", "P", "T", "G", "M", "k", "", "m", "u", "n"):
+        scaled = value / _DECIMAL[suffix]
+        if scaled.denominator == 1:
+            return f"{scaled.numerator}{suffix}"
+    return str(float(value))
