@@ -124,16 +124,19 @@ def compare_semver(a: str, b: str) -> int:
 
 
 def format_quantity(value: Fraction) -> str:
-    """An exact quantity as short text: the largest binary (then decimal) suffix that divides it
-    ("8Gi", "500M", "3"), else a decimal number; for messages, not for the API."""
+    """An exact quantity as short text: the shortest of the binary and decimal forms whose suffix
+    divides it ("8Gi", "2G", "1500m", "3"), else a decimal number; for messages, not for the API."""
     if value == 0:
         return "0"
+    forms = []
     for suffix in ("Ei", "Pi", "Ti", "Gi", "Mi", "Ki"):
         scaled = value / _BINARY[suffix]
-        if scaled.denominator == 1 and abs(scaled) >= 1:
-            return f"{scaled.numerator}{suffix}"
+        if scaled.denominator == 1:
+            forms.append(f"{scaled.numerator}{suffix}")
+            break
     for suffix in ("E", "P", "T", "G", "M", "k", "", "m", "u", "n"):
         scaled = value / _DECIMAL[suffix]
         if scaled.denominator == 1:
-            return f"{scaled.numerator}{suffix}"
-    return str(float(value))
+            forms.append(f"{scaled.numerator}{suffix}")
+            break
+    return min(forms, key=len) if forms else str(float(value))
