@@ -165,7 +165,10 @@ class _Allocation:
         self.devices: list[Device] = []
         self.pool_of: list[int] = []
         for pi, pool in enumerate(pools):
+            per_device = {sl.name for sl in pool.slices if sl.per_device_node_selection}
             for d in pool.devices:
+                if d.slice_name in per_device and d.node_name not in (None, node.name):
+                    continue  # per-device node selection for another node (isSelectable, v0.36.2)
                 self.devices.append(d)
                 self.pool_of.append(pi)
         self.is_allocated = [d.key in allocated for d in self.devices]
