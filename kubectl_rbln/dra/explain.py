@@ -380,6 +380,7 @@ def _counter_failure(state: Any, *, together: bool) -> Failure | None:
                     f"requests {', '.join(names)} each fit alone, but together need at least "
                     f"{format_quantity(wanted)} of counter {key[1]} (counter set {key[0]}, "
                     f"{tracker.names[scope]}), {format_quantity(max(left, 0))} left",
+                    request=", ".join(names),
                 ),
                 key,
                 wanted,

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TypedDict
 
 from kubectl_rbln.domain import NIC_CLASS, NIC_DRIVER
-from testing.synthetic import upstream_disagreement, upstream_families, upstream_taints
+from testing.synthetic import upstream_counters, upstream_disagreement, upstream_families, upstream_taints
 from testing.synthetic.builder import ClusterBuilder, Knobs, dumps_bundle
 from testing.synthetic.scenario_kit import DEVICE_BLAME, SLUGS, Scenario
 from testing.synthetic.scenario_kit import seeded_scenario as _scenario
@@ -304,6 +304,7 @@ _SCENARIOS += upstream_disagreement.UPSTREAM_DISAGREEMENT
 
 _SCENARIOS += upstream_families.scenarios()  # issue 12, point 4 (testing/synthetic/upstream_families.py)
 _SCENARIOS += upstream_taints.scenarios()  # device taints (testing/synthetic/upstream_taints.py)
+_SCENARIOS += upstream_counters.scenarios()  # shared counters (testing/synthetic/upstream_counters.py)
 SCENARIOS: dict[str, Scenario] = {s.name: s for s in _SCENARIOS}
 
 
