@@ -4,6 +4,7 @@ Follows k8s.io/dynamic-resource-allocation `structured/internal/*/allocator_*.go
 pools (§2.3) -> per-request preparation with the upstream error texts (§2.4) ->
 depth-first search over claims, requests, device slots, candidates in pool x
 slice x device order, with backtracking; the first complete solution wins (§2.5).
+Shared counters of partitionable devices are taken and given back with each pick (dra/counters.py).
 
 Speed-ups that keep the first solution identical:
 - within one request only increasing candidate positions are tried
