@@ -151,6 +151,11 @@ def short_reason(result: NodeResult) -> str:
             f"{failure.request}: {counts.free} free of {counts.request_match} matching, "
             f"{counts.needed} needed (held by other claims)"
         )
+    if failure.kind == "counters" and failure.counter:
+        return (
+            f"{failure.request}: counter {failure.counter_set}/{failure.counter} "
+            f"{failure.counter_needed} needed, {failure.counter_left} left"
+        )
     if failure.kind == "no-devices" and counts is not None:
         return f"{failure.request}: no {'/'.join(counts.drivers) or 'matching'} devices on this node"
     return failure.summary

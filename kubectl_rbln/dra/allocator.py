@@ -4,6 +4,7 @@ Follows k8s.io/dynamic-resource-allocation `structured/internal/*/allocator_*.go
 pools (§2.3) -> per-request preparation with the upstream error texts (§2.4) ->
 depth-first search over claims, requests, device slots, candidates in pool x
 slice x device order, with backtracking; the first complete solution wins (§2.5).
+Shared counters of partitionable devices are taken and given back with each pick (dra/counters.py).
 
 Speed-ups that keep the first solution identical:
 - within one request only increasing candidate positions are tried
@@ -25,6 +26,7 @@ from dataclasses import dataclass, field
 from kubectl_rbln.dra.cel import CelError, compile_selector
 from kubectl_rbln.dra.constraints import Constraint, DistinctAttribute, MatchAttribute, blocking_taints, typed
 from kubectl_rbln.dra.constraints import lookup_attribute as _lookup
+from kubectl_rbln.dra.counters import CounterTracker
 from kubectl_rbln.dra.explain import CandidateCounts, Failure, candidate_counts, explain_failure
 from kubectl_rbln.dra.gates import gate_defaults
 from kubectl_rbln.dra.model import (
@@ -164,10 +166,18 @@ class _Allocation:
         self.devices: list[Device] = []
         self.pool_of: list[int] = []
         for pi, pool in enumerate(pools):
+            per_device = {sl.name for sl in pool.slices if sl.per_device_node_selection}
             for d in pool.devices:
+                if d.slice_name in per_device and d.node_name not in (None, node.name):
+                    continue  # per-device node selection for another node (isSelectable, v0.36.2)
                 self.devices.append(d)
                 self.pool_of.append(pi)
         self.is_allocated = [d.key in allocated for d in self.devices]
+        # DRAPartitionableDevices (1.33+): shared counters per pool (1.35+) or slice (dra/counters.py)
+        self.counters: CounterTracker | None = None
+        if features.partitionable and features.version >= 33:
+            tracker = CounterTracker(pools, self.devices, self.pool_of, allocated, features.version)
+            self.counters = tracker if tracker.active else None
         self.alts: list[list[list[_Alt]]] = []  # claim -> request -> alternatives
         self.constraints: list[list[Constraint]] = []
         self.using: dict[int, set[int]] = {}  # position -> claims allocating it
@@ -406,6 +416,7 @@ class _Allocation:
             tuple(c.state() for c in self.constraints[ci]),
             len(self.results[ci]),
             frozenset((p, tuple(sorted(cs))) for p, cs in self.using.items() if cs and p in future),
+            self.counters.state() if self.counters is not None else (),
         )
         if key in self._memo:
             return False
@@ -486,6 +497,7 @@ class _Allocation:
             bool(self.pools[self.pool_of[pos]].invalid_reason),
             membership,
             tuple(values),
+            self.counters.signature(pos) if self.counters is not None else (),
         )
         self._sig_cache[(alt.order, pos)] = sig
         return sig
@@ -500,17 +512,30 @@ class _Allocation:
         elif self.is_allocated[pos] or users:
             return False
         f = self.features
+        # counters (allocateDevice, allocator_incubating.go v0.36.2): refused with the gate off (1.34+),
+        # else taken when they fit, given back on any later refusal (kubernetes#140431)
+        if device.consumes_counters and not f.partitionable and f.version >= 34:
+            return False
+        counters = self.counters if self.counters is not None and self.counters.scope_of[pos] else None
+        if counters is not None:
+            if counters.shortfall(pos) is not None:
+                return False
+            counters.take(pos)
         if (
             f.device_taints
             and f.version >= 33
             and blocking_taints(device, alt.spec.tolerations, f.version, f.device_taint_rules)
         ):
+            if counters is not None:
+                counters.give(pos)
             return False
         added: list[Constraint] = []
         for c in self.constraints[ci]:
             if not c.add(alt.base, alt.sub, device):
                 for done in reversed(added):
                     done.remove(alt.base, alt.sub, device)
+                if counters is not None:
+                    counters.give(pos)
                 if must:
                     raise AllocatorError(
                         f"claim {self.claims[ci].key}, request {alt.msg_name}: cannot add device "
@@ -529,6 +554,8 @@ class _Allocation:
         device = self.devices[pos]
         for c in reversed(self.constraints[ci]):
             c.remove(alt.base, alt.sub, device)
+        if self.counters is not None:
+            self.counters.give(pos)
 
     # ------------------------------------------------------------ results (§2.10)
 
@@ -655,8 +682,10 @@ def simulate_cluster(
     per distinct device signature (cel.Selector), so large uniform clusters stay cheap."""
     by_node: dict[str, list[ResourceSlice]] = {}
     shared: list[ResourceSlice] = []
+    # counter slices go to every node in 1.35/1.36 (NewAllocator, allocator_incubating.go v0.36.2)
+    counters_shared = features.partitionable and features.version in (35, 36)
     for s in slices:
-        if s.node_name and not s.per_device_node_selection:
+        if s.node_name and not s.per_device_node_selection and not (counters_shared and s.has_counters):
             by_node.setdefault(s.node_name, []).append(s)
         else:
             shared.append(s)
@@ -671,6 +700,7 @@ def simulate_cluster(
                 version=features.version,
                 partitionable=features.partitionable,
                 totals=totals,
+                all_slices=slices,
             )
         except PoolError:
             pools = None  # allocate() reports it

@@ -16,6 +16,7 @@ from typing import Any
 from kubectl_rbln.dra.cel import CelError, compile_selector
 from kubectl_rbln.dra.constraints import lookup_attribute, typed
 from kubectl_rbln.dra.model import Device, Version
+from kubectl_rbln.dra.quantity import format_quantity
 from kubectl_rbln.dra.references import cached_references as find_references
 from kubectl_rbln.dra.references import split_conjuncts
 from kubectl_rbln.dra.stages import STAGE_BINDING, STAGE_CLASS, STAGE_ERROR, STAGE_OK, STAGE_REQUEST
@@ -81,8 +82,8 @@ class ConstraintGroup:
 
 @dataclass(slots=True)
 class Failure:
-    kind: str  # no-devices | selector | exhausted | tainted | constraint | incomplete-pool | invalid-pool
-    #            | search-capped | no-solution
+    kind: str  # no-devices | selector | exhausted | tainted | counters | constraint | incomplete-pool
+    #            | invalid-pool | search-capped | no-solution
     summary: str
     claim: str = ""
     request: str = ""
@@ -95,6 +96,12 @@ class Failure:
     attribute: str | None = None
     groups: list[ConstraintGroup] = field(default_factory=list)
     lacking: list[str] = field(default_factory=list)  # candidates without the attribute
+    # kind "counters": the shared counter that ran out (dra/counters.py); holders are then the
+    # allocated devices that consume it
+    counter_set: str | None = None
+    counter: str | None = None
+    counter_needed: str | None = None
+    counter_left: str | None = None
 
 
 def value_text(value: Any) -> str:
@@ -237,15 +244,23 @@ def explain_failure(state: Any, counts: dict[tuple[str, str], CandidateCounts], 
             if failure is not None:
                 failure.scheduler_message = sched
                 return failure
+    failure = _counter_failure(state, together=False)
+    if failure is not None:
+        failure.scheduler_message = sched
+        return failure
     for ci in range(len(state.claims)):
         for index in range(len(state.constraints[ci])):
             failure = _constraint_failure(state, ci, index)
             if failure is not None:
                 failure.scheduler_message = sched
                 return failure
-    failure = _competition(state, counts) or Failure(
-        "no-solution",
-        "each request can be met alone, but no combination satisfies all requests and constraints",
+    failure = (
+        _counter_failure(state, together=True)
+        or _competition(state, counts)
+        or Failure(
+            "no-solution",
+            "each request can be met alone, but no combination satisfies all requests and constraints",
+        )
     )
     failure.scheduler_message = sched
     return failure
@@ -319,6 +334,105 @@ def _request_failure(
         f"have no untolerated taint; {c.needed} needed"
     )
     return base
+
+
+def _counter_failure(state: Any, *, together: bool) -> Failure | None:
+    """Shared counters of partitionable devices (dra/counters.py). Alone: a request none of whose
+    alternatives has enough usable devices whose counters fit beside the allocated devices (or, with
+    DRAPartitionableDevices off, that do not consume counters at all). Together: the requests' cheapest
+    picks want more of one counter than is left."""
+    f = state.features
+    tracker = getattr(state, "counters", None)
+    gate_off = not f.partitionable and f.version >= 34
+    if tracker is None and not gate_off:
+        return None
+    if not together:
+        for per_claim in state.alts:
+            for alts in per_claim:
+                failure = _counters_alone(state, alts, tracker, gate_off)
+                if failure is not None:
+                    return failure
+        return None
+    if tracker is None:
+        return None
+    demand: dict[tuple, Any] = {}  # (scope, key) -> [wanted, names]
+    for per_claim in state.alts:
+        for alts in per_claim:
+            alt = alts[0]
+            fit = [
+                p for p in alt.free if alt.stage[p] == STAGE_OK and tracker.shortfall(p, alone=True) is None
+            ]
+            scopes = {tracker.scope_of[p] for p in fit}
+            if len(scopes) != 1 or None in scopes:
+                continue  # devices outside counters, or several pools: no single counter to blame
+            (scope,) = scopes
+            for key in tracker.total[scope]:
+                cheapest = min(tracker.use[p].get(key, 0) for p in fit)
+                entry = demand.setdefault((scope, key), [0, []])
+                entry[0] += cheapest * alt.count
+                entry[1].append(f"{state.claims[alt.claim].key}/{alt.name}")
+    for (scope, key), (wanted, names) in demand.items():
+        left = tracker.left[scope][key]
+        if len(names) > 1 and wanted > left:
+            return _counters(
+                Failure(
+                    "counters",
+                    f"requests {', '.join(names)} each fit alone, but together need at least "
+                    f"{format_quantity(wanted)} of counter {key[1]} (counter set {key[0]}, "
+                    f"{tracker.names[scope]}), {format_quantity(max(left, 0))} left",
+                    request=", ".join(names),
+                ),
+                key,
+                wanted,
+                left,
+                tracker.consumers[scope].get(key, []),
+            )
+    return None
+
+
+def _counters(failure: Failure, key: tuple[str, str], needed: Any, left: Any, holders: list[str]) -> Failure:
+    failure.counter_set, failure.counter = key
+    failure.counter_needed = format_quantity(needed)
+    failure.counter_left = format_quantity(max(left, 0))
+    failure.holders = list(holders)
+    return failure
+
+
+def _counters_alone(state: Any, alts: list[Any], tracker: Any, gate_off: bool) -> Failure | None:
+    verdicts = []
+    for alt in alts:
+        usable = [p for p in alt.free if alt.stage[p] == STAGE_OK]
+        blocked: dict[int, Any]
+        if gate_off:
+            blocked = {p: None for p in usable if state.devices[p].consumes_counters}
+        else:
+            blocked = {p: s for p in usable if (s := tracker.shortfall(p, alone=True)) is not None}
+        if alt.all_devices is not None:
+            ok = not any(p in blocked for p in alt.all_devices)
+        else:
+            ok = len(usable) - len(blocked) >= alt.count
+        if ok or not blocked:
+            return None
+        verdicts.append((alt, usable, blocked))
+    alt, usable, blocked = verdicts[0]
+    claim = state.claims[alt.claim].key
+    fit = len(usable) - len(blocked)
+    base = Failure("counters", "", claim=claim, request=alt.name)
+    if gate_off:
+        base.summary = (
+            f"request {alt.name} of claim {claim}: {len(blocked)} of {len(usable)} usable devices consume "
+            "shared counters, which the scheduler refuses while DRAPartitionableDevices is off; "
+            f"{fit} left, {alt.count} needed"
+        )
+        return base
+    shortfalls = list(blocked.values())
+    first = shortfalls[0]
+    base.summary = (
+        f"request {alt.name} of claim {claim}: {len(blocked)} of {len(usable)} usable devices do not fit "
+        f"the shared counters left, {fit} do, {alt.count} needed; {first.summary}"
+    )
+    base.details = sorted({s.summary for s in shortfalls})
+    return _counters(base, (first.counter_set, first.counter), first.needed, first.left, first.consumers)
 
 
 def _covered(state: Any, ci: int, requests: list[str]) -> list[Any]:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -32,6 +33,16 @@ class Version:
 
 
 AttrValue = int | bool | str | Version
+
+
+@dataclass(frozen=True, slots=True)
+class CounterSet:
+    """A slice's `sharedCounters[]` entry (CounterSet) or a device's `consumesCounters[]` entry
+    (DeviceCounterConsumption): a counter set name and counter name -> exact quantity
+    (Counter{Value}), kubernetes/api resource/{v1,v1beta2,v1beta1}/types.go at v0.36.2."""
+
+    name: str
+    counters: dict[str, Fraction]
 
 
 @dataclass(slots=True)
@@ -56,6 +67,8 @@ class Device:
     binds_to_node: bool = False
     allow_multiple_allocations: bool = False
     bad_attributes: list[str] = field(default_factory=list)  # entries with no or several value types
+    # DRAPartitionableDevices: `consumesCounters` (counterSet -> counters), API order
+    consumes_counters: list[CounterSet] = field(default_factory=list)
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -81,6 +94,11 @@ class ResourceSlice:
     devices: list[Device]
     shared_counters: list[dict[str, Any]] = field(default_factory=list)
     api_version: str = ""
+    counter_sets: list[CounterSet] = field(default_factory=list)  # `sharedCounters`, typed
+
+    @property
+    def has_counters(self) -> bool:
+        return bool(self.counter_sets or self.shared_counters)
 
 
 @dataclass(slots=True)

@@ -13,6 +13,7 @@ empty values, and the problem is recorded where the checks can see it.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from fractions import Fraction
 from typing import Any
 
 from kubectl_rbln.domain import POD_CLAIM_NAME_ANNOTATION
@@ -26,6 +27,7 @@ from kubectl_rbln.dra.model import (
     Constraint,
     Container,
     ContainerState,
+    CounterSet,
     Device,
     DeviceClass,
     DeviceTaintRule,
@@ -45,6 +47,7 @@ from kubectl_rbln.dra.model import (
     SourceProblem,
     Version,
 )
+from kubectl_rbln.dra.quantity import parse_quantity
 
 RESOURCE_GROUP = "resource.k8s.io"
 PLUGIN_API_VERSION = "kubectl-rbln/v1"
@@ -129,6 +132,25 @@ def _quantity_text(entry: Any) -> str | None:
     return entry if isinstance(entry, str) else None
 
 
+def counter_sets(raw: Any, name_key: str) -> list[CounterSet]:
+    """`sharedCounters` (name_key "name") or `consumesCounters` (name_key "counterSet"): same shape in
+    v1, v1beta2 and v1beta1 (kubernetes/api resource/*/types.go, v0.36.2). A quantity that does not
+    parse is dropped (the API server rejects it)."""
+    out: list[CounterSet] = []
+    for entry in _l(raw):
+        if not isinstance(entry, dict):
+            continue
+        counters: dict[str, Fraction] = {}
+        for counter, value in _d(entry.get("counters")).items():
+            text = _quantity_text(value)
+            try:
+                counters[str(counter)] = parse_quantity(text) if text is not None else Fraction(0)
+            except ValueError:
+                continue
+        out.append(CounterSet(_s(entry.get(name_key)), counters))
+    return out
+
+
 def normalize_device(raw: Any, driver: str, pool: str, slice_name: str, node: str | None) -> Device:
     raw = _d(raw)
     body = _d(raw.get("basic")) or raw  # v1beta1 nests under `basic`
@@ -160,6 +182,7 @@ def normalize_device(raw: Any, driver: str, pool: str, slice_name: str, node: st
         binds_to_node=body.get("bindsToNode") is True,
         allow_multiple_allocations=body.get("allowMultipleAllocations") is True,
         bad_attributes=bad,
+        consumes_counters=counter_sets(body.get("consumesCounters"), "counterSet"),
     )
 
 
@@ -184,6 +207,7 @@ def normalize_slice(obj: dict[str, Any]) -> ResourceSlice:
         devices=[normalize_device(d, driver, pool_name, name, node_name) for d in _l(spec.get("devices"))],
         shared_counters=[c for c in _l(spec.get("sharedCounters")) if isinstance(c, dict)],
         api_version=_s(obj.get("apiVersion")),
+        counter_sets=counter_sets(spec.get("sharedCounters"), "name"),
     )
 
 

@@ -5,12 +5,20 @@ Source semantics: k8s.io/dynamic-resource-allocation `structured/pools.go`
 for a node by nodeName, allNodes or nodeSelector; per (driver, pool) only the
 highest generation is kept; a pool is incomplete when it has fewer or more
 slices than `resourceSliceCount` and invalid when a device name repeats.
+
+Partitionable devices (DRAPartitionableDevices), `structured/internal/incubating/pools_incubating.go`
+at v0.36.2: from 1.35 a pool's counter sets come from its slices that carry `sharedCounters` (in
+1.35/1.36 such slices count for every node; v0.37 collects them from all slices of the pool, same
+sets), devices of the pool's other slices are kept as `other_devices` (their allocated consumption
+counts), and a pool is invalid on a duplicate counter set name or a consumption that names an
+unknown counter set or counter. 1.33/1.34 keep counters per slice (allocator.py).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 from kubectl_rbln.dra.model import Device, Node, ResourceSlice
@@ -27,6 +35,10 @@ class Pool:
     slices: list[ResourceSlice] = field(default_factory=list)
     incomplete: bool = False
     invalid_reason: str | None = None
+    # 1.35+ with DRAPartitionableDevices: counter set -> counter -> total, from the pool's
+    # `sharedCounters` slices, and the devices of its slices that do not target the node
+    counter_sets: dict[str, dict[str, Fraction]] = field(default_factory=dict)
+    other_devices: list[Device] = field(default_factory=list)
 
     @property
     def id(self) -> str:
@@ -105,17 +117,24 @@ def gather_pools(
     version: int,
     partitionable: bool = False,
     totals: dict[tuple[tuple[str, str], int], int] | None = None,
+    all_slices: Iterable[ResourceSlice] | None = None,
 ) -> list[Pool]:
     """The pools visible on `node`, in first-seen slice order (Go's map order is random).
 
-    `totals` (from `slice_totals` over all slices) is used from 1.35 on for completeness.
+    `totals` (from `slice_totals` over all slices) is used from 1.35 on for completeness;
+    `all_slices` (default: `slices`) gives a pool's counter sets and its devices on other nodes.
     """
+    slices = list(slices)
     pools: dict[tuple[str, str], Pool] = {}
     generation: dict[tuple[str, str], int] = {}
     for s in slices:
-        if not partitionable and (s.shared_counters or s.per_device_node_selection):
-            continue  # DRAPartitionableDevices off: such slices are ignored completely (1.33+)
-        if not slice_targets_node(s, node, partitionable):
+        # DRAPartitionableDevices off: such slices are ignored completely (1.33, 1.35+); 1.34 drops
+        # only perDeviceNodeSelection slices (pools_incubating.go v0.34.0)
+        if not partitionable and (s.per_device_node_selection or (s.has_counters and version != 34)):
+            continue
+        # 1.35/1.36: "Always include slices with SharedCounters" (pools_incubating.go v0.35.0, v0.36.2)
+        counters_everywhere = partitionable and s.has_counters and version in (35, 36)
+        if not counters_everywhere and not slice_targets_node(s, node, partitionable):
             continue
         key = (s.driver, s.pool)
         pool = pools.get(key)
@@ -140,7 +159,40 @@ def gather_pools(
                 pool.invalid_reason = f"duplicate device name {d.name}"
                 break
             seen.add(d.name)
+        if partitionable and version >= 35 and not pool.incomplete and not pool.invalid_reason:
+            _pool_counters(pool, generation[key], slices if all_slices is None else all_slices)
     return list(pools.values())
+
+
+def _pool_counters(pool: Pool, generation: int, all_slices: Iterable[ResourceSlice]) -> None:
+    """buildPool's counter part (pools_incubating.go v0.36.2): counter sets of the pool, its devices
+    on slices that do not target the node, and the validation that makes the pool invalid."""
+    mine = {id(s) for s in pool.slices}
+    sets: dict[str, dict[str, Fraction]] = {}
+    duplicate = None
+    for s in all_slices:
+        if (s.driver, s.pool) != (pool.driver, pool.name) or s.generation != generation:
+            continue
+        for cs in s.counter_sets:
+            if cs.name in sets and duplicate is None:
+                duplicate = f"duplicate counter set name {cs.name}"
+            sets.setdefault(cs.name, dict(cs.counters))
+        if id(s) not in mine and not s.has_counters:
+            pool.other_devices.extend(s.devices)
+    pool.counter_sets = sets
+    if duplicate:
+        pool.invalid_reason = duplicate
+        return
+    for d in [*pool.devices, *pool.other_devices]:
+        for use in d.consumes_counters:
+            known = sets.get(use.name)
+            if known is None:
+                pool.invalid_reason = f"counter set {use.name} not found"
+                return
+            for counter in use.counters:
+                if counter not in known:
+                    pool.invalid_reason = f"counter {counter} not found in counter set {use.name}"
+                    return
 
 
 def slice_totals(all_slices: Iterable[ResourceSlice]) -> dict[tuple[tuple[str, str], int], int]:

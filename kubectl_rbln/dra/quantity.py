@@ -121,3 +121,22 @@ def compare_semver(a: str, b: str) -> int:
     if not pa or not pb:
         return 1 if not pa else -1
     return -1 if pa < pb else 1
+
+
+def format_quantity(value: Fraction) -> str:
+    """An exact quantity as short text: the shortest of the binary and decimal forms whose suffix
+    divides it ("8Gi", "2G", "1500m", "3"), else a decimal number; for messages, not for the API."""
+    if value == 0:
+        return "0"
+    forms = []
+    for suffix in ("Ei", "Pi", "Ti", "Gi", "Mi", "Ki"):
+        scaled = value / _BINARY[suffix]
+        if scaled.denominator == 1:
+            forms.append(f"{scaled.numerator}{suffix}")
+            break
+    for suffix in ("E", "P", "T", "G", "M", "k", "", "m", "u", "n"):
+        scaled = value / _DECIMAL[suffix]
+        if scaled.denominator == 1:
+            forms.append(f"{scaled.numerator}{suffix}")
+            break
+    return min(forms, key=len) if forms else str(float(value))

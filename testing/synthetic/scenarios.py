@@ -18,6 +18,7 @@ from testing.synthetic import (
     upstream_after_scheduling,
     upstream_binding,
     upstream_claim_state,
+    upstream_counters,
     upstream_disagreement,
     upstream_families,
     upstream_taints,
@@ -313,6 +314,7 @@ _SCENARIOS += upstream_taints.scenarios()  # device taints (testing/synthetic/up
 _SCENARIOS += upstream_after_scheduling.SCENARIOS  # after scheduling: NRI, kubelet plugin, CDI
 _SCENARIOS += upstream_claim_state.scenarios()  # issue 12, point 4: the claim's own state
 _SCENARIOS += upstream_binding.scenarios()  # binding conditions (testing/synthetic/upstream_binding.py)
+_SCENARIOS += upstream_counters.scenarios()  # shared counters (testing/synthetic/upstream_counters.py)
 SCENARIOS: dict[str, Scenario] = {s.name: s for s in _SCENARIOS}
 
 

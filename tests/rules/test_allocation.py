@@ -3,7 +3,7 @@ constraint) and the Pods that wait for something else than devices."""
 
 from __future__ import annotations
 
-from rules_kit import ALL_PENDING, assert_named, cluster, found_before_suppression, only, scenario
+from rules_kit import ALL_PENDING, assert_named, cluster, found_before_suppression, only, scenario, texts
 
 from kubectl_rbln.domain import NIC_DRIVER, NPU_DRIVER, NUMA_ATTR, PCIE_ROOT_ATTR, REFERENCE_SUBSYSTEM
 
@@ -188,3 +188,23 @@ def test_slices_of_nic_driver_are_what_the_allocator_compares():
     c = scenario("slices-missing")
     assert _family(c) == []
     assert NIC_DRIVER in str(only(c.findings(), "driver-slices-missing").values["driver"])
+
+
+# ---------------------------------------------------------------- devices-exhausted, case counters
+
+
+def test_devices_exhausted_counters_names_the_counter_and_the_claim_that_uses_it():
+    """testing/synthetic/upstream_counters.py (dra-driver-nvidia-gpu#719): free whole NPUs whose
+    shared counters a notebook's half partitions use: the counter, needed vs left, the holder."""
+    c = scenario("npu-partition-counters-used")
+    assert _family(c) == ["devices-exhausted"]
+    finding = only(c.findings(), "devices-exhausted")
+    assert finding.case == "counters"
+    values = finding.values
+    assert (values["counter"], values["needed"], values["left"]) == ("cores", "8", "4")
+    assert finding.values["counter_set"].endswith("-cores")
+    assert list(finding.values["holders"]) == ["research/notebook-0-npu-half"]
+    assert finding.evidence["counter"] == f"{finding.values['counter_set']}/cores"
+    assert finding.evidence["exhaustedNodes"] == ["npu-node-01"]  # the other node is simply full
+    for lang in ("en", "ko"):
+        assert "cores" in texts(finding, lang)

@@ -140,7 +140,11 @@ def insufficient_devices(ctx: PodContext) -> Iterator[Finding]:
 
 @rule("allocation.exhausted", emits=("devices-exhausted",))
 def devices_exhausted(ctx: PodContext) -> Iterator[Finding]:
-    """Enough devices match, but other claims hold them: name the holders."""
+    """Enough devices match, but other claims hold them: name the holders. Also when the devices are
+    free but the shared counters of their partitionable device are used up (case `counters`)."""
+    if _nodes_failing(ctx, "counters"):
+        yield from _counters_exhausted(ctx)
+        return
     nodes = _nodes_failing(ctx, "exhausted")
     if not nodes:
         return
@@ -163,6 +167,32 @@ def devices_exhausted(ctx: PodContext) -> Iterator[Finding]:
         yield Finding("devices-exhausted", {**values, **changed[1]}, evidence, case="free-but-failing")
         return
     yield Finding("devices-exhausted", values, evidence)
+
+
+def _counters_exhausted(ctx: PodContext) -> Iterator[Finding]:
+    """Partitionable devices (DRAPartitionableDevices): free partitions whose shared counters other
+    allocations used up, e.g. a whole GPU allocated, so none of its MIG partitions fit (dra/counters.py)."""
+    nodes = _nodes_failing(ctx, "counters")
+    if not nodes:
+        return
+    evidence, values = failure_evidence(ctx, nodes)
+    sample = _sample(ctx, nodes)
+    failed = ctx.simulation.failed
+    held = [h for n in nodes[:EVIDENCE_NODES] for h in failed[n].failure.holders]  # type: ignore[union-attr]
+    holders = holders_of(ctx.snapshot, held)
+    evidence["heldBy"] = holders
+    evidence["counter"] = sample.counter and f"{sample.counter_set}/{sample.counter}"
+    evidence["counterNeeded"], evidence["counterLeft"] = sample.counter_needed, sample.counter_left
+    also = _nodes_failing(ctx, "exhausted")
+    if also:
+        evidence["exhaustedNodes"] = _capped(also)  # nodes whose matching devices other claims hold
+    pods = sorted({claim.split(" (pod ")[-1].rstrip(")") for claim in holders.values()})
+    values["holders"] = Names(pods or sorted(set(held)) or ["-"], 2)
+    values["counter_set"] = sample.counter_set or "-"
+    values["counter"] = sample.counter or "-"
+    values["needed"] = sample.counter_needed or "-"
+    values["left"] = sample.counter_left or "-"
+    yield Finding("devices-exhausted", values, evidence, case="counters")
 
 
 def _all_mode(ctx: PodContext, nodes: list[str]) -> dict[str, Any] | None:

@@ -102,8 +102,12 @@ def test_all_nodes_and_selector_slices_target_the_node():
 def test_partitionable_slices_are_ignored_while_the_gate_is_off():
     counters = [{"name": "counter-set-1", "counters": {"memory": {"value": "8Gi"}}}]
     s = slice_("s", [raw_device("a")], sharedCounters=counters)
-    assert gather([s]) == []
-    assert [p.name for p in gather([s], partitionable=True)] == ["node-1"]
+    for version in (33, 35, 36):
+        assert gather([s], version=version) == []
+        assert [p.name for p in gather([s], version=version, partitionable=True)] == ["node-1"]
+    # 1.34 drops only perDeviceNodeSelection slices (pools_incubating.go GatherPools, v0.34.0..v0.34.9);
+    # its allocator then refuses the devices that consume counters (allocator_incubating.go)
+    assert [p.name for p in gather([s], version=34)] == ["node-1"]
 
 
 def test_per_device_node_selection():
