@@ -37,6 +37,7 @@ SLUGS = frozenset(
         "memlock-limit",
         "device-plugin-mode",
         "not-device-related",
+        "extended-resource-request",
     }
 )
 
@@ -384,6 +385,7 @@ _SCENARIOS = [
     ),
 ]
 
+_SCENARIOS += __import__("testing.synthetic.upstream_extended", fromlist=["*"]).UPSTREAM_EXTENDED
 SCENARIOS: dict[str, Scenario] = {s.name: s for s in _SCENARIOS}
 
 

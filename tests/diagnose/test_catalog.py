@@ -25,6 +25,7 @@ WHY_SLUGS = [
     "claim-not-allocated", "driver-slices-missing", "attribute-not-advertised", "selector-matches-nothing",
     "selector-error", "constraint-unsatisfiable", "insufficient-devices", "devices-exhausted",
     "feature-gate-disabled", "rds-label-missing", "memlock-limit", "device-plugin-mode", "not-device-related",
+    "extended-resource-request",
 ]  # fmt: skip
 OTHER_SLUGS = [
     "nic-count-mismatch", "npu-count-mismatch", "rsd-group-missing", "rds-devices-missing",

@@ -123,7 +123,12 @@ def _dropped_from_classes(ctx: PodContext) -> Iterator[Finding]:
             and device_class.extended_resource_name is None
             and applied_name not in advertised
         ):
-            values = {"gate": EXTENDED_RESOURCE, "class": device_class.name, "resource": applied_name}
+            values = {
+                "gate": EXTENDED_RESOURCE,
+                "class": device_class.name,
+                "resource": applied_name,
+                "request": applied_name,
+            }
             evidence = {
                 "deviceClass": device_class.name,
                 "applied": f"extendedResourceName: {applied_name}",
@@ -142,7 +147,12 @@ def _gate_from_events(ctx: PodContext) -> Iterator[Finding]:
             return
 
 
-@rule("scheduler.feature-gate", emits=("feature-gate-disabled",))
+@rule(
+    "scheduler.feature-gate",
+    emits=("feature-gate-disabled",),
+    # the dropped extendedResourceName is why `Insufficient <resource>`: not a shortage of devices
+    suppresses={"insufficient-devices": "request"},
+)
 def feature_gate_disabled(ctx: PodContext) -> Iterator[Finding]:
     """One finding per gate, from the strongest evidence: our simulation, stored objects, events."""
     found: dict[str, Finding] = {}
