@@ -1,4 +1,5 @@
-"""Scenarios from public upstream reports: DRA-backed extended resources (KEP-5004). Each is the
+"""Scenarios from public upstream reports: DRA-backed extended resources (KEP-5004) and a CEL error
+on some nodes only. Each is the
 reference cluster of builder.py with a few objects edited in the real API shape, and the
 scheduler's words set as the scheduler writes them.
 
@@ -12,7 +13,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from kubectl_rbln.domain import NPU_CLASS
+from kubectl_rbln.domain import NPU_CLASS, NPU_DRIVER
 from testing.synthetic.builder import ClusterBuilder, Knobs
 from testing.synthetic.fit_error import fit_error_message
 from testing.synthetic.scenarios import SEED, Scenario
@@ -140,6 +141,30 @@ def _implicit_class_missing(builder: ClusterBuilder, objects: list[dict[str, Any
     _scheduled(builder, objects, "Unschedulable", _insufficient(builder, resource))
 
 
+def _cel_error_some_nodes(builder: ClusterBuilder, objects: list[dict[str, Any]], shape: str) -> None:
+    """npu-node-02 still runs the v0.1.x RBLN driver, which does not mirror NUMA as dra.net/numaNode;
+    the RCT reads it without a guard: CEL `no such key` on that node's NPUs only. The scheduler
+    (1.34) aborts the attempt on that node, although npu-node-01 would fit."""
+    old_node = builder.npu_node_names[-1]
+    for obj in objects:
+        if obj["kind"] != "ResourceSlice" or obj["spec"].get("nodeName") != old_node:
+            continue
+        if obj["spec"].get("driver") != NPU_DRIVER:
+            continue
+        for device in obj["spec"].get("devices") or []:
+            attributes = (device.get("basic") or device).get("attributes") or {}
+            for key in [k for k in attributes if k in ("dra.net/numaNode",)]:
+                del attributes[key]
+    namespace, name = builder.target_pod()
+    pod = _find(objects, "Pod", name)
+    claim = next(s["resourceClaimName"] for s in pod["status"].get("resourceClaimStatuses") or [])
+    text = (
+        f'running "DynamicResources" filter plugin: claim {namespace}/{claim}: '
+        "selector #0: CEL runtime error: no such key: numaNode"
+    )
+    _scheduled(builder, objects, "SchedulerError", text)
+
+
 def _scenario(
     name: str, description: str, edit: Edit, knobs: Knobs, must: set[str], must_not: set[str]
 ) -> Scenario:
@@ -231,5 +256,19 @@ UPSTREAM_EXTENDED = [
             "not-device-related",
             "device-class-missing",
         },
+    ),
+    # kubernetes/kubernetes#125488 (DRA for 1.31, review of filterErr: CEL runtime errors "can occur
+    # with some nodes, but not others, for example because the CEL expression gets evaluated against
+    # a device which only exists on some of the nodes") and #135184 (test
+    # "CEL-runtime-error-for-one-of-three-nodes"): the error on one node keeps the Pod Pending.
+    _scenario(
+        "cel-error-some-nodes",
+        'The RCT pins NPUs with device.attributes["dra.net"].numaNode == 0; npu-node-02 still runs '
+        "the v0.1.x RBLN driver, which does not mirror NUMA under dra.net, so only its NPUs raise "
+        "`no such key: numaNode`. The 1.34 scheduler aborts the attempt, though npu-node-01 fits.",
+        _cel_error_some_nodes,
+        Knobs(npu_selector_dranet_numa=0, **TARGET_ONLY),
+        must={"selector-error"},
+        must_not={"not-device-related", "driver-slices-missing", "device-class-missing", "devices-exhausted"},
     ),
 ]

@@ -32,6 +32,7 @@ EXTENDED = [
     "extended-resource-gate-off",
     "extended-resource-unmapped",
     "extended-resource-implicit-class-missing",
+    "cel-error-some-nodes",
 ]
 TARGET_ONLY = {"prefill_running": 0, "decode_running": 0, "prefill_pending": 0, "decode_pending": 1}
 
@@ -157,6 +158,32 @@ def test_gate_off_is_the_gate_finding_alone():
     gate = only(report.findings, "feature-gate-disabled")
     assert gate.case == "extended-resource" and gate.values["resource"] == "rebellions.ai/npu"
     assert {f.slug for f in report.findings} == {"feature-gate-disabled"}
+
+
+def test_selector_error_names_the_nodes_and_the_simulated_minor():
+    s = SCENARIOS["cel-error-some-nodes"]
+    snapshot = build_snapshot(s.build("v1"))
+    pod = snapshot.pod(*s.pending_pod)
+    for version, case, phrase in ((34, "some-nodes", "SchedulerError"), (36, "per-node", "filter node")):
+        diagnosis = diagnose_pod(
+            snapshot, pod, WhyOptions(features=Features(version=version, consumable_capacity=True))
+        )
+        finding = only(diagnosis.findings, "selector-error")
+        assert finding.case == case
+        assert list(finding.values["nodes"]) == ["npu-node-02"] and finding.values["fit_count"] == 1
+        assert finding.values["version"] == f"1.{version}"
+        assert_named(finding, "npu-node-02", f"1.{version}")
+        assert phrase in finding.words("en").summary
+    # every node errs: the plain case, with the simulated version and no node list to fill
+    everywhere = SCENARIOS["cel-no-such-key"]
+    snapshot = build_snapshot(everywhere.build("v1"))
+    diagnosis = diagnose_pod(
+        snapshot,
+        snapshot.pod(*everywhere.pending_pod),
+        WhyOptions(features=Features(version=35, consumable_capacity=True)),
+    )
+    finding = only(diagnosis.findings, "selector-error")
+    assert finding.case is None and "1.35" in finding.words("en").summary
 
 
 # ---------------------------------------------------------------- end to end (slow)
