@@ -15,7 +15,17 @@ from typing import TYPE_CHECKING, Any
 
 from kubectl_rbln.domain import DEVICE_RESOURCE_PREFIXES
 from kubectl_rbln.dra.allocator import Features
-from kubectl_rbln.dra.model import ClaimSpec, Pod, PodClaimRef, ResourceClaim, ResourceClaimTemplate, Snapshot
+from kubectl_rbln.dra.model import (
+    ClaimSpec,
+    DeviceClass,
+    ExactRequest,
+    Pod,
+    PodClaimRef,
+    Request,
+    ResourceClaim,
+    ResourceClaimTemplate,
+    Snapshot,
+)
 
 if TYPE_CHECKING:
     from kubectl_rbln.diagnose.events import SchedulingMessage
@@ -32,6 +42,10 @@ class PodClaim:
     claim_name: str | None  # what the claim is (or would be) called
     status_recorded: bool  # the claim controller wrote status.resourceClaimStatuses for it
     spec_override: ClaimSpec | None = None  # `why --with-rct`: the spec a re-created claim would have
+    # The claim the scheduler builds for DRA-backed extended resources (KEP-5004), and for each
+    # resource it allocates through DRA, the DeviceClass that maps it.
+    scheduler_built: bool = False
+    extended: dict[str, str] = field(default_factory=dict)
 
     @property
     def spec(self) -> ClaimSpec | None:
@@ -112,6 +126,21 @@ class PodContext:
                     found[name] = value
         return found
 
+    @property
+    def extended_requests(self) -> dict[str, int]:
+        """Every extended resource the Pod requests (any domain, and the implicit DeviceClass names),
+        summed over its containers, as the scheduler's PodRequests adds them up."""
+        total: dict[str, int] = {}
+        for container in self.pod.containers:
+            for name, count in container_extended_requests(container.requests, container.limits).items():
+                total[name] = total.get(name, 0) + count
+        return total
+
+    @property
+    def extended_claim(self) -> PodClaim | None:
+        """The claim the scheduler builds for the Pod's DRA-backed extended resources, if any."""
+        return next((c for c in self.claims if c.scheduler_built), None)
+
 
 def resolve_claims(snapshot: Snapshot, pod: Pod) -> list[PodClaim]:
     """Follow each `spec.resourceClaims[]` entry to its template and claim (dra-facts.md 4.6)."""
@@ -147,10 +176,134 @@ def _claim_by_annotation(snapshot: Snapshot, pod: Pod, pod_claim_name: str) -> R
     return None
 
 
-def pod_context(snapshot: Snapshot, pod: Pod, features: Features | None = None) -> PodContext:
-    return PodContext(
-        snapshot=snapshot, pod=pod, claims=resolve_claims(snapshot, pod), features=features or Features()
+# ---------------------------------------------------------------- DRA-backed extended resources
+#
+# KEP-5004 (gate DRAExtendedResource: alpha 1.34, beta and on in 1.36): a Pod may request a device as
+# an extended resource, `rebellions.ai/npu: 4` in its limits, when a DeviceClass names it in
+# `spec.extendedResourceName`, or as `deviceclass.resource.kubernetes.io/<class>` for any class. The
+# scheduler then builds one claim for the Pod itself. Sources, read for this code:
+# - kubernetes/dynamic-resource-allocation v0.36.2 deviceclass/extendedresourcecache/
+#   extendedresourcecache.go (updateResourceName2class): the explicit name, and always the implicit
+#   name; two classes with one explicit name: the newest wins, the lower name on a tie;
+# - kubernetes/kubernetes pkg/scheduler/framework/plugins/dynamicresources/extendeddynamicresources.go
+#   (1.36 cycle): preFilterExtendedResources builds the in-memory claim `<extended-resources>`
+#   (generateName `<pod>-extended-resources-`); filterExtendedResources uses DRA for a mapped resource
+#   only on nodes whose allocatable has none of it (a device plugin serves the others), and fails a
+#   node with `cannot fit resource` when neither offers it; createRequestsAndMappings gives each
+#   container one ExactCount request `container-<i>-request-<j>` (j: the resource's index in the
+#   container's sorted requests) of that class, no selectors, sorted by name.
+IMPLICIT_EXTENDED_PREFIX = "deviceclass.resource.kubernetes.io/"  # resourceapi.ResourceDeviceClassPrefix
+EXTENDED_CLAIM_NAME = "<extended-resources>"  # specialClaimInMemName
+
+
+def is_extended_resource_name(name: str) -> bool:
+    """schedutil.IsDRAExtendedResourceName: an extended resource (a domain-prefixed name outside
+    kubernetes.io, v1helper.IsExtendedResourceName) or an implicit DeviceClass name."""
+    if name.startswith(IMPLICIT_EXTENDED_PREFIX):
+        return True
+    return "/" in name and "kubernetes.io/" not in name and not name.startswith("requests.")
+
+
+def container_extended_requests(requests: dict[str, str], limits: dict[str, str]) -> dict[str, int]:
+    """Whole-number extended-resource requests of one container (an unset request defaults to the
+    limit, as the API server defaults it); zero and fractional quantities are skipped, as upstream."""
+    out: dict[str, int] = {}
+    for name, value in {**limits, **requests}.items():
+        if not is_extended_resource_name(name):
+            continue
+        try:
+            count = int(str(value).strip())
+        except ValueError:
+            continue
+        if count > 0:
+            out[name] = count
+    return out
+
+
+def extended_resource_classes(snapshot: Snapshot) -> dict[str, DeviceClass]:
+    """Extended resource name -> the DeviceClass the scheduler maps it to (its ExtendedResourceCache)."""
+
+    def build() -> dict[str, DeviceClass]:
+        classes = sorted(snapshot.device_classes.values(), key=lambda c: c.name)
+        # newest first; sorted() is stable, so the lower name stays first among equal timestamps
+        classes.sort(key=_created, reverse=True)
+        out: dict[str, DeviceClass] = {}
+        for device_class in classes:
+            if device_class.extended_resource_name:
+                out.setdefault(device_class.extended_resource_name, device_class)
+        for device_class in classes:
+            out[IMPLICIT_EXTENDED_PREFIX + device_class.name] = device_class
+        return out
+
+    return snapshot.memo("extended-resource-classes", build)
+
+
+def _created(device_class: DeviceClass) -> str:
+    return str((device_class.raw.get("metadata") or {}).get("creationTimestamp") or "")
+
+
+def advertised_extended(snapshot: Snapshot) -> dict[str, list[str]]:
+    """Extended resource -> the nodes whose allocatable has some of it (a device plugin serves it)."""
+
+    def build() -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for node in sorted(snapshot.nodes.values(), key=lambda n: n.name):
+            for name, value in node.allocatable.items():
+                if is_extended_resource_name(name) and str(value).strip() not in ("", "0"):
+                    out.setdefault(name, []).append(node.name)
+        return out
+
+    return snapshot.memo("advertised-extended-resources", build)
+
+
+def extended_resource_claim(snapshot: Snapshot, pod: Pod) -> PodClaim | None:
+    """The claim the scheduler builds for `pod`'s DRA-backed extended resources: the one it already
+    wrote (owner Pod, name `<pod>-extended-resources-*`), else the in-memory claim it would allocate.
+    A resource some node advertises is left to the device plugin (the simulation runs one claim on
+    every node, so it covers the resources no node serves otherwise)."""
+    mapping = extended_resource_classes(snapshot)
+    advertised = advertised_extended(snapshot)
+    per_container = [container_extended_requests(c.requests, c.limits) for c in pod.containers]
+    wanted = sorted(
+        {name for counts in per_container for name in counts if name in mapping and name not in advertised}
     )
+    written = next(
+        (
+            c
+            for c in snapshot.claims
+            if c.namespace == pod.namespace
+            and c.owner_pod == pod.name
+            and c.pod_claim_name is None
+            and c.name.startswith(f"{pod.name}-extended-resources-")
+        ),
+        None,
+    )
+    extended = {name: mapping[name].name for name in wanted}
+    ref = PodClaimRef(name=EXTENDED_CLAIM_NAME)
+    if written is not None:
+        return PodClaim(ref, None, written, written.name, True, scheduler_built=True, extended=extended)
+    if not wanted or pod.node_name:
+        return None
+    requests = []
+    for name in wanted:
+        for index, (container, counts) in enumerate(zip(pod.containers, per_container, strict=True)):
+            if name not in counts:
+                continue
+            position = sorted({**container.limits, **container.requests}).index(name)
+            exact = ExactRequest(device_class=mapping[name].name, selectors=[], count=counts[name])
+            requests.append(Request(name=f"container-{index}-request-{position}", exactly=exact))
+    spec = ClaimSpec(requests=sorted(requests, key=lambda r: r.name), constraints=[])
+    built = PodClaim(ref, None, None, EXTENDED_CLAIM_NAME, True, spec_override=spec, extended=extended)
+    built.scheduler_built = True
+    return built
+
+
+def pod_context(snapshot: Snapshot, pod: Pod, features: Features | None = None) -> PodContext:
+    claims = resolve_claims(snapshot, pod)
+    extended = extended_resource_claim(snapshot, pod)
+    if extended is not None:
+        claims.append(extended)
+    return PodContext(snapshot=snapshot, pod=pod, claims=claims, features=features or Features())
 
 
 def probe_pod(namespace: str, rct: str, name: str | None = None) -> Pod:
@@ -192,7 +345,7 @@ def is_device_pod(pod: Pod) -> bool:
     if pod.resource_claims:
         return True
     return any(
-        name.startswith(DEVICE_RESOURCE_PREFIXES)
+        name.startswith(DEVICE_RESOURCE_PREFIXES) or name.startswith(IMPLICIT_EXTENDED_PREFIX)
         for container in pod.containers
         for name in {**container.requests, **container.limits}
     )

@@ -36,6 +36,7 @@ SLUGS = frozenset(
         "device-plugin-mode",
         "not-device-related",
         "simulation-disagrees",
+        "extended-resource-request",
         "device-tainted",
         "device-taint-eviction",
         "kubelet-prepare-failed",

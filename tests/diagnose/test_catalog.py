@@ -29,6 +29,7 @@ WHY_SLUGS = [
     "feature-gate-disabled", "rds-label-missing", "memlock-limit", "device-plugin-mode", "not-device-related",
     "device-tainted", "device-taint-eviction",
     "binding-conditions-pending", "binding-failed", "binding-gate-disabled",
+    "extended-resource-request",
 ]  # fmt: skip
 OTHER_SLUGS = [
     "nic-count-mismatch", "npu-count-mismatch", "rsd-group-missing", "rds-devices-missing",

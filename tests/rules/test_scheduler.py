@@ -165,6 +165,7 @@ def test_extended_resource_case_names_class_and_resource():
         "gate": "DRAExtendedResource",
         "class": NPU_CLASS,
         "resource": "rebellions.ai/npu",
+        "request": "rebellions.ai/npu",
     }
     assert finding.evidence["podRequests"] == {"rebellions.ai/npu": "4"}
     assert_named(finding, NPU_CLASS, "rebellions.ai/npu", "--feature-gates=DRAExtendedResource=true")

@@ -66,18 +66,26 @@ def _scan_device_plugin_nodes(ctx: PodContext) -> dict[str, dict[str, str]]:
 
 @rule("node-prep.device-plugin", emits=("device-plugin-mode",))
 def device_plugin_mode(ctx: PodContext) -> list[Finding]:
-    """Device-plugin mode has no NUMA guarantee; DRA and the device plugin on one node is unpredictable."""
+    """Device-plugin mode has no NUMA guarantee; DRA and the device plugin on one node is unpredictable.
+
+    Only about nodes that really advertise what the Pod asks for: a request that no node advertises
+    is a DRA-backed extended resource (rules/extended.py) or nothing offers it at all, and then this
+    finding would name no node."""
     findings = []
     plugin_nodes = _device_plugin_nodes(ctx)
     requested = ctx.extended_resources
+    served = {n: {r: v for r, v in res.items() if r in requested} for n, res in plugin_nodes.items()}
+    served = {n: res for n, res in served.items() if res}
     values = ctx.values(
-        resource=sorted(requested or {r for n in plugin_nodes.values() for r in n}),
-        node=min(plugin_nodes, default="<node>"),
+        resource=sorted(
+            {r for res in served.values() for r in res} or {r for n in plugin_nodes.values() for r in n}
+        ),
+        node=min(served or plugin_nodes, default=""),
     )
-    if requested and not ctx.pod.resource_claims:
+    if served and not ctx.pod.resource_claims:
         evidence = {
             "podRequests": requested,
-            "nodesAdvertising": {n: r for n, r in sorted(plugin_nodes.items())},
+            "nodesAdvertising": {n: r for n, r in sorted(served.items())},
             "draClaims": 0,
         }
         findings.append(Finding("device-plugin-mode", values, evidence))

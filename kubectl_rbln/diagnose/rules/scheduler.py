@@ -10,17 +10,20 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from kubectl_rbln.catalog import Names
 from kubectl_rbln.diagnose.context import PodContext
 from kubectl_rbln.diagnose.events import classify_event
 from kubectl_rbln.diagnose.findings import Finding
 from kubectl_rbln.diagnose.rct_audit import applied_document, applied_spec, dropped_fields
 from kubectl_rbln.diagnose.registry import rule
 from kubectl_rbln.diagnose.rules.after_scheduling import container_errors, plugin_down, prepare_case
+from kubectl_rbln.diagnose.simulation import EVIDENCE_NODES
 
 CEL_CODES = ("cel-runtime-error", "cel-compile-error")
 GATE_CODES = ("empty-constraint",)
 CONSUMABLE_CAPACITY = "DRAConsumableCapacity"
 EXTENDED_RESOURCE = "DRAExtendedResource"
+CEL_PER_NODE_FROM = 36  # the minor whose scheduler rejects per node (still keeping the Pod Pending)
 
 
 def _simulated_error(ctx: PodContext) -> tuple[str, str] | None:
@@ -51,19 +54,71 @@ def _fatal_messages(ctx: PodContext) -> Iterator[tuple[str, str, str]]:
                 yield dra.code, dra.text, message.scheduler_error or dra.text
 
 
+def _cel_error_nodes(ctx: PodContext) -> list[str]:
+    """The nodes whose devices raise a CEL error in our simulation (each node is simulated alone)."""
+    return [
+        r.node
+        for r in ctx.simulation.results
+        if r.error is not None and "CEL" in r.error.message and not ctx.simulation.excluded.get(r.node)
+    ] or [r.node for r in ctx.simulation.results if r.error is not None and "CEL" in r.error.message]
+
+
+def _selector_values(ctx: PodContext, error: str, nodes: list[str]) -> tuple[dict, str | None]:
+    """Values and case of selector-error for the simulated minor.
+
+    Up to 1.35 the allocator's CEL error is a fatal error of Filter: the scheduler aborts the whole
+    attempt on the first node that meets it (SchedulerError), whichever nodes would fit
+    (dra-facts.md 1.3). The allocator of 1.36 still returns it as fatal, not as a per-node
+    ErrFailedAllocationOnNode (kubernetes/dynamic-resource-allocation v0.36.2
+    structured/internal/incubating/allocator_incubating.go selectorsMatch, and structured/allocator.go:
+    "a scheduler should abort and report that problem instead of trying to find other nodes where
+    the error doesn't occur"). The 1.36 scheduler plugin rejects the nodes that meet it, with the error
+    as their reason, and still keeps the Pod off the other nodes: its test table
+    (kubernetes/kubernetes pkg/scheduler/framework/plugins/dynamicresources/dynamicresources_test.go,
+    "CEL-runtime-error-for-one-of-three-nodes", issue #135184) expects PreScore to fail with
+    `filter node <node>: <error>`; see also kubernetes/kubernetes#125488, where the "some nodes but not
+    others" case was designed to abort rather than schedule.
+    """
+    version = ctx.features.version
+    others = [r.node for r in ctx.simulation.usable if r.fits]
+    values = ctx.values(
+        error=error,
+        nodes=Names(nodes),
+        node_count=len(nodes),
+        fit_count=len(others),
+        version=f"1.{version}",
+        node=nodes[0] if nodes else "",
+    )
+    if version >= CEL_PER_NODE_FROM:
+        return values, "per-node"
+    everywhere = {r.node for r in ctx.simulation.usable}
+    return values, ("some-nodes" if nodes and not everywhere <= set(nodes) else None)
+
+
 @rule("scheduler.selector-error", emits=("selector-error",))
 def selector_error(ctx: PodContext) -> Iterator[Finding]:
-    """A selector fails at runtime (a missing attribute read without a guard, a type error)."""
+    """A selector fails at runtime (a missing attribute read without a guard, a type error): on
+    which nodes, and what the simulated Kubernetes minor does about it."""
     simulated = _simulated_error(ctx)
     if simulated and simulated[0] == "selector-error":
-        yield Finding("selector-error", ctx.values(error=simulated[1]), _simulated_evidence(simulated[1]))
+        nodes = _cel_error_nodes(ctx)
+        values, case = _selector_values(ctx, simulated[1], nodes)
+        evidence = {**_simulated_evidence(simulated[1]), "nodesWithError": nodes[:EVIDENCE_NODES]}
+        if values["fit_count"]:
+            evidence["nodesThatFit"] = [r.node for r in ctx.simulation.usable if r.fits][:EVIDENCE_NODES]
+        if case == "per-node":
+            evidence["schedulerEvent"] = f"filter node {nodes[0]}: {simulated[1]}" if nodes else simulated[1]
+            evidence["conditionReason"] = "Unschedulable"
+        yield Finding("selector-error", values, evidence, case=case)
         return
     for code, text, error in _fatal_messages(ctx):
         if code in CEL_CODES:
+            values, case = _selector_values(ctx, text, [])
             yield Finding(
                 "selector-error",
-                ctx.values(error=text),
+                values,
                 {"schedulerError": error, "reason": "SchedulerError"},
+                case="per-node" if case == "per-node" else None,
             )
             return
 
@@ -124,7 +179,12 @@ def _dropped_from_classes(ctx: PodContext) -> Iterator[Finding]:
             and device_class.extended_resource_name is None
             and applied_name not in advertised
         ):
-            values = {"gate": EXTENDED_RESOURCE, "class": device_class.name, "resource": applied_name}
+            values = {
+                "gate": EXTENDED_RESOURCE,
+                "class": device_class.name,
+                "resource": applied_name,
+                "request": applied_name,
+            }
             evidence = {
                 "deviceClass": device_class.name,
                 "applied": f"extendedResourceName: {applied_name}",
@@ -143,7 +203,12 @@ def _gate_from_events(ctx: PodContext) -> Iterator[Finding]:
             return
 
 
-@rule("scheduler.feature-gate", emits=("feature-gate-disabled",))
+@rule(
+    "scheduler.feature-gate",
+    emits=("feature-gate-disabled",),
+    # the dropped extendedResourceName is why `Insufficient <resource>`: not a shortage of devices
+    suppresses={"insufficient-devices": "request"},
+)
 def feature_gate_disabled(ctx: PodContext) -> Iterator[Finding]:
     """One finding per gate, from the strongest evidence: our simulation, stored objects, events."""
     found: dict[str, Finding] = {}
