@@ -256,6 +256,21 @@ def advertised_extended(snapshot: Snapshot) -> dict[str, list[str]]:
     return snapshot.memo("advertised-extended-resources", build)
 
 
+def _written_extended_claims(snapshot: Snapshot) -> dict[tuple[str, str], ResourceClaim]:
+    """(namespace, Pod) -> the extended-resources claim the scheduler wrote for it, indexed once."""
+
+    def build() -> dict[tuple[str, str], ResourceClaim]:
+        out: dict[tuple[str, str], ResourceClaim] = {}
+        for claim in snapshot.claims:
+            owner = claim.owner_pod
+            generated = claim.name.startswith(f"{owner}-extended-resources-")
+            if owner and claim.pod_claim_name is None and generated:
+                out.setdefault((claim.namespace, owner), claim)
+        return out
+
+    return snapshot.memo("written-extended-claims", build)
+
+
 def extended_resource_claim(snapshot: Snapshot, pod: Pod) -> PodClaim | None:
     """The claim the scheduler builds for `pod`'s DRA-backed extended resources: the one it already
     wrote (owner Pod, name `<pod>-extended-resources-*`), else the in-memory claim it would allocate.
@@ -267,17 +282,7 @@ def extended_resource_claim(snapshot: Snapshot, pod: Pod) -> PodClaim | None:
     wanted = sorted(
         {name for counts in per_container for name in counts if name in mapping and name not in advertised}
     )
-    written = next(
-        (
-            c
-            for c in snapshot.claims
-            if c.namespace == pod.namespace
-            and c.owner_pod == pod.name
-            and c.pod_claim_name is None
-            and c.name.startswith(f"{pod.name}-extended-resources-")
-        ),
-        None,
-    )
+    written = _written_extended_claims(snapshot).get((pod.namespace, pod.name))
     extended = {name: mapping[name].name for name in wanted}
     ref = PodClaimRef(name=EXTENDED_CLAIM_NAME)
     if written is not None:

@@ -151,17 +151,26 @@ def _evictions(ctx: PodContext) -> list[str]:
     pod = ctx.pod
     prefix = pod.generate_name
     out: list[str] = []
-    for other in ctx.snapshot.pods:
-        if other.namespace != pod.namespace or not (
-            other is pod or (prefix and other.name.startswith(prefix))
-        ):
-            continue
-        condition = other.conditions.get("DisruptionTarget")
-        if condition is not None and condition.reason == EVICTION_CONDITION_REASON:
+    snapshot = ctx.snapshot
+    evicted_pods = snapshot.memo(  # once per snapshot: `check` asks for every device Pod
+        "taint-evicted-pods",
+        lambda: [
+            o
+            for o in snapshot.pods
+            if (c := o.conditions.get("DisruptionTarget")) is not None
+            and c.reason == EVICTION_CONDITION_REASON
+        ],
+    )
+    for other in evicted_pods:
+        if other.namespace == pod.namespace and (other is pod or (prefix and other.name.startswith(prefix))):
             out.append(other.name)
-    for event in ctx.snapshot.events:
-        if event.reason != EVICTION_REASON or event.involved_kind not in ("Pod", ""):
-            continue
+    eviction_events = snapshot.memo(
+        "taint-eviction-events",
+        lambda: [
+            e for e in snapshot.events if e.reason == EVICTION_REASON and e.involved_kind in ("Pod", "")
+        ],
+    )
+    for event in eviction_events:
         if event.involved_namespace not in (pod.namespace, "") or event.namespace not in (pod.namespace, ""):
             continue
         name = event.involved_name
