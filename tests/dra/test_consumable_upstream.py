@@ -127,8 +127,7 @@ def test_v0_36_2_consumable_capacity_disabled_feature():
     assert r.error is not None
     assert (
         "claim claim-0, request req-0: has capacity requests, "
-        "but the DRAConsumableCapacity feature is disabled"
-        in r.error.message
+        "but the DRAConsumableCapacity feature is disabled" in r.error.message
     )
 
 
@@ -466,3 +465,68 @@ def test_backtracking_gives_capacity_back():
     ]
     r = run([claim("claim-0", req("req-0", "2"), req("req-1", "4"))], devices)
     assert [g[1:3] for g in got(r)] == [("req-0", "device-2"), ("req-1", "device-1")]
+
+
+# ---------------------------------------------------------------- normalize (v1 flat, v1beta1 `basic`)
+
+
+def test_normalize_reads_shared_devices_policies_capacity_requests_and_shares():
+    """resource/v1 and v1beta2 devices are flat, v1beta1 nests them under `basic`; requestPolicy,
+    capacity.requests, shareID and consumedCapacity are the same fields in each (kubernetes/api
+    resource/{v1,v1beta2,v1beta1}/types.go at v0.36.2)."""
+    from kubectl_rbln.dra.normalize import normalize_claim, normalize_device, normalize_request
+
+    body = {
+        "allowMultipleAllocations": True,
+        "capacity": {
+            "bandwidth": {
+                "value": "200G",
+                "requestPolicy": {
+                    "default": "100G",
+                    "validRange": {"min": "25G", "max": "200G", "step": "25G"},
+                },
+            },
+            "slots": {"value": "4", "requestPolicy": {"validValues": ["1", "2"]}},
+        },
+    }
+    for raw in ({"name": "nic-0", **body}, {"name": "nic-0", "basic": body}):
+        d = normalize_device(raw, "dra.net", "pool", "slice", "node-1")
+        assert d.allow_multiple_allocations
+        bw = d.request_policies["dra.net/bandwidth"]
+        assert (bw.default, bw.min, bw.max, bw.step) == (
+            Fraction(10**11),
+            Fraction(25 * 10**9),
+            Fraction(2 * 10**11),
+            Fraction(25 * 10**9),
+        )
+        assert d.request_policies["dra.net/slots"].valid_values == (Fraction(1), Fraction(2))
+    for raw in (
+        {"name": "r", "exactly": {"deviceClassName": "c", "capacity": {"requests": {"bandwidth": "50G"}}}},
+        {"name": "r", "deviceClassName": "c", "capacity": {"requests": {"bandwidth": "50G"}}},  # v1beta1
+    ):
+        r = normalize_request(raw)
+        assert r.exactly is not None and r.exactly.capacity_requests == {"bandwidth": "50G"}
+    claim_ = normalize_claim(
+        {
+            "metadata": {"name": "c", "namespace": "ns"},
+            "status": {
+                "allocation": {
+                    "devices": {
+                        "results": [
+                            {
+                                "request": "r",
+                                "driver": "dra.net",
+                                "pool": "p",
+                                "device": "nic-0",
+                                "shareID": "u-1",
+                                "consumedCapacity": {"bandwidth": "100G"},
+                            }
+                        ]
+                    }
+                }
+            },
+        }
+    )
+    assert claim_.allocation is not None
+    (result,) = claim_.allocation.results
+    assert (result.share_id, result.consumed_capacity) == ("u-1", {"bandwidth": "100G"})
