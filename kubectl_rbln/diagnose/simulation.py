@@ -16,6 +16,7 @@ from typing import Any
 from kubectl_rbln.diagnose.placement import Exclusion, exclusions
 from kubectl_rbln.diagnose.pod_view import PodView
 from kubectl_rbln.dra.allocator import ClaimToAllocate, NodeResult, simulate_cluster
+from kubectl_rbln.dra.capacity import InUse, in_use_from_claims
 from kubectl_rbln.dra.explain import CandidateCounts, Failure
 from kubectl_rbln.dra.model import Snapshot
 
@@ -68,14 +69,29 @@ class SimulationFacts:
         return next((r for r in self.results if r.node == node), None)
 
 
-def allocated_devices(snapshot: Snapshot, skip: set[str]) -> set[tuple[str, str, str]]:
-    """Devices held by every allocated claim (adminAccess results excluded, dra-facts.md 2.2)."""
+def allocated_devices(
+    snapshot: Snapshot, skip: set[str], consumable: bool = False
+) -> set[tuple[str, str, str]]:
+    """Devices held by every allocated claim (adminAccess results excluded, dra-facts.md 2.2). With
+    DRAConsumableCapacity (`consumable`) a result with a `shareID` is a share, not a held device
+    (the scheduler's foreachAllocatedDevice; see `capacity_in_use`)."""
     held: set[tuple[str, str, str]] = set()
     for claim in snapshot.claims:
         if claim.allocation is None or f"{claim.namespace}/{claim.name}" in skip:
             continue
-        held.update(r.key for r in claim.allocation.results if not r.admin_access)
+        held.update(
+            r.key
+            for r in claim.allocation.results
+            if not r.admin_access and not (consumable and r.share_id is not None)
+        )
     return held
+
+
+def capacity_in_use(
+    snapshot: Snapshot, skip: set[str], consumable: bool
+) -> dict[tuple[str, str, str], InUse]:
+    """With DRAConsumableCapacity: the capacity the allocated claims' shares consume, per device."""
+    return in_use_from_claims(snapshot.claims, skip) if consumable else {}
 
 
 def holders_of(snapshot: Snapshot, device_ids: list[str]) -> dict[str, str]:
@@ -218,8 +234,9 @@ def simulate_pod(ctx: PodView) -> SimulationFacts:
         ctx.snapshot.slices,
         ctx.snapshot.device_classes,
         [c for _, c in pairs],
-        allocated_devices(ctx.snapshot, own),
+        allocated_devices(ctx.snapshot, own, ctx.features.consumable_capacity),
         ctx.features,
+        capacity_in_use=capacity_in_use(ctx.snapshot, own, ctx.features.consumable_capacity),
     )
     excluded = {node.name: exclusions(ctx.pod, node) for node in nodes}
     rows = [node_row(r, excluded[r.node]) for r in results]

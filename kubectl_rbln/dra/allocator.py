@@ -5,6 +5,10 @@ pools (§2.3) -> per-request preparation with the upstream error texts (§2.4) -
 depth-first search over claims, requests, device slots, candidates in pool x
 slice x device order, with backtracking; the first complete solution wins (§2.5).
 Shared counters of partitionable devices are taken and given back with each pick (dra/counters.py).
+Consumable capacity (DRAConsumableCapacity, dra/capacity.py): with the gate on every pick is checked
+against each device capacity left, a shared device (`allowMultipleAllocations`) serves several requests
+and claims while its capacity lasts, and backtracking gives the capacity back; with the gate off shared
+devices are exclusive and capacity requests are ignored or refused as the running variant does.
 
 Speed-ups that keep the first solution identical:
 - within one request only increasing candidate positions are tried
@@ -23,6 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from kubectl_rbln.dra.capacity import CapacityTracker, InUse
 from kubectl_rbln.dra.cel import CelError, compile_selector
 from kubectl_rbln.dra.constraints import Constraint, DistinctAttribute, MatchAttribute, blocking_taints, typed
 from kubectl_rbln.dra.constraints import lookup_attribute as _lookup
@@ -39,6 +44,7 @@ from kubectl_rbln.dra.model import (
     ResourceSlice,
 )
 from kubectl_rbln.dra.pools import Pool, PoolError, gather_pools, slice_totals
+from kubectl_rbln.dra.quantity import format_quantity
 from kubectl_rbln.dra.stages import (
     CANDIDATE,
     ERROR,
@@ -155,6 +161,7 @@ class _Allocation:
         allocated: set[tuple[str, str, str]],
         features: Features,
         max_steps: int,
+        capacity_in_use: dict[tuple[str, str, str], InUse] | None = None,
     ) -> None:
         self.node = node
         self.claims = claims
@@ -178,10 +185,20 @@ class _Allocation:
         if features.partitionable and features.version >= 33:
             tracker = CounterTracker(pools, self.devices, self.pool_of, allocated, features.version)
             self.counters = tracker if tracker.active else None
+        # DRAConsumableCapacity (1.34+ with the gate, default from 1.36): capacity checked on every pick,
+        # shared devices (allowMultipleAllocations) stay available (allocateDevice, allocator_incubating.go
+        # v0.36.2; allocator_experimental.go v0.34.0/v0.35.0)
+        self.capacity: CapacityTracker | None = None
+        self.shared = [False] * len(self.devices)
+        if features.consumable_capacity and features.version >= 34:
+            self.capacity = CapacityTracker(self.devices, capacity_in_use or {})
+            self.shared = [d.allow_multiple_allocations for d in self.devices]
         self.alts: list[list[list[_Alt]]] = []  # claim -> request -> alternatives
         self.constraints: list[list[Constraint]] = []
         self.using: dict[int, set[int]] = {}  # position -> claims allocating it
         self.results: list[list[tuple[_Alt, int]]] = [[] for _ in claims]
+        # per result: (counters taken, capacity consumed by a shared device or None)
+        self.picks: list[list[tuple[bool, dict | None]]] = [[] for _ in claims]
         self.steps = 0
         self._sig_cache: dict[tuple[int, int], tuple] = {}
         self._memo: set[tuple] = set()
@@ -201,6 +218,7 @@ class _Allocation:
                         f"claim {claim.key}, request {request.name}: has subrequests, "
                         "but the DRAPrioritizedList feature is disabled"
                     )
+                self._capacity_gate(claim, request)
                 alternatives = []
                 for spec in request.alternatives:
                     alt = self._validate(
@@ -228,6 +246,35 @@ class _Allocation:
                     )
             self.alts.append(per_claim)
             self.constraints.append(constraints)
+
+    def _capacity_gate(self, claim: ClaimToAllocate, request) -> None:
+        """Capacity requests with DRAConsumableCapacity off: refused by the allocator variants that
+        carry the capacity code (experimental in 1.34/1.35, which runs when DRADeviceBindingConditions
+        is on; incubating from 1.36, which runs when binding conditions are on, the stable copy
+        otherwise), ignored by the others (allocator_experimental.go v0.34.0/v0.35.0,
+        allocator_incubating.go v0.36.2; case `consumable-capacity-disabled-feature`)."""
+        f = self.features
+        if f.consumable_capacity or f.version < 34 or not f.binding_conditions:
+            return
+        if request.exactly is not None and request.exactly.capacity is not None:
+            raise AllocatorError(
+                f"claim {claim.key}, request {request.name}: has capacity requests, "
+                "but the DRAConsumableCapacity feature is disabled"
+            )
+        for sub in request.first_available:
+            if sub.capacity is not None:
+                raise AllocatorError(
+                    f"claim {claim.key}, subrequest {sub.name}: has capacity requests, "
+                    "but the DRAConsumableCapacity feature is disabled"
+                )
+
+    def _capacity_fits(self, alt: _Alt, pos: int, *, alone: bool = False) -> dict | None:
+        """The request's consumption of the device when it fits the capacity left, else None."""
+        assert self.capacity is not None
+        demand, _ = self.capacity.demand(alt.spec, pos)
+        if demand is None or self.capacity.shortfall(pos, demand, alone=alone) is not None:
+            return None
+        return demand
 
     def _validate(self, ci: int, ri: int, base: str, spec: ExactRequest, request) -> _Alt:
         claim = self.claims[ci]
@@ -283,6 +330,9 @@ class _Allocation:
                     if alt.outcome[pos] == ERROR:
                         raise AllocatorError(alt.errors[pos])
                     if alt.outcome[pos] == CANDIDATE:
+                        # with the gate on, devices whose capacity does not fit are left out
+                        if self.capacity is not None and self._capacity_fits(alt, pos, alone=True) is None:
+                            continue
                         alt.all_devices.append(pos)
             alt.count = len(alt.all_devices)
         else:
@@ -417,6 +467,7 @@ class _Allocation:
             len(self.results[ci]),
             frozenset((p, tuple(sorted(cs))) for p, cs in self.using.items() if cs and p in future),
             self.counters.state() if self.counters is not None else (),
+            self.capacity.state() if self.capacity is not None else (),
         )
         if key in self._memo:
             return False
@@ -457,7 +508,7 @@ class _Allocation:
             users = self.using.get(pos)
             if admin and version >= 34 and users and ci in users:
                 continue
-            if not admin and (self.is_allocated[pos] or users):
+            if not admin and (self.is_allocated[pos] or (users and not self.shared[pos])):
                 continue
             outcome = alt.outcome[pos]
             if outcome == ERROR:
@@ -467,6 +518,8 @@ class _Allocation:
             if pool.invalid_reason and version <= 32:
                 raise AllocatorError(f"pool {pool.name} is invalid: {pool.invalid_reason}")
             sig = self._signature(alt, pos)
+            if self.capacity is not None:
+                sig = (sig, self.capacity.signature(pos))
             if sig in failed:
                 continue
             if not self._allocate(alt, pos, must=False):
@@ -506,17 +559,34 @@ class _Allocation:
         device = self.devices[pos]
         ci = alt.claim
         users = self.using.get(pos)
+        shared = self.shared[pos]
         if alt.spec.admin_access:
-            if self.features.version >= 34 and users and ci in users:
+            if self.features.version >= 34 and users and ci in users and not shared:
                 return False
-        elif self.is_allocated[pos] or users:
+        elif self.is_allocated[pos] or (users and not shared):
             return False
         f = self.features
+        capacity = self.capacity
+        demand: dict | None = None
+        # capacity (allocateOne checks it before allocateDevice; an `All` pick only after the constraints)
+        if capacity is not None and not must:
+            demand = self._capacity_fits(alt, pos)
+            if demand is None:
+                return False
         # counters (allocateDevice, allocator_incubating.go v0.36.2): refused with the gate off (1.34+),
-        # else taken when they fit, given back on any later refusal (kubernetes#140431)
+        # else taken when they fit, given back on any later refusal (kubernetes#140431); 1.35+: not
+        # checked for a shared device whose capacity is already in use (skipCounterCheck)
         if device.consumes_counters and not f.partitionable and f.version >= 34:
             return False
         counters = self.counters if self.counters is not None and self.counters.scope_of[pos] else None
+        if (
+            counters is not None
+            and shared
+            and f.version >= 35
+            and capacity is not None
+            and capacity.in_use(pos)
+        ):
+            counters = None
         if counters is not None:
             if counters.shortfall(pos) is not None:
                 return False
@@ -543,18 +613,36 @@ class _Allocation:
                     )
                 return False
             added.append(c)
-        self.using.setdefault(pos, set()).add(ci)
+        if capacity is not None and must:
+            demand = self._capacity_fits(alt, pos)
+            if demand is None:
+                for done in reversed(added):
+                    done.remove(alt.base, alt.sub, device)
+                if counters is not None:
+                    counters.give(pos)
+                return False
+        taken: dict | None = None
+        if capacity is not None and shared and demand is not None:
+            capacity.take(pos, demand)
+            taken = demand
+        else:
+            self.using.setdefault(pos, set()).add(ci)
         self.results[ci].append((alt, pos))
+        self.picks[ci].append((counters is not None, taken))
         return True
 
     def _release(self, alt: _Alt, pos: int) -> None:
         ci = alt.claim
         self.results[ci].pop()
-        self.using[pos].discard(ci)
+        took_counters, taken = self.picks[ci].pop()
+        if taken is not None and self.capacity is not None:
+            self.capacity.give(pos, taken)
+        else:
+            self.using[pos].discard(ci)
         device = self.devices[pos]
         for c in reversed(self.constraints[ci]):
             c.remove(alt.base, alt.sub, device)
-        if self.counters is not None:
+        if self.counters is not None and took_counters:
             self.counters.give(pos)
 
     # ------------------------------------------------------------ results (§2.10)
@@ -565,11 +653,15 @@ class _Allocation:
         slices = {s.name: s for p in self.pools for s in p.slices}
         for ci, claim in enumerate(self.claims):
             res = []
-            for alt, pos in self.results[ci]:
+            for (alt, pos), (_, taken) in zip(self.results[ci], self.picks[ci], strict=True):
                 d = self.devices[pos]
-                res.append(
-                    AllocationResult(alt.name, d.driver, d.pool, d.name, admin_access=alt.spec.admin_access)
+                entry = AllocationResult(
+                    alt.name, d.driver, d.pool, d.name, admin_access=alt.spec.admin_access
                 )
+                if taken is not None:  # a share of a shared device: shareID and consumedCapacity
+                    entry.share_id = "simulated"
+                    entry.consumed_capacity = {k: format_quantity(v) for k, v in taken.items()}
+                res.append(entry)
             out[claim.key] = res
             selectors[claim.key] = _node_selector(
                 [slices.get(self.devices[p].slice_name) for _, p in self.results[ci]], self.node.name
@@ -624,6 +716,7 @@ def allocate(
     *,
     max_steps: int = 200_000,
     pools: list[Pool] | None = None,
+    capacity_in_use: dict[tuple[str, str, str], InUse] | None = None,
 ) -> NodeResult:
     """Simulate `Allocate` for one node; explain the failure when nothing fits.
 
@@ -645,7 +738,7 @@ def allocate(
         wording = "add node slice" if features.version <= 32 else "gather pool information"
         result.error = AllocatorError(f"{wording}: {err}")
         return result
-    state = _Allocation(node, claims, pools, classes, allocated, features, max_steps)
+    state = _Allocation(node, claims, pools, classes, allocated, features, max_steps, capacity_in_use)
     capped = False
     try:
         state.prepare()
@@ -677,6 +770,7 @@ def simulate_cluster(
     features: Features,
     *,
     max_steps: int = 200_000,
+    capacity_in_use: dict[tuple[str, str, str], InUse] | None = None,
 ) -> list[NodeResult]:
     """`allocate` on every node. Slices are indexed by node once; selectors are memoized
     per distinct device signature (cel.Selector), so large uniform clusters stay cheap."""
@@ -706,7 +800,15 @@ def simulate_cluster(
             pools = None  # allocate() reports it
         out.append(
             allocate(
-                node, claims, node_slices, classes, allocated, features, max_steps=max_steps, pools=pools
+                node,
+                claims,
+                node_slices,
+                classes,
+                allocated,
+                features,
+                max_steps=max_steps,
+                pools=pools,
+                capacity_in_use=capacity_in_use,
             )
         )
     return out

@@ -82,8 +82,8 @@ class ConstraintGroup:
 
 @dataclass(slots=True)
 class Failure:
-    kind: str  # no-devices | selector | exhausted | tainted | counters | constraint | incomplete-pool
-    #            | invalid-pool | search-capped | no-solution
+    kind: str  # no-devices | selector | exhausted | tainted | counters | capacity | constraint
+    #            | incomplete-pool | invalid-pool | search-capped | no-solution
     summary: str
     claim: str = ""
     request: str = ""
@@ -102,6 +102,14 @@ class Failure:
     counter: str | None = None
     counter_needed: str | None = None
     counter_left: str | None = None
+    # kind "capacity" (DRAConsumableCapacity, dra/capacity.py): the device and capacity that ran out, or
+    # the one the request names but the device lacks / its requestPolicy refuses (capacity_reason);
+    # holders are then the allocated claims consuming the device
+    capacity_device: str | None = None
+    capacity: str | None = None
+    capacity_needed: str | None = None
+    capacity_left: str | None = None
+    capacity_reason: str | None = None  # capacity | policy | missing
 
 
 def value_text(value: Any) -> str:
@@ -244,7 +252,7 @@ def explain_failure(state: Any, counts: dict[tuple[str, str], CandidateCounts], 
             if failure is not None:
                 failure.scheduler_message = sched
                 return failure
-    failure = _counter_failure(state, together=False)
+    failure = _counter_failure(state, together=False) or _capacity_failure(state, together=False)
     if failure is not None:
         failure.scheduler_message = sched
         return failure
@@ -256,6 +264,7 @@ def explain_failure(state: Any, counts: dict[tuple[str, str], CandidateCounts], 
                 return failure
     failure = (
         _counter_failure(state, together=True)
+        or _capacity_failure(state, together=True)
         or _competition(state, counts)
         or Failure(
             "no-solution",
@@ -433,6 +442,104 @@ def _counters_alone(state: Any, alts: list[Any], tracker: Any, gate_off: bool) -
     )
     base.details = sorted({s.summary for s in shortfalls})
     return _counters(base, (first.counter_set, first.counter), first.needed, first.left, first.consumers)
+
+
+def _capacity_failure(state: Any, *, together: bool) -> Failure | None:
+    """Consumable capacity (DRAConsumableCapacity, dra/capacity.py). Alone: a request none of whose
+    alternatives has enough usable devices with its capacity left beside the allocated claims' shares
+    (or whose requestPolicy allows the value, or which have the capacity at all). Together: requests
+    that each fit only one shared device want more of its capacity than is left."""
+    tracker = getattr(state, "capacity", None)
+    if tracker is None:
+        return None
+    if together:
+        return _capacity_together(state, tracker)
+    for per_claim in state.alts:
+        for alts in per_claim:
+            verdicts = []
+            for alt in alts:
+                if alt.all_devices is not None:
+                    break  # `All` already leaves out the devices that do not fit
+                usable = [p for p in alt.free if alt.stage[p] == STAGE_OK]
+                blocked = {}
+                for p in usable:
+                    demand, why = tracker.demand(alt.spec, p)
+                    short = why if demand is None else tracker.shortfall(p, demand, alone=True)
+                    if short is not None:
+                        blocked[p] = short
+                if len(usable) - len(blocked) >= alt.count or not blocked:
+                    break
+                verdicts.append((alt, usable, blocked))
+            else:
+                if verdicts:
+                    return _capacity_alone(state, *verdicts[0])
+    return None
+
+
+def _capacity_alone(state: Any, alt: Any, usable: list[int], blocked: dict[int, Any]) -> Failure:
+    claim = state.claims[alt.claim].key
+    shorts = list(blocked.values())
+    first = next((s for s in shorts if s.reason == "capacity"), shorts[0])
+    fit = len(usable) - len(blocked)
+    base = Failure(
+        "capacity",
+        f"request {alt.name} of claim {claim}: {len(blocked)} of {len(usable)} usable devices cannot "
+        f"serve its capacity request, {fit} can, {alt.count} needed; {first.summary}",
+        claim=claim,
+        request=alt.name,
+        details=sorted({s.summary for s in shorts}),
+    )
+    return _capacity(base, first)
+
+
+def _capacity(failure: Failure, short: Any) -> Failure:
+    failure.capacity_device = short.device
+    failure.capacity = short.capacity
+    failure.capacity_needed = format_quantity(short.needed)
+    failure.capacity_left = format_quantity(max(short.left, 0))
+    failure.capacity_reason = short.reason
+    failure.holders = list(short.claims)
+    return failure
+
+
+def _capacity_together(state: Any, tracker: Any) -> Failure | None:
+    wanted: dict[int, list[tuple[Any, dict]]] = {}  # shared device -> (request, demand) it alone fits
+    for per_claim in state.alts:
+        for alts in per_claim:
+            alt = alts[0]
+            if alt.all_devices is not None or alt.count != 1:
+                continue
+            fit = {}
+            for p in alt.free:
+                if alt.stage[p] != STAGE_OK:
+                    continue
+                demand, _ = tracker.demand(alt.spec, p)
+                if demand is not None and tracker.shortfall(p, demand, alone=True) is None:
+                    fit[p] = demand
+            if len(fit) == 1:
+                ((p, demand),) = fit.items()
+                if state.devices[p].allow_multiple_allocations:
+                    wanted.setdefault(p, []).append((alt, demand))
+    for p, entries in wanted.items():
+        if len(entries) < 2:
+            continue
+        total: dict[str, Any] = {}
+        for _, demand in entries:
+            for name, value in demand.items():
+                total[name] = total.get(name, 0) + value
+        short = tracker.shortfall(p, total, alone=True)
+        if short is None:
+            continue
+        names = [f"{state.claims[a.claim].key}/{a.name}" for a, _ in entries]
+        failure = Failure(
+            "capacity",
+            f"requests {', '.join(names)} each fit only the shared device {short.device}, but together "
+            f"need {format_quantity(short.needed)} of its capacity {short.capacity.rsplit('/', 1)[-1]}, "
+            f"{format_quantity(max(short.left, 0))} left",
+            request=", ".join(names),
+        )
+        return _capacity(failure, short)
+    return None
 
 
 def _covered(state: Any, ci: int, requests: list[str]) -> list[Any]:

@@ -45,6 +45,20 @@ class CounterSet:
     counters: dict[str, Fraction]
 
 
+@dataclass(frozen=True, slots=True)
+class RequestPolicy:
+    """A device capacity's `requestPolicy` (CapacityRequestPolicy, DRAConsumableCapacity, kubernetes/api
+    resource/v1/types.go at v0.36.2): the value a request without one consumes (`default`), and either
+    the values a request may consume (`validValues`, ascending) or a range (`validRange` min/max/step)."""
+
+    default: Fraction | None = None
+    valid_values: tuple[Fraction, ...] = ()
+    has_range: bool = False
+    min: Fraction | None = None
+    max: Fraction | None = None
+    step: Fraction | None = None
+
+
 @dataclass(slots=True)
 class Device:
     name: str
@@ -65,7 +79,9 @@ class Device:
     binding_conditions: list[str] = field(default_factory=list)
     binding_failure_conditions: list[str] = field(default_factory=list)
     binds_to_node: bool = False
-    allow_multiple_allocations: bool = False
+    allow_multiple_allocations: bool = False  # DRAConsumableCapacity: a shared device
+    # DRAConsumableCapacity: fully qualified capacity name -> its requestPolicy (when it has one)
+    request_policies: dict[str, RequestPolicy] = field(default_factory=dict)
     bad_attributes: list[str] = field(default_factory=list)  # entries with no or several value types
     # DRAPartitionableDevices: `consumesCounters` (counterSet -> counters), API order
     consumes_counters: list[CounterSet] = field(default_factory=list)
@@ -134,8 +150,18 @@ class ExactRequest:
     count: int = 1
     admin_access: bool = False
     tolerations: list[dict[str, Any]] = field(default_factory=list)
-    capacity: dict[str, Any] | None = None
+    capacity: dict[str, Any] | None = (
+        None  # `capacity` (CapacityRequirements) as written, DRAConsumableCapacity
+    )
     name: str = ""  # subrequest name; "" for `exactly`
+
+    @property
+    def capacity_requests(self) -> dict[str, str]:
+        """`capacity.requests`: capacity name (as written) -> quantity text."""
+        requests = (self.capacity or {}).get("requests")
+        if not isinstance(requests, dict):
+            return {}
+        return {str(k): str(v) for k, v in requests.items() if isinstance(v, (str, int, float))}
 
 
 @dataclass(slots=True)
@@ -172,6 +198,9 @@ class AllocationResult:
     device: str
     admin_access: bool = False
     share_id: str | None = None
+    # DRAConsumableCapacity: what this share of a device consumes (capacity name as written -> quantity
+    # text), DeviceRequestAllocationResult.ConsumedCapacity, kubernetes/api resource/v1/types.go v0.36.2
+    consumed_capacity: dict[str, str] = field(default_factory=dict)
     # copies of the device's bindingConditions / bindingFailureConditions at allocation time
     # (DeviceRequestAllocationResult, kubernetes/api resource/v1/types.go at v0.36.0)
     binding_conditions: list[str] = field(default_factory=list)

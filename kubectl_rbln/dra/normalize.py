@@ -40,6 +40,7 @@ from kubectl_rbln.dra.model import (
     PodClaimRef,
     PodLog,
     Request,
+    RequestPolicy,
     ResourceClaim,
     ResourceClaimTemplate,
     ResourceSlice,
@@ -132,6 +133,35 @@ def _quantity_text(entry: Any) -> str | None:
     return entry if isinstance(entry, str) else None
 
 
+def _fraction(raw: Any) -> Fraction | None:
+    text = _quantity_text({"value": raw})
+    if text is None:
+        return None
+    try:
+        return parse_quantity(text)
+    except ValueError:
+        return None
+
+
+def request_policy(entry: Any) -> RequestPolicy | None:
+    """A capacity's `requestPolicy` (DRAConsumableCapacity; the same field in resource v1, v1beta2 and
+    v1beta1 DeviceCapacity, kubernetes/api resource/*/types.go at v0.36.2); None when absent."""
+    raw = entry.get("requestPolicy") if isinstance(entry, dict) else None
+    if not isinstance(raw, dict):
+        return None
+    values = tuple(v for v in (_fraction(x) for x in _l(raw.get("validValues"))) if v is not None)
+    rng = raw.get("validRange")
+    rng = rng if isinstance(rng, dict) else None
+    return RequestPolicy(
+        default=_fraction(raw.get("default")),
+        valid_values=values,
+        has_range=rng is not None,
+        min=_fraction(rng.get("min")) if rng else None,
+        max=_fraction(rng.get("max")) if rng else None,
+        step=_fraction(rng.get("step")) if rng else None,
+    )
+
+
 def counter_sets(raw: Any, name_key: str) -> list[CounterSet]:
     """`sharedCounters` (name_key "name") or `consumesCounters` (name_key "counterSet"): same shape in
     v1, v1beta2 and v1beta1 (kubernetes/api resource/*/types.go, v0.36.2). A quantity that does not
@@ -167,6 +197,11 @@ def normalize_device(raw: Any, driver: str, pool: str, slice_name: str, node: st
         for name, entry in _d(body.get("capacity")).items()
         if (text := _quantity_text(entry)) is not None
     }
+    policies = {
+        qualify(str(name), driver): policy
+        for name, entry in _d(body.get("capacity")).items()
+        if (policy := request_policy(entry)) is not None
+    }
     device_node = body.get("nodeName")
     return Device(
         name=_s(raw.get("name")),
@@ -181,6 +216,7 @@ def normalize_device(raw: Any, driver: str, pool: str, slice_name: str, node: st
         binding_failure_conditions=[str(c) for c in _l(body.get("bindingFailureConditions"))],
         binds_to_node=body.get("bindsToNode") is True,
         allow_multiple_allocations=body.get("allowMultipleAllocations") is True,
+        request_policies=policies,
         bad_attributes=bad,
         consumes_counters=counter_sets(body.get("consumesCounters"), "counterSet"),
     )
@@ -278,6 +314,11 @@ def normalize_claim(obj: dict[str, Any]) -> ResourceClaim:
                     device=_s(result.get("device")),
                     admin_access=result.get("adminAccess") is True,
                     share_id=result.get("shareID") if isinstance(result.get("shareID"), str) else None,
+                    consumed_capacity={
+                        str(k): text
+                        for k, v in _d(result.get("consumedCapacity")).items()
+                        if (text := _quantity_text(v)) is not None
+                    },
                     binding_conditions=[str(c) for c in _l(result.get("bindingConditions"))],
                     binding_failure_conditions=[str(c) for c in _l(result.get("bindingFailureConditions"))],
                 )

@@ -17,6 +17,7 @@ from kubectl_rbln.domain import NIC_CLASS, NIC_DRIVER
 from testing.synthetic import (
     upstream_after_scheduling,
     upstream_binding,
+    upstream_capacity,
     upstream_claim_state,
     upstream_counters,
     upstream_disagreement,
@@ -316,6 +317,7 @@ _SCENARIOS += upstream_after_scheduling.SCENARIOS  # after scheduling: NRI, kube
 _SCENARIOS += upstream_claim_state.scenarios()  # issue 12, point 4: the claim's own state
 _SCENARIOS += upstream_binding.scenarios()  # binding conditions (testing/synthetic/upstream_binding.py)
 _SCENARIOS += upstream_counters.scenarios()  # shared counters (testing/synthetic/upstream_counters.py)
+_SCENARIOS += upstream_capacity.scenarios()  # consumable capacity (testing/synthetic/upstream_capacity.py)
 _SCENARIOS += upstream_extended.UPSTREAM_EXTENDED  # DRA-backed extended resources, CEL errors per node
 SCENARIOS: dict[str, Scenario] = {s.name: s for s in _SCENARIOS}
 

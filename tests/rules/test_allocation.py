@@ -208,3 +208,23 @@ def test_devices_exhausted_counters_names_the_counter_and_the_claim_that_uses_it
     assert finding.evidence["exhaustedNodes"] == ["npu-node-01"]  # the other node is simply full
     for lang in ("en", "ko"):
         assert "cores" in texts(finding, lang)
+
+
+# ---------------------------------------------------------------- devices-exhausted, case capacity
+
+
+def test_devices_exhausted_capacity_names_the_shared_device_capacity_and_its_consumers():
+    """testing/synthetic/upstream_capacity.py (kubernetes-sigs/dranet#63): free NICs shared through
+    DRAConsumableCapacity whose bandwidth a decode Pod's shares use up: the device, the capacity,
+    needed (the requestPolicy default) vs left, the claim consuming it."""
+    c = scenario("nic-shared-bandwidth-used")
+    assert _family(c) == ["devices-exhausted"]
+    finding = only(c.findings(), "devices-exhausted")
+    assert finding.case == "capacity"
+    values = finding.values
+    assert (values["capacity"], values["needed"], values["left"]) == ("bandwidth", "100G", "0")
+    assert values["device"].startswith(f"{NIC_DRIVER}/")
+    assert list(values["holders"]) == ["inference/llm-decode-0-rdma"]
+    assert finding.evidence["capacityReason"] == "capacity"
+    for lang in ("en", "ko"):
+        assert "bandwidth" in texts(finding, lang)

@@ -141,9 +141,13 @@ def insufficient_devices(ctx: PodContext) -> Iterator[Finding]:
 @rule("allocation.exhausted", emits=("devices-exhausted",))
 def devices_exhausted(ctx: PodContext) -> Iterator[Finding]:
     """Enough devices match, but other claims hold them: name the holders. Also when the devices are
-    free but the shared counters of their partitionable device are used up (case `counters`)."""
+    free but the shared counters of their partitionable device are used up (case `counters`), or a
+    shared device's capacity is (case `capacity`)."""
     if _nodes_failing(ctx, "counters"):
         yield from _counters_exhausted(ctx)
+        return
+    if _nodes_failing(ctx, "capacity"):
+        yield from _capacity_exhausted(ctx)
         return
     nodes = _nodes_failing(ctx, "exhausted")
     if not nodes:
@@ -193,6 +197,28 @@ def _counters_exhausted(ctx: PodContext) -> Iterator[Finding]:
     values["needed"] = sample.counter_needed or "-"
     values["left"] = sample.counter_left or "-"
     yield Finding("devices-exhausted", values, evidence, case="counters")
+
+
+def _capacity_exhausted(ctx: PodContext) -> Iterator[Finding]:
+    """Consumable capacity (DRAConsumableCapacity): the shared device (allowMultipleAllocations) the
+    request could use has too little of a capacity left beside the claims consuming it (dra/capacity.py)."""
+    nodes = _nodes_failing(ctx, "capacity")
+    evidence, values = failure_evidence(ctx, nodes)
+    sample = _sample(ctx, nodes)
+    evidence["device"] = sample.capacity_device
+    evidence["capacity"] = sample.capacity
+    evidence["capacityNeeded"], evidence["capacityLeft"] = sample.capacity_needed, sample.capacity_left
+    evidence["capacityReason"] = sample.capacity_reason
+    evidence["consumedBy"] = list(sample.holders)
+    also = _nodes_failing(ctx, "exhausted")
+    if also:
+        evidence["exhaustedNodes"] = _capped(also)
+    values["device"] = sample.capacity_device or "-"
+    values["capacity"] = (sample.capacity or "-").rsplit("/", 1)[-1]
+    values["needed"] = sample.capacity_needed or "-"
+    values["left"] = sample.capacity_left or "-"
+    values["holders"] = Names(sorted(set(sample.holders)) or ["-"], 2)
+    yield Finding("devices-exhausted", values, evidence, case="capacity")
 
 
 def _all_mode(ctx: PodContext, nodes: list[str]) -> dict[str, Any] | None:

@@ -40,7 +40,12 @@ from kubectl_rbln.diagnose.context import PodContext
 from kubectl_rbln.diagnose.events import classify_event
 from kubectl_rbln.diagnose.findings import Finding
 from kubectl_rbln.diagnose.registry import rule
-from kubectl_rbln.diagnose.simulation import EVIDENCE_NODES, allocated_devices, claims_to_allocate
+from kubectl_rbln.diagnose.simulation import (
+    EVIDENCE_NODES,
+    allocated_devices,
+    capacity_in_use,
+    claims_to_allocate,
+)
 from kubectl_rbln.dra.allocator import simulate_cluster
 from kubectl_rbln.dra.model import Device, ResourceClaim
 
@@ -290,8 +295,9 @@ def binding_gate_disabled(ctx: PodContext) -> Iterator[Finding]:
         ctx.snapshot.slices,
         ctx.snapshot.device_classes,
         claims,
-        allocated_devices(ctx.snapshot, own),
+        allocated_devices(ctx.snapshot, own, gated.consumable_capacity),
         gated,
+        capacity_in_use=capacity_in_use(ctx.snapshot, own, gated.consumable_capacity),
     )
     devices: dict[tuple[str, str, str], Device] = {d.key: d for s in ctx.snapshot.slices for d in s.devices}
     fit_nodes: list[str] = []

@@ -22,7 +22,12 @@ from kubectl_rbln.catalog import Names
 from kubectl_rbln.diagnose.context import PodContext
 from kubectl_rbln.diagnose.findings import Finding
 from kubectl_rbln.diagnose.registry import rule
-from kubectl_rbln.diagnose.simulation import EVIDENCE_NODES, allocated_devices, claims_to_allocate
+from kubectl_rbln.diagnose.simulation import (
+    EVIDENCE_NODES,
+    allocated_devices,
+    capacity_in_use,
+    claims_to_allocate,
+)
 from kubectl_rbln.dra.allocator import ClaimToAllocate, simulate_cluster
 from kubectl_rbln.dra.constraints import blocking_taint_sources, taint_text
 from kubectl_rbln.dra.model import Device, ExactRequest
@@ -76,8 +81,9 @@ def device_tainted(ctx: PodContext) -> Iterator[Finding]:
         ctx.snapshot.slices,
         ctx.snapshot.device_classes,
         claims,
-        allocated_devices(ctx.snapshot, own),
+        allocated_devices(ctx.snapshot, own, untainted.consumable_capacity),
         untainted,
+        capacity_in_use=capacity_in_use(ctx.snapshot, own, untainted.consumable_capacity),
     )
     devices: dict[tuple[str, str, str], Device] = {d.key: d for s in ctx.snapshot.slices for d in s.devices}
     by_key = {c.key: c for c in claims}
