@@ -129,7 +129,7 @@ def missing_values(
 ) -> set[str]:
     """Placeholders of `entry` that `values` does not fill: the rule tests assert this is empty."""
     lines = entry.words(case).remediation.get(lang, [])
-    conditions = {line.when.lstrip("!") for line in lines if line.when} | {
+    conditions = {name for line in lines for name in line.conditions} | {
         line.each for line in lines if line.each
     }
     return {name for name in entry.placeholders(lang, case) - conditions if values.get(name) is None}

@@ -30,12 +30,20 @@ class Line:
     when: str | None = None
     each: str | None = None  # a list value: the line repeats once per item, `{each}` bound to the item
 
+    @property
+    def conditions(self) -> set[str]:
+        """The value names `when` reads (`a,!b`: every one must hold)."""
+        return {part.strip().lstrip("!") for part in (self.when or "").split(",") if part.strip()}
+
     def applies(self, values: dict[str, Any]) -> bool:
-        if self.when is None:
-            return True
-        negate = self.when.startswith("!")
-        present = bool(values.get(self.when.lstrip("!")))
-        return present != negate
+        for part in (self.when or "").split(","):
+            name = part.strip()
+            if not name:
+                continue
+            negate = name.startswith("!")
+            if bool(values.get(name.lstrip("!"))) == negate:
+                return False
+        return True
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +83,7 @@ class CatalogEntry:
         texts = [words.title.get(lang, ""), words.summary.get(lang, "")]
         texts += [line.text for line in words.remediation.get(lang, [])]
         found = set().union(*(placeholders(text) for text in texts))
-        return found | {line.when.lstrip("!") for line in words.remediation.get(lang, []) if line.when}
+        return found | {name for line in words.remediation.get(lang, []) for name in line.conditions}
 
 
 def _texts(raw: Any, where: str, key: str) -> dict[str, str]:

@@ -46,6 +46,7 @@ class PodClaim:
     # resource it allocates through DRA, the DeviceClass that maps it.
     scheduler_built: bool = False
     extended: dict[str, str] = field(default_factory=dict)
+    hypothetical: bool = False  # `why --with-rct`: the claim a re-created Pod would get, never stale
 
     @property
     def spec(self) -> ClaimSpec | None:
@@ -59,6 +60,30 @@ class PodClaim:
     @property
     def allocated(self) -> bool:
         return self.claim is not None and self.claim.allocation is not None
+
+    @property
+    def drift(self) -> tuple[str, ...]:
+        """Why a claim generated from the Pod's RCT no longer is that RCT (issue 13, 1): ("spec",) when
+        the specs differ, ("recreated",) when the RCT was created after the claim; () when it still is.
+
+        The resource-claim controller generates a claim once, when the Pod is created, and never
+        updates it (kubernetes/kubernetes#129362): a changed RCT reaches only re-created Pods."""
+        claim, template = self.claim, self.template
+        if (
+            claim is None
+            or template is None
+            or self.ref.resource_claim_name
+            or self.scheduler_built
+            or claim.owner_pod is None
+            or self.hypothetical
+        ):
+            return ()
+        reasons = []
+        if claim.spec != template.spec:
+            reasons.append("spec")
+        if template.created and claim.created and template.created > claim.created:
+            reasons.append("recreated")
+        return tuple(reasons)
 
 
 @dataclass
@@ -87,8 +112,18 @@ class PodContext:
         )
 
     def values(self, **more: Any) -> dict[str, Any]:
-        """The values every finding about this Pod can name: namespace, pod, rct."""
-        return {"namespace": self.pod.namespace, "pod": self.pod.name, "rct": self.rct_name, **more}
+        """The values every finding about this Pod can name: namespace, pod, rct, and how the Pod is
+        re-created (`restart`: the owner to `kubectl rollout restart`, "" when deleting the Pod is the way)
+        and whether it names its claim itself (`direct_claim`)."""
+        return {
+            "namespace": self.pod.namespace,
+            "pod": self.pod.name,
+            "rct": self.rct_name,
+            "restart": restart_target(self.pod),
+            "direct_claim": any(c.ref.resource_claim_name for c in self.claims)
+            and not any(c.ref.resource_claim_template_name for c in self.claims),
+            **more,
+        }
 
     def found_slugs(self) -> set[str]:
         return {f.slug for f in self.found}
@@ -362,3 +397,20 @@ def split_pod_ref(name: str, namespace: str | None) -> tuple[str, str]:
         ns, _, short = name.rpartition("/")
         return ns, short
     return namespace or "default", name
+
+
+ROLLOUT_KINDS = {"Deployment": "deployment", "StatefulSet": "statefulset", "DaemonSet": "daemonset"}
+
+
+def restart_target(pod: Pod) -> str:
+    """`kind/name` for `kubectl rollout restart`, from the Pod's controller owner; "" when there is none.
+
+    A ReplicaSet is a Deployment's (`<deployment>-<pod-template-hash>`): the hash suffix goes. A Job, a
+    bare Pod or an unknown owner has no rollout: deleting the Pod is the fix (its controller, if any,
+    creates it again)."""
+    kind, name = pod.owner_kind, pod.owner_name
+    if kind == "ReplicaSet" and "-" in name:
+        return f"deployment/{name.rsplit('-', 1)[0]}"
+    if kind in ROLLOUT_KINDS and name:
+        return f"{ROLLOUT_KINDS[kind]}/{name}"
+    return ""

@@ -62,8 +62,17 @@ def _apply_with_rct(ctx: PodContext, template: ResourceClaimTemplate) -> None:
         if claim.ref.resource_claim_template_name and not claim.allocated:
             claim.template = replace(template, namespace=ctx.pod.namespace, raw={})
             claim.spec_override = template.spec
+            claim.hypothetical = True
             if claim.claim is None:
                 claim.status_recorded = True
+
+
+def _diagnose_current_rct(ctx: PodContext) -> None:
+    """A stale unallocated claim (claim-stale) is diagnosed as the claim a re-created Pod would get:
+    the findings then speak of the current RCT, not of the one already replaced (issue 13, 1)."""
+    for claim in ctx.claims:
+        if claim.spec_override is None and not claim.allocated and claim.drift and claim.template is not None:
+            claim.spec_override = claim.template.spec
 
 
 def scheduler_refused(ctx: PodContext) -> bool:
@@ -108,6 +117,7 @@ def diagnose_pod(snapshot: Snapshot, pod: Pod, options: WhyOptions) -> PodDiagno
     ctx = pod_context(snapshot, pod, options.features)
     if options.with_rct is not None:
         _apply_with_rct(ctx, options.with_rct)
+    _diagnose_current_rct(ctx)
     findings = run_rules(ctx, WHY_RULES)
     diagnosis = PodDiagnosis(pod=pod, findings=findings, context=ctx, features=options.assumptions)
     diagnosis.closest_node = closest_node(diagnosis.nodes)

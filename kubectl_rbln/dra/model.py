@@ -252,6 +252,7 @@ class ResourceClaim:
     finalizers: list[str] = field(default_factory=list)  # what keeps a deleted claim in place
     raw: dict[str, Any] = field(default_factory=dict, repr=False)
     devices: list[AllocatedDeviceStatus] = field(default_factory=list)  # status.devices
+    created: str = ""  # metadata.creationTimestamp: older than its RCT means a stale claim (claim-stale)
 
     def device_status(self, driver: str, pool: str, device: str) -> AllocatedDeviceStatus | None:
         """The status.devices entry of one allocated device (the scheduler's getAllocatedDeviceStatus)."""
@@ -264,6 +265,7 @@ class ResourceClaimTemplate:
     namespace: str
     spec: ClaimSpec
     raw: dict[str, Any] = field(default_factory=dict, repr=False)
+    created: str = ""  # metadata.creationTimestamp (RFC 3339)
 
 
 @dataclass(slots=True)

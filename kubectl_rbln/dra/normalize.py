@@ -350,6 +350,7 @@ def normalize_claim(obj: dict[str, Any]) -> ResourceClaim:
         deletion_timestamp=_s(meta.get("deletionTimestamp")),
         finalizers=[f for f in _l(meta.get("finalizers")) if isinstance(f, str)],
         devices=[_device_status(d) for d in map(_d, _l(status.get("devices")))],
+        created=_s(meta.get("creationTimestamp")),
         # no `raw`: nothing reads it, and 10,000 raw Pods/claims are ~200 MB at 5,000 nodes
     )
 
@@ -383,6 +384,7 @@ def normalize_template(obj: dict[str, Any]) -> ResourceClaimTemplate:
         namespace=_s(meta.get("namespace"), "default"),
         spec=normalize_claim_spec(_d(_d(obj.get("spec")).get("spec"))),
         raw=obj,
+        created=_s(meta.get("creationTimestamp")),
     )
 
 

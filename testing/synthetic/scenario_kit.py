@@ -23,6 +23,7 @@ SLUGS = frozenset(
         "claim-reserved-for-full",
         "admin-access-label-missing",
         "claim-not-allocated",
+        "claim-stale",
         "driver-slices-missing",
         "attribute-not-advertised",
         "selector-matches-nothing",

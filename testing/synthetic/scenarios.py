@@ -21,6 +21,7 @@ from testing.synthetic import (
     upstream_claim_state,
     upstream_counters,
     upstream_disagreement,
+    upstream_drift,
     upstream_extended,
     upstream_families,
     upstream_taints,
@@ -319,6 +320,7 @@ _SCENARIOS += upstream_binding.scenarios()  # binding conditions (testing/synthe
 _SCENARIOS += upstream_counters.scenarios()  # shared counters (testing/synthetic/upstream_counters.py)
 _SCENARIOS += upstream_capacity.scenarios()  # consumable capacity (testing/synthetic/upstream_capacity.py)
 _SCENARIOS += upstream_extended.UPSTREAM_EXTENDED  # DRA-backed extended resources, CEL errors per node
+_SCENARIOS += upstream_drift.scenarios()  # claim drift: the RCT changed, the claims did not
 SCENARIOS: dict[str, Scenario] = {s.name: s for s in _SCENARIOS}
 
 

@@ -24,7 +24,8 @@ WHY_SLUGS = [
     "dra-api-unavailable", "device-class-missing", "claim-template-missing", "claim-not-created",
     "claim-being-deleted", "shared-claim-node-unusable", "claim-reserved-for-full",
     "admin-access-label-missing",
-    "claim-not-allocated", "driver-slices-missing", "attribute-not-advertised", "selector-matches-nothing",
+    "claim-not-allocated", "claim-stale", "driver-slices-missing", "attribute-not-advertised",
+    "selector-matches-nothing",
     "selector-error", "constraint-unsatisfiable", "insufficient-devices", "devices-exhausted",
     "feature-gate-disabled", "rds-label-missing", "memlock-limit", "device-plugin-mode", "not-device-related",
     "device-tainted", "device-taint-eviction",
@@ -192,3 +193,30 @@ def test_missing_values_names_what_a_check_forgot(catalog: dict[str, CatalogEntr
     entry = catalog["rds-label-missing"]
     assert missing_values(entry, {"node": "npu-node-1"}) == set()
     assert missing_values(catalog["claim-not-created"], {"namespace": "llm"}, "ko") == {"pod"}
+
+
+def _lists(catalog: dict[str, CatalogEntry]):
+    for slug, entry in catalog.items():
+        for case, words in entry.all_words():
+            for lang, lines in words.remediation.items():
+                yield f"{slug}/{case or '-'}/{lang}", lines
+
+
+def test_every_fix_that_changes_an_rct_ends_by_re_creating_the_pods(catalog: dict[str, CatalogEntry]) -> None:
+    """Issue 13, 1: a claim never follows its RCT, so a fix that re-creates an RCT must re-create the Pods."""
+    for where, lines in _lists(catalog):
+        deletes = [i for i, line in enumerate(lines) if "delete resourceclaimtemplate" in line.text]
+        for i in deletes:
+            after = lines[i:]
+            wanted = lines[i].conditions
+            restart = [
+                line
+                for line in after
+                if "rollout restart {restart}" in line.text and line.conditions - {"restart"} == wanted
+            ]
+            delete_pod = [
+                line
+                for line in after
+                if line.text.endswith("delete pod {pod}") and line.conditions - {"restart", "pod"} == wanted
+            ]
+            assert restart and delete_pod, f"{where}: line {i} re-creates the RCT but not the Pods"

@@ -165,3 +165,31 @@ def test_namespaces_normalize_and_a_forbidden_list_is_no_source_degraded():
         }
     )
     assert c.slugs() == ["claim-not-created"]
+
+
+def test_claim_stale_names_the_deployment_to_restart_and_the_current_rct_is_simulated() -> None:
+    """Issue 13, 1: the Pod holds a claim of the replaced RCT; the fix restarts the owner Deployment."""
+    from kubectl_rbln.catalog import render_words
+    from testing.synthetic.scenarios import SCENARIOS
+
+    found = scenario("rct-fixed-claim-stale").findings()
+    stale = next(f for f in found if f.slug == "claim-stale")
+    assert stale.values["restart"] == "deployment/coder-decode"
+    assert "constraint-unsatisfiable" not in {f.slug for f in found}  # the new RCT fits: no old problem
+    for lang in ("en", "ko"):
+        fix = render_words("claim-stale", lang, stale.values).remediation
+        assert "kubectl -n serving rollout restart deployment/coder-decode" in fix
+    assert SCENARIOS["rct-fixed-claim-stale"].must == {"claim-stale"}
+
+
+def test_restart_target_follows_the_owner() -> None:
+    from dataclasses import replace
+
+    from kubectl_rbln.diagnose.context import restart_target
+
+    pod = scenario("rct-fixed-claim-stale").snapshot().pods[0]
+    assert restart_target(replace(pod, owner_kind="ReplicaSet", owner_name="web-5f9c")) == "deployment/web"
+    assert restart_target(replace(pod, owner_kind="StatefulSet", owner_name="db")) == "statefulset/db"
+    assert restart_target(replace(pod, owner_kind="DaemonSet", owner_name="agent")) == "daemonset/agent"
+    assert restart_target(replace(pod, owner_kind="Job", owner_name="j")) == ""
+    assert restart_target(replace(pod, owner_kind="", owner_name="")) == ""

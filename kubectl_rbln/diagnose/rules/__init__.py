@@ -34,6 +34,7 @@ WHY_RULES: tuple[Rule, ...] = (
     claim_state.claim_being_deleted,
     claim_state.shared_claim_node_unusable,
     claim_state.claim_reserved_for_full,
+    claim_state.claim_stale,  # the Pod's claim is of an older RCT: re-create the Pod (issue 13, 1)
     layers.driver_slices_missing,
     attributes.attribute_not_advertised,
     scheduler.feature_gate_disabled,

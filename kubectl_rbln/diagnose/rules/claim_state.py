@@ -243,3 +243,29 @@ def admin_access_label_missing(ctx: PodContext) -> Iterator[Finding]:
         )
         yield Finding("admin-access-label-missing", values, evidence)
         return
+
+
+@rule("claim-state.stale", emits=("claim-stale",), suppresses={"claim-not-allocated": None})
+def claim_stale(ctx: PodContext) -> Iterator[Finding]:
+    """A claim generated from an older version of the Pod's RCT: only a re-created Pod gets the new one.
+
+    The claim is compared with its RCT (the spec, and the RCT's creationTimestamp against the claim's:
+    a delete-and-apply makes a new RCT); `why` then diagnoses the current RCT (diagnose/why.py), and
+    this finding says that the Pods must be re-created for it to matter (kubernetes/kubernetes#129362)."""
+    for pod_claim in ctx.claims:
+        drift = pod_claim.drift
+        if not drift or pod_claim.claim is None or pod_claim.template is None:
+            continue
+        claim = pod_claim.claim
+        evidence = {
+            "podClaim": pod_claim.ref.name,
+            "resourceClaim": f"{claim.namespace}/{claim.name}",
+            "resourceClaimTemplate": f"{ctx.pod.namespace}/{pod_claim.template.name}",
+            "drift": list(drift),
+            "claimCreated": claim.created,
+            "templateCreated": pod_claim.template.created,
+            "allocated": claim.allocation is not None,
+            "owner": f"{ctx.pod.owner_kind}/{ctx.pod.owner_name}" if ctx.pod.owner_kind else "",
+        }
+        values = ctx.values(claim=claim.name, rct=pod_claim.template.name)
+        yield Finding("claim-stale", values, evidence, case=None if "spec" in drift else "recreated")
