@@ -55,7 +55,8 @@ def final_consonant(text: str) -> str:
         return ""
     last = stripped[-1]
     if _HANGUL_FIRST <= ord(last) <= _HANGUL_LAST:
-        return "" if (ord(last) - _HANGUL_FIRST) % 28 == 0 else ("ㄹ" if (ord(last) - _HANGUL_FIRST) % 28 == 8 else "ㄱ")
+        jong = (ord(last) - _HANGUL_FIRST) % 28  # 0: none, 8: ㄹ
+        return "" if jong == 0 else ("ㄹ" if jong == 8 else "ㄱ")
     if last.isdigit():
         return _DIGIT_FINAL.get(last, "")
     word = re.split(r"[^A-Za-z]", stripped)[-1]
