@@ -66,17 +66,19 @@ def severity_word(severity: str, lang: str) -> str:
     return sentence(f"severity-{severity}", lang) if severity in SYMBOLS else severity
 
 
-def render_finding(finding: dict[str, Any], *, color: bool, wide: bool, lang: str = "en") -> list[str]:
+def render_finding(
+    finding: dict[str, Any], *, color: bool, wide: bool, lang: str = "en", width: int = WIDTH
+) -> list[str]:
     severity = finding["severity"]
     word = ljust_width(severity_word(severity, lang), 7)
     head = f"{SYMBOLS.get(severity, '-')} {word} {finding['slug']}"
     title = f"  {finding['title']}"
     lines = [_style(head, color, fg=COLORS.get(severity), bold=True) + title]
-    if not wide and display_width(head + title) > WIDTH:  # the title goes under the slug
+    if not wide and display_width(head + title) > width:  # the title goes under the slug
         lines = [_style(head, color, fg=COLORS.get(severity), bold=True)]
-        lines += wrap_width(finding["title"], WIDTH, "    ", "    ")
+        lines += wrap_width(finding["title"], width, "    ", "    ")
     if finding.get("detail"):
-        lines += wrap_width(finding["detail"], WIDTH, "    ", "    ")
+        lines += wrap_width(finding["detail"], width, "    ", "    ")
     evidence = finding.get("evidence") or {}
     keys = list(evidence) if wide else list(evidence)[:8]
     for key in keys:
@@ -86,14 +88,14 @@ def render_finding(finding: dict[str, Any], *, color: bool, wide: bool, lang: st
         shown = (
             json.dumps(value, ensure_ascii=False, default=str)
             if wide
-            else _short(value, WIDTH - display_width(key) - 6)
+            else _short(value, width - display_width(key) - 6)
         )
         lines.append(f"    {key}: {shown}")
     fix = sentence("label-fix", lang)
     indent = " " * (4 + display_width(fix) + 1)
     for index, command in enumerate(finding.get("remediation") or []):
         prefix = f"    {fix} " if index == 0 else indent
-        command_lines = _wrap_comments(pasteable(str(command)).splitlines() or [""], wide, len(indent))
+        command_lines = _wrap_comments(pasteable(str(command)).splitlines() or [""], wide, len(indent), width)
         lines.append(prefix + command_lines[0])
         lines.extend(indent + extra for extra in command_lines[1:])
     if finding.get("docs"):
@@ -101,14 +103,14 @@ def render_finding(finding: dict[str, Any], *, color: bool, wide: bool, lang: st
     return lines
 
 
-def _wrap_comments(lines: list[str], wide: bool, indent: int = 9) -> list[str]:
+def _wrap_comments(lines: list[str], wide: bool, indent: int = 9, width: int = WIDTH) -> list[str]:
     """Explanations (`# ...`) wrap at 100 columns; commands are never cut, so they paste whole."""
     if wide:
         return lines
     out: list[str] = []
     for line in lines:
-        if line.startswith("# ") and display_width(line) > WIDTH - indent:
-            out += wrap_width(line[2:], WIDTH - indent, "# ", "# ")
+        if line.startswith("# ") and display_width(line) > width - indent:
+            out += wrap_width(line[2:], width - indent, "# ", "# ")
         else:
             out.append(line)
     return out
