@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from typing import Any
 
 from kubectl_rbln.catalog.entries import (
@@ -29,10 +30,12 @@ __all__ = [
     "CatalogEntry",
     "Line",
     "Names",
+    "Phrase",
     "RenderedWords",
     "Words",
     "docs_path",
     "fill",
+    "join_and",
     "load_catalog",
     "load_sentences",
     "missing_values",
@@ -43,6 +46,7 @@ __all__ = [
     "render_entry",
     "render_words",
     "sentence",
+    "say",
     "severity_of",
 ]
 
@@ -150,3 +154,36 @@ def pick_language(flag: str | None = None, environ: Mapping[str, str] | None = N
         if value:
             return "ko" if value.lower().startswith("ko") else "en"
     return "en"
+
+
+@dataclass(frozen=True, slots=True)
+class Phrase:
+    """Words decided now, written later in the reader's language: sentence `key` filled with `values`.
+
+    A value may itself be a Phrase (a joined list, a verdict word); `parts` are more phrases that
+    follow, joined by `sep` (a checklist item's "found" is often several)."""
+
+    key: str
+    values: Mapping[str, Any] = dataclass_field(default_factory=dict)
+    parts: tuple[Phrase, ...] = ()
+    sep: str = ""
+
+    def text(self, lang: str) -> str:
+        return say(self, lang)
+
+
+def say(text: Phrase | str, lang: str) -> str:
+    """A Phrase in `lang` (a plain string is returned as it is: a name, a Pod)."""
+    if isinstance(text, str):
+        return text
+    values = {name: say(v, lang) if isinstance(v, Phrase) else v for name, v in text.values.items()}
+    pieces = [sentence(text.key, lang, **values)] if text.key else []
+    pieces += [say(part, lang) for part in text.parts]
+    return text.sep.join(pieces)
+
+
+def join_and(items: list[str]) -> Phrase | str:
+    """`a`, `a and b`, `a, b and c` in the reader's language (Korean: `a, b와 c`, particle by sound)."""
+    if len(items) < 2:
+        return items[0] if items else ""
+    return Phrase("join-and", {"head": ", ".join(items[:-1]), "last": items[-1]})

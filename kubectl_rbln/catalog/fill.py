@@ -11,8 +11,9 @@ from collections.abc import Mapping
 from typing import Any
 
 # `{name}` or `{name:spec}` is a placeholder; `{{` and `}}` are literal braces (as in str.format,
-# so a jq or jsonpath command survives). Anything else in braces is left alone.
-_TOKEN = re.compile(r"\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*)(?::([^{}:]*))?\}")
+# so a jq or jsonpath command survives). Anything else in braces is left alone. `{name|을}` adds the
+# Korean particle that fits the filled value (을 or 를, chosen by its last sound), never `을(를)`.
+_TOKEN = re.compile(r"\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*)(?::([^{}:|]*))?(?:\|([^{}|]+))?\}")
 _WHOLE_LINE = re.compile(r"^\s*\{([A-Za-z_][A-Za-z0-9_]*)\}\s*$")
 LIST_TYPES = (list, tuple, set, frozenset)
 MORE = "{names} and {count} more"
@@ -24,6 +25,65 @@ class Names(list):
     def __init__(self, items: Any = (), limit: int = 5) -> None:
         super().__init__(items)
         self.limit = limit
+
+
+# Each particle pair: (after a final consonant, after a vowel). 으로/로 also takes 로 after ㄹ.
+PARTICLES = {
+    **dict.fromkeys(("을", "를"), ("을", "를")),
+    **dict.fromkeys(("이", "가"), ("이", "가")),
+    **dict.fromkeys(("은", "는"), ("은", "는")),
+    **dict.fromkeys(("과", "와"), ("과", "와")),
+    **dict.fromkeys(("이나", "나"), ("이나", "나")),
+    **dict.fromkeys(("이라는", "라는"), ("이라는", "라는")),
+    **dict.fromkeys(("으로", "로"), ("으로", "로")),
+}
+# How a Korean speaker reads the end of a value: digits as Sino-Korean numbers (0 영, 1 일, 3 삼,
+# 6 육, 7 칠, 8 팔 end in a consonant; 1, 7, 8 in ㄹ), a Latin word by its last letters (claim,
+# system, group end in a consonant; node, root, slice, rdma do not; -l in ㄹ), an upper-case
+# acronym letter by letter (L 엘, M 엠, N 엔), and a few words the way they are said (dranet 드라넷,
+# NIC 닉).
+_DIGIT_FINAL = {"0": "ㅇ", "1": "ㄹ", "3": "ㅁ", "6": "ㄱ", "7": "ㄹ", "8": "ㄹ"}
+_SPOKEN = {"net": "ㅅ", "nic": "ㄱ", "nics": "", "set": "ㅅ", "bit": "ㅅ", "limit": "ㅅ", "ok": "ㄱ"}
+_ACRONYM_FINAL = {"L": "ㄹ", "M": "ㅁ", "N": "ㄴ"}
+_HANGUL_FIRST, _HANGUL_LAST = 0xAC00, 0xD7A3
+
+
+def final_consonant(text: str) -> str:
+    """The final consonant (받침) the value ends with when read aloud in Korean, "" when a vowel."""
+    stripped = text.rstrip(" )]}'\"`.,")
+    if not stripped:
+        return ""
+    last = stripped[-1]
+    if _HANGUL_FIRST <= ord(last) <= _HANGUL_LAST:
+        jong = (ord(last) - _HANGUL_FIRST) % 28  # 0: none, 8: ㄹ
+        return "" if jong == 0 else ("ㄹ" if jong == 8 else "ㄱ")
+    if last.isdigit():
+        return _DIGIT_FINAL.get(last, "")
+    word = re.split(r"[^A-Za-z]", stripped)[-1]
+    if not word:
+        return ""
+    lower = word.lower()
+    for spoken, final in _SPOKEN.items():
+        if lower.endswith(spoken) and (lower == spoken or spoken == "net" or word[-len(spoken)].isupper()):
+            return final
+    if word.isupper() and len(word) <= 5:
+        return _ACRONYM_FINAL.get(word[-1], "")
+    if lower.endswith(("ng", "m", "n", "b", "p")):
+        return "ㅇ" if lower.endswith("ng") else "ㅁ"
+    if lower.endswith(("l", "le")) and not lower.endswith("ble"):
+        return "ㄹ"
+    return ""
+
+
+def particle(value: str, name: str) -> str:
+    """The form of particle `name` (any of its pair: 을 or 를) that fits after `value`."""
+    pair = PARTICLES.get(name)
+    if pair is None:
+        return name
+    final = final_consonant(value)
+    if pair[0] == "으로":
+        return "로" if final in ("", "ㄹ") else "으로"
+    return pair[0] if final else pair[1]
 
 
 def placeholders(template: str) -> set[str]:
@@ -62,7 +122,8 @@ def fill(template: str, values: Mapping[str, Any], more: str = MORE) -> str:
         if value is None:
             return token
         try:
-            return _text(value, match.group(2), more)
+            text = _text(value, match.group(2), more)
+            return text + particle(text, match.group(3)) if match.group(3) else text
         except Exception:  # a value whose __str__ or format raises must not cost the user the finding
             return token
 

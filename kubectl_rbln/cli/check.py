@@ -32,7 +32,7 @@ def check(opts: Options, rct: str, k8s_version: str | None, feature_gates: str |
         jq_expr=opts.jq,
         lang=opts.lang,
         text=lambda: render_check(
-            report.to_document(opts.lang), color=opts.color, wide=opts.output == "wide"
+            report.to_document(opts.lang), color=opts.color, wide=opts.output == "wide", lang=opts.lang
         ),
     )
     return report.exit_code(opts.fail_on)

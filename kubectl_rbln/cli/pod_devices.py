@@ -86,7 +86,9 @@ def run_pod_devices(
         output=opts.output,
         jq_expr=opts.jq,
         lang=opts.lang,
-        text=lambda: render_report(report.to_document(opts.lang), color=color, wide=opts.output == "wide"),
+        text=lambda: render_report(
+            report.to_document(opts.lang), color=color, wide=opts.output == "wide", lang=opts.lang
+        ),
     )
     return report.exit_code(opts.fail_on)
 

@@ -121,6 +121,6 @@ def run_topo(
             return render_svg(report.topology)
         from kubectl_rbln.render.topo_text import render_topology  # noqa: PLC0415
 
-        return render_topology(report.topology, color=opts.color, wide=opts.output == "wide")
+        return render_topology(report.topology, color=opts.color, wide=opts.output == "wide", lang=opts.lang)
 
     emit(report, output=opts.output, jq_expr=opts.jq, lang=opts.lang, text=text)

@@ -85,7 +85,11 @@ def run_why(
         jq_expr=opts.jq,
         lang=opts.lang,
         text=lambda: render_why(
-            report.to_document(opts.lang), report.closest_views(snapshot), color=opts.color, wide=wide
+            report.to_document(opts.lang),
+            report.closest_views(snapshot),
+            color=opts.color,
+            wide=wide,
+            lang=opts.lang,
         ),
         stream=buffer,
     )

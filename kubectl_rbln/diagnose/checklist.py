@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from kubectl_rbln.catalog import Names, Phrase, join_and, say
 from kubectl_rbln.diagnose.attrs import examine, rct_source
 from kubectl_rbln.diagnose.context import PodContext, is_device_pod, pod_context, probe_pod, resolve_claims
 from kubectl_rbln.diagnose.findings import Finding
@@ -37,15 +38,15 @@ from kubectl_rbln.domain import (
 )
 from kubectl_rbln.dra.model import Node, Snapshot
 
-GATE_TITLE = "DRAConsumableCapacity (distinct)"
+GATE_TITLE = Phrase("check-n3-title")
 
 
 @dataclass(slots=True)
 class CheckItem:
     id: str
-    title: str
-    expected: str
-    found: str
+    title: Phrase | str  # words are Phrases (catalog sentences), written in the reader's language
+    expected: Phrase | str
+    found: Phrase | str
     findings: list[Finding] = field(default_factory=list)
     applicable: bool = True
     diagnosis: PodDiagnosis | None = None  # a `why` item: its verdict, in the reader's language, is `found`
@@ -60,9 +61,11 @@ class CheckItem:
     def to_dict(self, lang: str = "en") -> dict[str, Any]:
         return {
             "id": self.id,
-            "title": self.title,
-            "expected": self.expected,
-            "found": self.diagnosis.verdict(lang).split(": ", 1)[-1] if self.diagnosis else self.found,
+            "title": say(self.title, lang),
+            "expected": say(self.expected, lang),
+            "found": (
+                self.diagnosis.verdict(lang).split(": ", 1)[-1] if self.diagnosis else say(self.found, lang)
+            ),
             "status": self.status,
             "findings": [f.to_dict(lang) for f in self.findings],
         }
@@ -87,8 +90,13 @@ def item_device_classes(snapshot: Snapshot, namespace: str, rct: str) -> CheckIt
     pairs = requested_classes(context) or [("(reference)", name) for name in needed]
     findings = list(missing_class_findings(context, pairs))
     missing = [c for c in needed if c not in snapshot.device_classes]
-    found = "missing: " + ", ".join(missing) if missing else "present: " + ", ".join(needed)
-    return CheckItem("1", "both DeviceClasses", f"{' and '.join(needed)} listed", found, findings)
+    found = (
+        Phrase("check-1-missing", {"classes": ", ".join(missing)})
+        if missing
+        else Phrase("check-1-present", {"classes": ", ".join(needed)})
+    )
+    expected = Phrase("check-1-expected", {"classes": join_and(needed)})
+    return CheckItem("1", Phrase("check-1-title"), expected, found, findings)
 
 
 def npu_nodes(snapshot: Snapshot) -> list[Node]:
@@ -114,28 +122,33 @@ def item_slices(snapshot: Snapshot, namespace: str, rct: str) -> CheckItem:
         slices_missing(d, n, {"driver": d, "nodesWithout": n}, namespace=namespace, rct=rct)
         for d, n in gaps.items()
     ]
+    found: Phrase
     if not nodes:
-        found = f"no NPU node (no {NPU_LABEL} label, no NPU slice)"
+        found = Phrase("check-2-no-npu-node", {"label": NPU_LABEL})
         findings.append(slices_missing(NPU_DRIVER, [], {"npuNodes": []}, "no-npu-node", namespace=namespace))
     elif gaps:
-        found = "; ".join(f"no {d} devices on {', '.join(n)}" for d, n in gaps.items())
+        gap_phrases = tuple(
+            Phrase("check-2-gap", {"driver": d, "nodes": ", ".join(n)}) for d, n in gaps.items()
+        )
+        found = Phrase("", parts=gap_phrases, sep="; ")
     else:
-        found = f"{' and '.join(drivers)} on all {len(nodes)} NPU node(s)"
-    return CheckItem(
-        "2",
-        "slices of each driver per NPU node",
-        f"{' and '.join(drivers)} devices on every NPU node",
-        found,
-        findings,
-    )
+        found = Phrase("check-2-ok", {"drivers": join_and(drivers), "count": len(nodes)})
+    expected = Phrase("check-2-expected", {"drivers": join_and(drivers)})
+    return CheckItem("2", Phrase("check-2-title"), expected, found, findings)
 
 
 def item_rct(snapshot: Snapshot, namespace: str, rct: str) -> CheckItem:
     exists = snapshot.template(namespace, rct) is not None
     present = sorted(t.name for t in snapshot.templates if t.namespace == namespace)
     findings = list(claim_template_missing.run(reference_context(snapshot, namespace, rct)))
-    found = "present" if exists else f"missing (templates in {namespace}: {', '.join(present) or 'none'})"
-    return CheckItem("3", f"RCT {rct} exists", f"{rct} listed", found, findings)
+    found = (
+        Phrase("check-3-present")
+        if exists
+        else Phrase("check-3-missing", {"namespace": namespace, "names": Names(present)})
+    )
+    return CheckItem(
+        "3", Phrase("check-3-title", {"rct": rct}), Phrase("check-3-expected", {"rct": rct}), found, findings
+    )
 
 
 def device_pods(snapshot: Snapshot, namespace: str | None) -> list[Any]:
@@ -156,14 +169,16 @@ def item_claims(snapshot: Snapshot, namespace: str | None) -> CheckItem:
             unallocated.append(f"{pod.name}/{claim.ref.name}")
             evidence = {"pod": pod.key, "podClaim": claim.ref.name, "claim": name}
             findings.append(unallocated_finding(pod, name, evidence))
-    found = f"{total - len(unallocated)}/{total} allocated"
-    if unallocated:
-        found += f"; not: {', '.join(unallocated[:3])}" + (" ..." if len(unallocated) > 3 else "")
+    found = Phrase(
+        "check-4-found",
+        {"allocated": total - len(unallocated), "total": total},
+        parts=(Phrase("check-4-not", {"names": Names(unallocated, limit=3)}),) if unallocated else (),
+    )
     return CheckItem(
         "4",
-        "device Pods' claims allocated",
-        "STATE allocated for each claim",
-        found if total else "no device Pod claims yet",
+        Phrase("check-4-title"),
+        Phrase("check-4-expected"),
+        found if total else Phrase("check-4-none"),
         findings,
         applicable=bool(total),
     )
@@ -173,20 +188,25 @@ def item_attributes(snapshot: Snapshot, namespace: str, rct: str) -> CheckItem:
     examined = examine(snapshot, rct_source(snapshot, namespace, rct))
     rows, findings = examined.required, examined.findings
     good = [r for r in rows if r.verdict in ("present", "optional")]
-    bad = [f"{r.attribute} ({r.driver}, {r.verdict})" for r in rows if r not in good]
-    found = f"{len(good)}/{len(rows)} required keys published everywhere"
+    bad = [
+        Phrase(
+            "check-5-bad",
+            {"attribute": r.attribute, "driver": r.driver, "verdict": Phrase(f"verdict-word-{r.verdict}")},
+        )
+        for r in rows
+        if r not in good
+    ]
+    found = Phrase("check-5-found", {"good": len(good), "total": len(rows)})
     if bad:
-        found += "; " + ", ".join(bad)
-    return CheckItem(
-        "5", "RCT attributes published (attrs)", "every required key in the driver's list", found, findings
-    )
+        found = Phrase("", parts=(found, Phrase("", parts=tuple(bad), sep=", ")), sep="; ")
+    return CheckItem("5", Phrase("check-5-title"), Phrase("check-5-expected"), found, findings)
 
 
 def item_rds(snapshot: Snapshot, namespace: str | None) -> CheckItem:
     wanting = [p for p in device_pods(snapshot, namespace) if required_labels(p).get(RDS_LABEL) == "true"]
     nodes = npu_nodes(snapshot)
     labelled = [n.name for n in nodes if n.labels.get(RDS_LABEL) == "true"]
-    found = f"{len(labelled)}/{len(nodes)} NPU nodes labelled; {len(wanting)} Pod(s) with LMCache select it"
+    found = Phrase("check-n1-found", {"labelled": len(labelled), "nodes": len(nodes), "pods": len(wanting)})
     findings = []
     if wanting and not labelled:
         unlabelled = [n.name for n in nodes]
@@ -194,8 +214,8 @@ def item_rds(snapshot: Snapshot, namespace: str | None) -> CheckItem:
         findings.append(rds_label_finding(wanting[0], unlabelled, evidence, blocking=True))
     return CheckItem(
         "N1",
-        "RDS label where LMCache Pods run",
-        "a labelled NPU node for every Pod that selects the label",
+        Phrase("check-n1-title"),
+        Phrase("check-n1-expected"),
         found,
         findings,
         applicable=bool(nodes),
@@ -215,26 +235,26 @@ def item_device_plugin(snapshot: Snapshot) -> CheckItem:
             both.append(f"{node.name} ({', '.join(sorted(plugin))})")
     reference = reference_context(snapshot, "", "")
     findings = [f for f in device_plugin_mode.run(reference) if f.case == "both-exposed"]
-    found = "both on: " + ", ".join(both) if both else "no node has both"
-    return CheckItem("N2", "not both device plugin and DRA", "no node with both", found, findings)
+    found = Phrase("check-n2-both", {"nodes": ", ".join(both)}) if both else Phrase("check-n2-expected")
+    return CheckItem("N2", Phrase("check-n2-title"), Phrase("check-n2-expected"), found, findings)
 
 
 def item_consumable_gate(snapshot: Snapshot, namespace: str, rct: str) -> CheckItem:
     template = snapshot.template(namespace, rct)
-    expected = "DRAConsumableCapacity on (the stored RCT kept distinctAttribute)"
+    expected = Phrase("check-n3-expected")
     if template is None:
-        return CheckItem("N3", GATE_TITLE, expected, "no RCT to check", applicable=False)
+        return CheckItem("N3", GATE_TITLE, expected, Phrase("check-n3-no-rct"), applicable=False)
     applied = applied_spec(template)
     uses = any(c.distinct_attribute for c in (applied or template.spec).constraints)
     if not uses:
-        return CheckItem("N3", GATE_TITLE, expected, "the RCT uses no distinctAttribute", applicable=False)
+        return CheckItem("N3", GATE_TITLE, expected, Phrase("check-n3-unused"), applicable=False)
     dropped = dropped_fields(applied, template.spec) if applied is not None else {}
     reference = reference_context(snapshot, namespace, rct)
     findings = [f for f in dropped_from_templates(reference) if f.values["gate"] == CONSUMABLE_CAPACITY]
     if findings:
-        found = f"dropped from the stored RCT: {dropped['DRAConsumableCapacity']}"
+        found = Phrase("check-n3-dropped", {"fields": dropped["DRAConsumableCapacity"]})
     else:
-        found = "distinctAttribute kept in the stored RCT: the API server has the gate"
+        found = Phrase("check-n3-kept")
     return CheckItem("N3", GATE_TITLE, expected, found, findings)
 
 
@@ -246,7 +266,7 @@ def why_items(snapshot: Snapshot, namespace: str | None, options: WhyOptions) ->
             CheckItem(
                 f"why {pod.key}",
                 pod.name,
-                "kubectl rbln why: nothing to fix",
+                Phrase("check-why-expected"),
                 "",
                 diagnosis.findings,
                 diagnosis=diagnosis,

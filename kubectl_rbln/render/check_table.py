@@ -8,22 +8,27 @@ from __future__ import annotations
 
 from typing import Any
 
-from tabulate import tabulate
-
+from kubectl_rbln.catalog import sentence
+from kubectl_rbln.render.columns import plain_table
 from kubectl_rbln.render.sanitize import clean_tree
-from kubectl_rbln.render.why_table import render_finding
+from kubectl_rbln.render.why_table import WIDTH, render_finding
+from kubectl_rbln.text import cut_width, display_width, wrap_width
 
-STATUS = {"pass": "pass", "warn": "WARN", "fail": "FAIL", "skip": "n/a"}
+STATUS = {"pass": "pass", "warn": "WARN", "fail": "FAIL", "skip": "n/a"}  # English; status() for others
 
 
 MAX_PASSING_POD_ROWS = 20  # more device Pods with nothing to fix fold into one row (-o wide lists them)
 
 
 def _cut(text: str, width: int, wide: bool) -> str:
-    return text if wide or len(text) <= width else text[: width - 1] + "…"
+    return text if wide else cut_width(text, width)
 
 
-def render_check(report: dict[str, Any], *, color: bool, wide: bool) -> str:
+def status(name: str, lang: str) -> str:
+    return sentence(f"check-status-{name}", lang)
+
+
+def render_check(report: dict[str, Any], *, color: bool, wide: bool, lang: str = "en") -> str:
     report = clean_tree(report)  # cluster text may carry terminal control sequences
     rows = []
     passing_pods = [i for i in report["items"] if i["id"].startswith("why ") and i["status"] == "pass"]
@@ -32,28 +37,33 @@ def render_check(report: dict[str, Any], *, color: bool, wide: bool) -> str:
         if folded and item in passing_pods:
             continue
         label = item["id"] if not item["id"].startswith("why ") else "why"
-        row = [label, _cut(item["title"], 34, wide), STATUS[item["status"]]]
+        row = [label, _cut(item["title"], 34, wide), status(item["status"], lang)]
         if wide:
             row.append(item["expected"])
-        row.append(_cut(item["found"], 48, wide))
+        row.append(item["found"])
         rows.append(row)
     if folded:
         rows.append(
             [
                 "why",
-                f"{len(passing_pods)} other device Pods",
-                STATUS["pass"],
-                "nothing to fix (-o wide lists them)",
+                sentence("check-folded-pods", lang, count=len(passing_pods)),
+                status("pass", lang),
+                sentence("check-folded-found", lang),
             ]
         )
-    headers = ["#", "CHECK", "RESULT", *(["EXPECTED"] if wide else []), "FOUND"]
-    lines = [f"Checklist for namespace {report['namespace']} (RCT {report['rct']}), {report['source']}", ""]
-    lines += tabulate(rows, headers=headers, tablefmt="plain").splitlines()
-    summary = report["summary"]
-    lines += [
-        "",
-        f"{summary['pass']} pass, {summary['warn']} warn, {summary['fail']} fail, {summary['skip']} n/a",
-    ]
+    number, check, result, expected, found = sentence("check-columns", lang).split("|")
+    headers = [number, check, result, *([expected] if wide else []), found]
+    if not wide:  # FOUND takes what the other columns leave of 100 columns
+        room = WIDTH - 2 * 3 - sum(
+            max(display_width(str(r[i])) for r in [headers, *rows]) for i in range(3)
+        )
+        rows = [[*r[:3], cut_width(r[3], max(room, 24))] for r in rows]
+    heading = sentence(
+        "check-heading", lang, namespace=report["namespace"], rct=report["rct"], source=report["source"]
+    )
+    lines = [*(wrap_width(heading, WIDTH, "", "    ") if not wide else [heading]), ""]
+    lines += plain_table(rows, headers=headers)
+    lines += ["", sentence("check-summary", lang, **report["summary"])]
     seen: set[tuple[str, str]] = set()
     for item in report["items"]:
         for finding in item["findings"]:
@@ -63,5 +73,5 @@ def render_check(report: dict[str, Any], *, color: bool, wide: bool) -> str:
             seen.add(key)
             lines.append("")
             lines.append(f"[{item['id']}]")
-            lines += render_finding(finding, color=color, wide=wide)
+            lines += render_finding(finding, color=color, wide=wide, lang=lang)
     return "\n".join(lines) + "\n"

@@ -10,15 +10,16 @@ from __future__ import annotations
 from typing import Any
 
 import click
-from tabulate import tabulate
 
-from kubectl_rbln.render.why_table import COLORS, SYMBOLS, render_finding
-from kubectl_rbln.text import one_line, strip_controls
+from kubectl_rbln.catalog import sentence
+from kubectl_rbln.render.columns import plain_table
+from kubectl_rbln.render.why_table import COLORS, SYMBOLS, WIDTH, render_finding
+from kubectl_rbln.text import one_line, strip_controls, wrap_width
 
 HEADERS = ["POD", "NODE", "NPUS", "NICS", "RDS", "MEMLOCK", "VERDICT"]
 
 
-def cells(entry: dict[str, Any]) -> dict[str, str]:
+def cells(entry: dict[str, Any], lang: str = "en") -> dict[str, str]:
     """The row's cells, derived from the JSON entry so that table and -o json never disagree."""
     expected, seen = entry["expected"], entry.get("seen")
     if seen is None:
@@ -28,14 +29,14 @@ def cells(entry: dict[str, Any]) -> dict[str, str]:
     else:
         npus = f"{len(seen['npus'])}/{expected['npuCount']}"
         if expected["rsd"] and "rsd0" not in seen["rsd"]:
-            npus += " no-rsd0"
+            npus += " " + sentence("pod-devices-no-rsd0", lang)
         nics = f"{seen['nicCount']}/{expected['nicCount']}"
         if entry["rdmaMode"] == "shared":
-            nics += f" shared ({len(seen['infiniband'])} HCAs)"
+            nics += " " + sentence("pod-devices-shared", lang, count=len(seen["infiniband"]))
         if seen["rds"]:
             rds = ",".join(seen["rds"])
         else:
-            rds = "missing" if expected["rds"] and expected["npuCount"] else "-"
+            rds = sentence("pod-devices-missing", lang) if expected["rds"] and expected["npuCount"] else "-"
         memlock = seen["memlock"] or "?"
     return {"npus": npus, "nics": nics, "rds": rds, "memlock": memlock}
 
@@ -51,10 +52,12 @@ def _verdict(entry: dict[str, Any], color: bool) -> str:
     return click.style(verdict, fg="green") if color else verdict
 
 
-def render_rows(entries: list[dict[str, Any]], *, color: bool, namespaces: bool) -> list[str]:
+def render_rows(
+    entries: list[dict[str, Any]], *, color: bool, namespaces: bool, lang: str = "en"
+) -> list[str]:
     rows = []
     for entry in entries:
-        c = cells(entry)
+        c = cells(entry, lang)
         name = f"{entry['namespace']}/{entry['name']}" if namespaces else entry["name"]
         row = [
             name,
@@ -66,40 +69,50 @@ def render_rows(entries: list[dict[str, Any]], *, color: bool, namespaces: bool)
             _verdict(entry, color),
         ]
         rows.append([strip_controls(str(cell)) if i < 6 else cell for i, cell in enumerate(row)])
-    return tabulate(rows, headers=HEADERS, tablefmt="plain", disable_numparse=True).splitlines()
+    headers = sentence("pod-devices-columns", lang).split("|")
+    return plain_table(rows, headers=headers, disable_numparse=True)
 
 
-def render_details(entry: dict[str, Any], *, color: bool, wide: bool) -> list[str]:
+def render_details(entry: dict[str, Any], *, color: bool, wide: bool, lang: str = "en") -> list[str]:
     """Findings and the probe problem of one Pod; nothing for a healthy one."""
     probe = entry["probe"]
     if not entry["findings"] and probe["status"] == "ok":
         return []
-    where = f"node {entry['node']}, " if entry["node"] else ""
-    head = f"{entry['namespace']}/{entry['name']} ({where}container {entry['container']})"
+    pod = f"{entry['namespace']}/{entry['name']}"
+    if entry["node"]:
+        head = sentence("pod-devices-where", lang, pod=pod, node=entry["node"], container=entry["container"])
+    else:
+        head = sentence("pod-devices-where-unscheduled", lang, pod=pod, container=entry["container"])
     lines = ["", click.style(head, bold=True) if color else head]
     if probe["status"] != "ok":
-        lines.append(f"  probe: {one_line(probe['message'])}")
+        lines += _wrapped(sentence("pod-devices-probe", lang, message=one_line(probe["message"])), wide)
     if entry["rdmaMode"] == "shared" and entry.get("seen"):
         seen = entry["seen"]
-        lines.append(
-            f"  RDMA netns mode shared: /sys/class/infiniband lists {len(seen['infiniband'])} host HCAs, "
-            f"{len(seen['uverbs'])} uverbs devices were counted"
+        text = sentence(
+            "pod-devices-shared-mode", lang, hcas=len(seen["infiniband"]), uverbs=len(seen["uverbs"])
         )
+        lines += _wrapped(text, wide)
     for finding in entry["findings"]:
-        lines.extend("  " + line for line in render_finding(finding, color=color, wide=wide))
+        # indented by two: the finding is drawn two columns narrower so it still ends at 100
+        block = render_finding(finding, color=color, wide=wide, lang=lang, width=WIDTH - 2)
+        lines.extend("  " + line for line in block)
     return lines
 
 
-def render_report(report: dict[str, Any], *, color: bool, wide: bool) -> str:
+def _wrapped(text: str, wide: bool) -> list[str]:
+    return ["  " + text] if wide else wrap_width(text, WIDTH, "  ", "    ")
+
+
+def render_report(report: dict[str, Any], *, color: bool, wide: bool, lang: str = "en") -> str:
     entries = report["pods"]
     lines: list[str] = []
     for problem in report.get("problems") or []:
-        lines.append(f"warning: {one_line(problem)}")
+        lines.append(f"{sentence('label-warning', lang)} {one_line(problem)}")
     if not entries:
         lines.append(report.get("message", "no device Pod found"))
         return "\n".join(lines) + "\n"
     namespaces = len({e["namespace"] for e in entries}) > 1
-    lines += render_rows(entries, color=color, namespaces=namespaces)
+    lines += render_rows(entries, color=color, namespaces=namespaces, lang=lang)
     for entry in entries:
-        lines += render_details(entry, color=color, wide=wide)
+        lines += render_details(entry, color=color, wide=wide, lang=lang)
     return "\n".join(lines) + "\n"

@@ -13,6 +13,7 @@ import string
 
 import click
 
+from kubectl_rbln.catalog import sentence
 from kubectl_rbln.diagnose.topology import (
     FREE,
     HELD,
@@ -24,13 +25,13 @@ from kubectl_rbln.diagnose.topology import (
     Topology,
 )
 from kubectl_rbln.render.sanitize import strip_controls_keep_color
-from kubectl_rbln.text import strip_controls
+from kubectl_rbln.text import cut_width, display_width, ljust_width, strip_controls
 
 MAX_WIDTH = 100
 GAP = 1
+NO_ROOT = "no pcieRoot"  # the SVG (English only)
 MARKS = {FREE: "○", HELD: "●", "unusable": "✗"}
 COLORS = {FREE: "green", HELD: "yellow", "unusable": "red"}
-NO_ROOT = "no pcieRoot"
 
 
 def holder_letters(holders: list[Holder]) -> dict[Holder, str]:
@@ -42,13 +43,24 @@ def holder_letters(holders: list[Holder]) -> dict[Holder, str]:
     return out
 
 
-def status_text(spot: Spot, letters: dict[Holder, str]) -> str:
+def status_text(spot: Spot, letters: dict[Holder, str], lang: str = "en") -> str:
     """The word after a device's mark: `free → #1`, `held by A`, `rdma=false`."""
     if spot.state == HELD and spot.holder is not None:
-        return f"held by {letters[spot.holder]}"
+        return sentence("topo-held-by", lang, letter=letters[spot.holder])
     if spot.state == FREE:
-        return f"free → #{spot.next_pod}" if spot.next_pod else "free"
-    return spot.reason
+        if spot.next_pod:
+            return sentence("topo-free-next", lang, next=spot.next_pod)
+        return sentence("topo-free", lang)
+    return reason_text(spot.reason, lang)
+
+
+def reason_text(reason: str, lang: str) -> str:
+    """diagnose/topology's fixed reasons (`not requested`, `no numaNode`) in `lang`; `rdma=false` as is."""
+    if reason == "not requested":
+        return sentence("topo-not-requested", lang)
+    if reason.startswith("no ") and " " not in reason[3:]:
+        return sentence("topo-lacks", lang, attribute=reason[3:])
+    return reason
 
 
 def _cells(spot: Spot, wide: bool) -> list[str]:
@@ -58,20 +70,22 @@ def _cells(spot: Spot, wide: bool) -> list[str]:
     return [spot.label, spot.name if spot.name != spot.label else "", spot.address or ""]
 
 
-def _title(group: NumaGroup, numa_attributes: list[str], wide: bool) -> str:
+def _title(group: NumaGroup, numa_attributes: list[str], wide: bool, lang: str = "en") -> str:
     if group.numa is not None:
         return f"NUMA {group.numa}"
     attribute = numa_attributes[0]
-    return f"unplaced: no {attribute if wide else attribute.rsplit('/', 1)[-1]}"
+    return sentence("topo-unplaced", lang, attribute=attribute if wide else attribute.rsplit("/", 1)[-1])
 
 
-def _rows(group: NumaGroup, letters: dict[Holder, str], wide: bool) -> list[tuple[list[str], Spot, str]]:
+def _rows(
+    group: NumaGroup, letters: dict[Holder, str], wide: bool, lang: str = "en"
+) -> list[tuple[list[str], Spot, str]]:
     """(cells, spot, status) per device; the PCIe root cell shows on a root's first device only."""
     rows = []
     for root in group.roots:
         for index, spot in enumerate(root.devices):
-            cell = (root.root or NO_ROOT) if index == 0 else ""
-            status = status_text(spot, letters)
+            cell = (root.root or sentence("topo-no-root", lang)) if index == 0 else ""
+            status = status_text(spot, letters, lang)
             if wide and spot.numa_hint:
                 status += f" ({spot.numa_hint})"
             rows.append(([cell, *_cells(spot, wide)], spot, status))
@@ -86,22 +100,27 @@ def _paint(text: str, spot: Spot, color: bool) -> str:
     return click.style(text, fg=COLORS.get(spot.state))
 
 
-def _panels(topo: NodeTopology, letters: dict[Holder, str], *, color: bool, wide: bool) -> list[list[str]]:
+def _panels(
+    topo: NodeTopology, letters: dict[Holder, str], *, color: bool, wide: bool, lang: str = "en"
+) -> list[list[str]]:
     """One box per group, all the same width and columns, so side-by-side boxes line up."""
-    per_group = [(_title(g, topo.numa_attributes, wide), _rows(g, letters, wide)) for g in topo.groups]
+    per_group = [
+        (_title(g, topo.numa_attributes, wide, lang), _rows(g, letters, wide, lang)) for g in topo.groups
+    ]
     all_rows = [r for _, rows in per_group for r in rows]
     columns = len(all_rows[0][0]) if all_rows else 0
-    widths = [max(len(r[0][i]) for r in all_rows) for i in range(columns)]
-    status_w = max((len(r[2]) for r in all_rows), default=0) + 2  # "○ " + status
+    widths = [max(display_width(r[0][i]) for r in all_rows) for i in range(columns)]
+    status_w = max((display_width(r[2]) for r in all_rows), default=0) + 2  # "○ " + status
     used = [w for w in widths if w]
-    inner = max(sum(used) + len(used) + status_w, max((len(t) for t, _ in per_group), default=0) + 3)
+    titles = max((display_width(t) for t, _ in per_group), default=0)
+    inner = max(sum(used) + len(used) + status_w, titles + 3)
     boxes = []
     for title, rows in per_group:
-        top = f"┌─ {title} " + "─" * (inner - len(title) - 1) + "┐"
+        top = f"┌─ {title} " + "─" * (inner - display_width(title) - 1) + "┐"
         lines = [click.style(top, bold=True) if color else top]
         for cells, spot, status in rows:
-            text = "".join(f"{c:<{w}} " for c, w in zip(cells, widths, strict=True) if w)
-            mark = f"{MARKS.get(spot.state, '?')} {status}".ljust(inner - len(text))
+            text = "".join(ljust_width(c, w) + " " for c, w in zip(cells, widths, strict=True) if w)
+            mark = ljust_width(f"{MARKS.get(spot.state, '?')} {status}", inner - display_width(text))
             lines.append(f"│ {text}{_paint(mark, spot, color)} │")
         lines.append("└" + "─" * (inner + 2) + "┘")
         boxes.append(lines)
@@ -109,7 +128,7 @@ def _panels(topo: NodeTopology, letters: dict[Holder, str], *, color: bool, wide
 
 
 def _box_width(box: list[str]) -> int:
-    return len(click.unstyle(box[-1]))
+    return display_width(click.unstyle(box[-1]))
 
 
 def _padded(box: list[str], height: int) -> list[str]:
@@ -135,59 +154,78 @@ def _side_by_side(boxes: list[list[str]], max_width: int) -> list[str]:
 
 
 def _fit(text: str, width: int = MAX_WIDTH) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
+    return cut_width(text, width)
 
 
-def summary_lines(topo: NodeTopology, rct: RctChoice) -> list[str]:
+def _summary_reason(reason: str, rct: RctChoice, lang: str) -> str:
+    if reason == f"no ResourceClaimTemplate {rct.key}":
+        return sentence("topo-no-rct", lang, rct=rct.key)
+    return reason
+
+
+def summary_lines(topo: NodeTopology, rct: RctChoice, lang: str = "en") -> list[str]:
     """How many more Pods of the RCT fit; when none, the simulation's first reason on its own line."""
     s = topo.summary
     if rct.spec is None:
-        return [f"{topo.node}: {s.reason}; devices are shown free or held only"]
+        reason = _summary_reason(s.reason or "", rct, lang)
+        return [sentence("topo-summary-no-rct", lang, node=topo.node, reason=reason)]
     if s.pods is None:  # laid out from a simulation the caller did not pass: no count to show
-        return [f"{topo.node}: devices for {rct.key}"]
+        return [sentence("topo-summary-devices", lang, node=topo.node, rct=rct.key)]
     count = f"{s.pods}+" if s.capped else str(s.pods or 0)
     pods = "Pod" if s.pods == 1 and not s.capped else "Pods"
-    lines = [f"{topo.node}: {count} more {pods} of {rct.key} fit"]
+    lines = [sentence("topo-summary-fit", lang, node=topo.node, count=count, pods=pods, rct=rct.key)]
     if s.pods == 0 and s.reason:
-        lines.append(f"  why not: {s.reason}")
+        lines.append("  " + sentence("topo-why-not", lang, reason=s.reason))
     return lines
 
 
-def _holder_lines(letters: dict[Holder, str], wide: bool) -> list[str]:
+def _holder_lines(letters: dict[Holder, str], wide: bool, lang: str = "en") -> list[str]:
     lines = []
     for holder, letter in letters.items():
-        claim = holder.claim.split("/", 1)[-1]
-        text = f"  {letter}  {holder.pod}  claim {claim}" if holder.pod else f"  {letter}  {holder.claim}"
+        claim = sentence("topo-holder-claim", lang, claim=holder.claim.split("/", 1)[-1])
+        text = f"  {letter}  {holder.pod}  {claim}" if holder.pod else f"  {letter}  {holder.claim}"
         lines.append(text if wide else _fit(text))
     return lines
 
 
-def render_node(topo: NodeTopology, rct: RctChoice, *, color: bool = False, wide: bool = False) -> str:
+def render_node(
+    topo: NodeTopology, rct: RctChoice, *, color: bool = False, wide: bool = False, lang: str = "en"
+) -> str:
     """One node: the summary line, the boxes, and who A, B... are."""
     letters = holder_letters(topo.holders())
-    head, *why = [line if wide else _fit(line) for line in summary_lines(topo, rct)]
+    head, *why = [line if wide else _fit(line) for line in summary_lines(topo, rct, lang)]
     lines = [click.style(head, bold=True) if color else head, *why]
     if not topo.groups:
-        lines.append("  (no devices published for this node)")
-    lines += _side_by_side(_panels(topo, letters, color=color, wide=wide), MAX_WIDTH)
-    lines += _holder_lines(letters, wide)
+        lines.append("  " + sentence("topo-no-devices", lang))
+    lines += _side_by_side(_panels(topo, letters, color=color, wide=wide, lang=lang), MAX_WIDTH)
+    lines += _holder_lines(letters, wide, lang)
     return "\n".join(lines)
 
 
-def heading(rct: RctChoice) -> str:
+def _origin(origin: str, lang: str) -> str:
+    if origin == "default":
+        return sentence("topo-origin-default", lang)
+    if origin.startswith("used by Pods in "):
+        return sentence("topo-origin-used", lang, namespace=origin.removeprefix("used by Pods in "))
+    return origin
+
+
+def heading(rct: RctChoice, lang: str = "en") -> str:
+    origin = _origin(rct.origin, lang)
     if rct.spec is None:
-        return _fit(f"RCT {rct.key} not found ({rct.origin}); --rct NAME or --rct-file FILE decides usable")
-    return _fit(f"RCT {rct.key} ({rct.origin}) decides usable")
+        return _fit(sentence("topo-heading-missing", lang, rct=rct.key, origin=origin))
+    return _fit(sentence("topo-heading", lang, rct=rct.key, origin=origin))
 
 
 LEGEND = "○ free  ● held (A, B: below each node)  ✗ unusable, and why  → #N: the Nth more Pod takes it"
 
 
-def render_topology(topology: Topology, *, color: bool = False, wide: bool = False) -> str:
+def render_topology(topology: Topology, *, color: bool = False, wide: bool = False, lang: str = "en") -> str:
     """The RCT, every node, then the legend."""
     if not topology.nodes:
-        return "no node publishes devices (no node-local ResourceSlice)\n"
-    blocks = [render_node(n, topology.rct, color=color, wide=wide) for n in topology.nodes]
-    text = heading(topology.rct) + "\n\n" + "\n\n".join(blocks) + "\n\n" + LEGEND + "\n"
+        return sentence("topo-no-node", lang) + "\n"
+    blocks = [render_node(n, topology.rct, color=color, wide=wide, lang=lang) for n in topology.nodes]
+    legend = sentence("topo-legend", lang)
+    text = heading(topology.rct, lang) + "\n\n" + "\n\n".join(blocks) + "\n\n" + legend + "\n"
     # node and device names come from the cluster; with colour on, only SGR colour codes survive
     return strip_controls_keep_color(text) if color else strip_controls(text)

@@ -8,23 +8,22 @@ table of what the simulation found on each node.
 from __future__ import annotations
 
 import json
-import textwrap
 from typing import Any
 
 import click
-from tabulate import tabulate
 
 from kubectl_rbln.app.topo import NodeView
+from kubectl_rbln.catalog import sentence
+from kubectl_rbln.render.columns import plain_table
 from kubectl_rbln.render.sanitize import clean_tree, strip_controls_keep_color
 from kubectl_rbln.render.topo_text import render_node
-from kubectl_rbln.text import strip_controls
+from kubectl_rbln.text import cut_width, display_width, ljust_width, strip_controls, wrap_width
 
 SYMBOLS = {"error": "✗", "warning": "!", "info": "i"}
 COLORS = {"error": "red", "warning": "yellow", "info": "cyan"}
 MAX_NODE_ROWS = 20
 MAX_EVIDENCE_VALUE = 160
 WIDTH = 100
-MAX_REASON = 78  # NODE + FITS + WHY within 100 columns
 
 
 def _style(text: str, color: bool, **style: Any) -> str:
@@ -34,7 +33,7 @@ def _style(text: str, color: bool, **style: Any) -> str:
 def _short(value: Any, room: int = MAX_EVIDENCE_VALUE) -> str:
     """One evidence value cut to the room left on a 100-column line (-o wide and -o json show it all)."""
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
-    return text if len(text) <= room else text[: max(room - 1, 8)] + "…"
+    return cut_width(text, max(room, 9))
 
 
 COMMAND_WORDS = (
@@ -63,19 +62,23 @@ def pasteable(line: str) -> str:
     return "# " + line
 
 
-def render_finding(finding: dict[str, Any], *, color: bool, wide: bool) -> list[str]:
+def severity_word(severity: str, lang: str) -> str:
+    return sentence(f"severity-{severity}", lang) if severity in SYMBOLS else severity
+
+
+def render_finding(
+    finding: dict[str, Any], *, color: bool, wide: bool, lang: str = "en", width: int = WIDTH
+) -> list[str]:
     severity = finding["severity"]
-    head = f"{SYMBOLS.get(severity, '-')} {severity:<7} {finding['slug']}"
-    lines = [_style(head, color, fg=COLORS.get(severity), bold=True) + f"  {finding['title']}"]
+    word = ljust_width(severity_word(severity, lang), 7)
+    head = f"{SYMBOLS.get(severity, '-')} {word} {finding['slug']}"
+    title = f"  {finding['title']}"
+    lines = [_style(head, color, fg=COLORS.get(severity), bold=True) + title]
+    if not wide and display_width(head + title) > width:  # the title goes under the slug
+        lines = [_style(head, color, fg=COLORS.get(severity), bold=True)]
+        lines += wrap_width(finding["title"], width, "    ", "    ")
     if finding.get("detail"):
-        lines += textwrap.wrap(
-            finding["detail"],
-            width=WIDTH,
-            initial_indent="    ",
-            subsequent_indent="    ",
-            break_on_hyphens=False,
-            break_long_words=False,
-        )
+        lines += wrap_width(finding["detail"], width, "    ", "    ")
     evidence = finding.get("evidence") or {}
     keys = list(evidence) if wide else list(evidence)[:8]
     for key in keys:
@@ -85,83 +88,94 @@ def render_finding(finding: dict[str, Any], *, color: bool, wide: bool) -> list[
         shown = (
             json.dumps(value, ensure_ascii=False, default=str)
             if wide
-            else _short(value, WIDTH - len(key) - 6)
+            else _short(value, width - display_width(key) - 6)
         )
         lines.append(f"    {key}: {shown}")
+    fix = sentence("label-fix", lang)
+    indent = " " * (4 + display_width(fix) + 1)
     for index, command in enumerate(finding.get("remediation") or []):
-        prefix = "    fix: " if index == 0 else "         "
-        command_lines = _wrap_comments(pasteable(str(command)).splitlines() or [""], wide)
+        prefix = f"    {fix} " if index == 0 else indent
+        command_lines = _wrap_comments(pasteable(str(command)).splitlines() or [""], wide, len(indent), width)
         lines.append(prefix + command_lines[0])
-        lines.extend("         " + extra for extra in command_lines[1:])
+        lines.extend(indent + extra for extra in command_lines[1:])
     if finding.get("docs"):
-        lines.append(f"    docs: {finding['docs']}")
+        lines.append(f"    {sentence('label-docs', lang)} {finding['docs']}")
     return lines
 
 
-def _wrap_comments(lines: list[str], wide: bool) -> list[str]:
+def _wrap_comments(lines: list[str], wide: bool, indent: int = 9, width: int = WIDTH) -> list[str]:
     """Explanations (`# ...`) wrap at 100 columns; commands are never cut, so they paste whole."""
     if wide:
         return lines
     out: list[str] = []
     for line in lines:
-        if line.startswith("# ") and len(line) > WIDTH - 9:
-            out += textwrap.wrap(
-                line[2:],
-                width=WIDTH - 11,
-                initial_indent="# ",
-                subsequent_indent="# ",
-                break_on_hyphens=False,
-                break_long_words=False,
-            )
+        if line.startswith("# ") and display_width(line) > width - indent:
+            out += wrap_width(line[2:], width - indent, "# ", "# ")
         else:
             out.append(line)
     return out
 
 
-def render_nodes(nodes: list[dict[str, Any]], *, wide: bool) -> list[str]:
+def render_nodes(nodes: list[dict[str, Any]], *, wide: bool, lang: str = "en") -> list[str]:
     if not nodes:
         return []
     rows = []
     shown = nodes if wide else nodes[:MAX_NODE_ROWS]
     for node in shown:
-        fits = {True: "yes", False: "no", None: "-"}[node.get("fits")]
+        fits = node.get("fits")
+        fits_word = "-" if fits is None else sentence("word-yes" if fits else "word-no", lang)
         reason = node.get("reason", "")
         if wide and node.get("failure"):
             reason = node["failure"]["summary"]
-        elif len(reason) > MAX_REASON:
-            reason = reason[: MAX_REASON - 1] + "…"
-        rows.append([node["name"], fits, reason])
-    lines = ["", "NODES (simulated DRA allocation)"]
-    lines += tabulate(rows, headers=["NODE", "FITS", "WHY"], tablefmt="plain").splitlines()
+        rows.append([node["name"], fits_word, reason])
+    if not wide:  # the reason takes what NODE and FITS leave of 100 columns
+        name_w = max(display_width(r[0]) for r in rows)
+        fits_w = max(display_width(r[1]) for r in rows + [["", h] for h in _columns("why", lang)[1:2]])
+        room = max(WIDTH - name_w - fits_w - 4, 20)
+        rows = [[n, f, cut_width(r, room)] for n, f, r in rows]
+    lines = ["", sentence("why-nodes-heading", lang)]
+    lines += plain_table(rows, headers=_columns("why", lang))
     if len(nodes) > len(shown):
-        lines.append(f"... {len(nodes) - len(shown)} more nodes (-o wide or -o json shows all)")
+        lines.append(sentence("why-more-nodes", lang, count=len(nodes) - len(shown)))
     return lines
 
 
-def render_events(events: list[dict[str, Any]]) -> list[str]:
+def _columns(view: str, lang: str) -> list[str]:
+    return sentence(f"{view}-nodes-columns" if view == "why" else f"{view}-columns", lang).split("|")
+
+
+def render_events(events: list[dict[str, Any]], lang: str = "en") -> list[str]:
     if not events:
         return []
-    lines = ["", "EVENTS"]
+    lines = ["", sentence("why-events-heading", lang)]
     for event in events[-5:]:
         count = f" (x{event['count']})" if event.get("count", 1) > 1 else ""
         text = f"{event.get('type', '')} {event.get('reason', '')}{count}: {event.get('message', '')}"
-        lines += textwrap.wrap(
-            text, width=WIDTH, initial_indent="  ", subsequent_indent="      ", break_on_hyphens=False
-        )
+        lines += wrap_width(text, WIDTH, "  ", "      ")
     return lines
 
 
+def _verdict_lines(verdict: str, color: bool, wide: bool) -> list[str]:
+    lines = [verdict] if wide else wrap_width(verdict, WIDTH, "", "    ")
+    return [_style(line, color, bold=True) for line in lines]
+
+
 def render_diagnosis(
-    diagnosis: dict[str, Any], *, color: bool, wide: bool, drawing: tuple[str, str] | None = None
+    diagnosis: dict[str, Any],
+    *,
+    color: bool,
+    wide: bool,
+    drawing: tuple[str, str] | None = None,
+    lang: str = "en",
 ) -> str:
-    lines = [_style(diagnosis["verdict"], color, bold=True)]
+    lines = _verdict_lines(diagnosis["verdict"], color, wide)
     for finding in diagnosis["findings"]:
         lines.append("")
-        lines.extend(render_finding(finding, color=color, wide=wide))
-    lines += render_nodes(diagnosis.get("nodes") or [], wide=wide)
+        lines.extend(render_finding(finding, color=color, wide=wide, lang=lang))
+    lines += render_nodes(diagnosis.get("nodes") or [], wide=wide, lang=lang)
     if drawing is not None:
-        lines += ["", f"CLOSEST NODE: {drawing[0]}", drawing[1].rstrip("\n")]
-    lines += render_events(diagnosis.get("events") or [])
+        lines += ["", sentence("why-closest-node", lang, node=drawing[0]), drawing[1].rstrip("\n")]
+    lines += render_events(diagnosis.get("events") or [], lang)
     return "\n".join(lines)
 
 
@@ -170,7 +184,12 @@ def _signature(diagnosis: dict[str, Any]) -> tuple[tuple[str, str], ...]:
 
 
 def render_report(
-    report: dict[str, Any], *, color: bool, wide: bool, drawings: dict[str, tuple[str, str]] | None = None
+    report: dict[str, Any],
+    *,
+    color: bool,
+    wide: bool,
+    drawings: dict[str, tuple[str, str]] | None = None,
+    lang: str = "en",
 ) -> str:
     """One block per Pod; Pods with exactly the same findings as an earlier one get one line.
 
@@ -184,23 +203,23 @@ def render_report(
     for diagnosis in report["pods"]:
         signature = _signature(diagnosis)
         if signature and signature in first_with and not wide:
-            blocks.append(
-                _style(diagnosis["verdict"], color, bold=True)
-                + f"\n    (same findings as {first_with[signature]})"
-            )
+            same = sentence("why-same-findings", lang, pod=first_with[signature])
+            blocks.append("\n".join([*_verdict_lines(diagnosis["verdict"], color, wide), f"    {same}"]))
             continue
         first_with.setdefault(signature, diagnosis["pod"])
         drawing = drawings.get(diagnosis["pod"])
-        blocks.append(render_diagnosis(diagnosis, color=color, wide=wide, drawing=drawing))
+        blocks.append(render_diagnosis(diagnosis, color=color, wide=wide, drawing=drawing, lang=lang))
     if not blocks:
-        blocks = [report.get("message", "no device Pod needs attention")]
+        blocks = [report.get("message", sentence("why-nothing", lang))]
     return "\n\n".join(blocks) + "\n"
 
 
-def render_why(document: dict[str, Any], views: dict[str, NodeView], *, color: bool, wide: bool) -> str:
+def render_why(
+    document: dict[str, Any], views: dict[str, NodeView], *, color: bool, wide: bool, lang: str = "en"
+) -> str:
     """The `why` text: the report, and for each Pod the node closest to fitting, drawn, not computed."""
     drawings = {
-        pod: (view.topology.node, render_node(view.topology, view.rct, color=color, wide=wide))
+        pod: (view.topology.node, render_node(view.topology, view.rct, color=color, wide=wide, lang=lang))
         for pod, view in views.items()
     }
-    return render_report(document, color=color, wide=wide, drawings=drawings)
+    return render_report(document, color=color, wide=wide, drawings=drawings, lang=lang)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from rules_kit import ALL_PENDING, cluster, only, scenario
 
 from kubectl_rbln.app.check import CheckRequest, run_check
+from kubectl_rbln.catalog import say
 from kubectl_rbln.domain import DEFAULT_RCT, NIC_CLASS, NIC_DRIVER
 
 
@@ -27,7 +28,7 @@ def test_missing_device_class_fails_item_1_with_whys_own_finding():
     c = scenario("deviceclass-missing")
     items, report = _items(c)
     assert items["1"].status == "fail"
-    assert items["1"].found == f"missing: {NIC_CLASS}"
+    assert say(items["1"].found, "en") == f"missing: {NIC_CLASS}"
     check_finding = only(items["1"].findings, "device-class-missing")
     why_finding = only(c.findings(), "device-class-missing")
     same = ("class", "request", "namespace", "rct")
@@ -55,7 +56,7 @@ def test_missing_rct_fails_item_3_and_skips_the_gate_item():
 def test_unallocated_claims_warn_item_4_and_no_claims_skip_it():
     items, _ = _items(cluster(**ALL_PENDING))
     assert items["4"].status == "warn"
-    assert items["4"].found.startswith("0/2 allocated")
+    assert say(items["4"].found, "en").startswith("0/2 allocated")
     c = cluster(rct=None, pod_mode="device-plugin", prefill_running=0, decode_running=0, decode_pending=1)
     items, _ = _items(c)
     assert items["4"].status == "skip"
@@ -64,7 +65,7 @@ def test_unallocated_claims_warn_item_4_and_no_claims_skip_it():
 def test_attribute_item_fails_when_a_required_key_is_not_published():
     items, _ = _items(scenario("nic-no-pcieroot"))
     assert items["5"].status == "fail"
-    assert "resource.kubernetes.io/pcieRoot" in items["5"].found
+    assert "resource.kubernetes.io/pcieRoot" in say(items["5"].found, "en")
 
 
 def test_rds_item_fails_without_label_and_device_plugin_item_fails_with_both():
@@ -78,7 +79,7 @@ def test_rds_item_fails_without_label_and_device_plugin_item_fails_with_both():
 def test_dropped_distinct_attribute_fails_the_gate_item():
     items, _ = _items(scenario("distinct-dropped-gate-off"))
     assert items["N3"].status == "fail"
-    assert "distinctAttribute" in items["N3"].found
+    assert "distinctAttribute" in say(items["N3"].found, "en")
 
 
 def test_why_items_cover_every_device_pod():
