@@ -21,6 +21,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from kubectl_rbln.text import cut_width
 from testing.synthetic.builder import write_bundle
 from testing.synthetic.scenarios import SCENARIOS
 
@@ -28,7 +29,9 @@ REPO = Path(__file__).resolve().parents[1]
 PAGES = ("docs/findings", "docs/ko/findings")
 WIDTH = 100
 COMMAND = re.compile(r"^\$ kubectl rbln why -f (?P<bundle>[\w.-]+)\.json (?P<rest>.*)$")
-FINDING = re.compile(r"^(✗ error|! warning|i info) ")
+FINDING = re.compile(r"^[✗!i] \S+\s+\S")  # `✗ error   slug  Title` (the severity word in either language)
+EVIDENCE = re.compile(r"^    [\w.-]+: ")  # evidence keys are the JSON keys, in every language
+FIX = re.compile(r"^    \S+: (kubectl|sudo|#|ls|lspci) ")  # `fix:` / `해결:` and its first command
 
 
 @dataclass(frozen=True)
@@ -41,7 +44,8 @@ class Example:
 
 
 def _cut(line: str) -> str:
-    return line if len(line) <= WIDTH else line[: WIDTH - 1] + "…"
+    """Cut at 100 display columns (a Hangul syllable is two), as a terminal would show it."""
+    return cut_width(line, WIDTH)
 
 
 def examples(repo: Path = REPO) -> list[Example]:
@@ -64,31 +68,35 @@ def examples(repo: Path = REPO) -> list[Example]:
 
 
 def _shape(output: str) -> list[str]:
-    """The tool's output as the pages show it."""
+    """The tool's output as the pages show it: verdict, findings, the node table; then `...`."""
     out: list[str] = []
     lines = output.rstrip("\n").split("\n")
+    seen_finding = in_table = False
     i = 0
     while i < len(lines):
         line = lines[i]
-        if line.startswith(("CLOSEST NODE", "EVENTS")):
-            while out and out[-1] == "":
-                out.pop()
-            out.append("...")
-            break
         if FINDING.match(line):
+            seen_finding = True
             out.append(line)
             summary = []
             i += 1
-            while (
-                i < len(lines) and lines[i].startswith("    ") and not re.match(r"^    [\w.-]+: ", lines[i])
-            ):
+            if re.match(r"^\S \S+\s+\S+$", line) and i < len(lines):  # a long title moved under the slug
+                out.append(lines[i])
+                i += 1
+            while i < len(lines) and lines[i].startswith("    ") and not EVIDENCE.match(lines[i]):
                 summary.append(lines[i].strip())
                 i += 1
             if summary:
                 out.append(_cut("    " + " ".join(summary)))
             continue
-        in_fix = line.startswith("    fix: ") or line.startswith(" " * 9)
-        out.append(line if i == 0 or in_fix else _cut(line))  # commands stay whole: they are pasted
+        if seen_finding and line and not line.startswith(" "):
+            if in_table and not out[-1]:  # a second section after the node table: drawing, events
+                out.pop()
+                out.append("...")
+                return out
+            in_table = True
+        in_fix = line.startswith(" " * 9) or bool(FIX.match(line))
+        out.append(line if not seen_finding or in_fix else _cut(line))  # commands stay whole: pasted
         i += 1
     while out and out[-1] == "":
         out.pop()
