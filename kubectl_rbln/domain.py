@@ -8,6 +8,7 @@ from the package, so any layer may import it.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 # Drivers and their DeviceClasses (ecosystem-facts.md 0.1).
@@ -33,6 +34,8 @@ RDMA_ATTR = "dra.net/rdma"
 RDMA_DEVICE_ATTR = "dra.net/rdmaDevice"
 PCI_SUBSYSTEM_ATTR = "dra.net/pciSubsystem"
 PCI_ADDRESS_ATTR = "dra.net/pciAddress"
+PCI_VENDOR_ATTR = "dra.net/pciVendor"  # dranet: the PCI vendor's name (pci.ids)
+PCI_DEVICE_ATTR = "dra.net/pciDevice"  # dranet: the PCI device's name (pci.ids)
 IF_NAME_ATTR = "dra.net/ifName"
 
 # The annotation the kubelet-side controller puts on a claim generated for a Pod.
@@ -56,6 +59,16 @@ def nic_selector(subsystem: str | None) -> str:
 
 
 NIC_SELECTOR = nic_selector(REFERENCE_SUBSYSTEM)
+
+
+def nic_model_selector(terms: tuple[tuple[str, str], ...]) -> str:
+    """The RDMA term and `== value` on each (qualified dra.net attribute, string value): a NIC model pin."""
+    out = RDMA_TERM
+    for attribute, value in terms:
+        domain, _, name = attribute.partition("/")
+        literal = json.dumps(value, ensure_ascii=False)  # a CEL string literal: same quoting and escapes
+        out += f' && device.attributes["{domain}"].{name} == {literal}'
+    return out
 
 
 def dranet_numa_selector(numa: int) -> str:

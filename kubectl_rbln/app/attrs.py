@@ -13,15 +13,21 @@ from typing import Any
 from kubectl_rbln.diagnose.attrs import AttrsDiagnosis, examine, node_of, rct_source
 from kubectl_rbln.diagnose.findings import SCHEMA_VERSION, Finding
 from kubectl_rbln.dra.model import ResourceClaimTemplate, Snapshot
+from kubectl_rbln.errors import NotFoundError
 
 
 @dataclass(frozen=True, slots=True)
 class AttrsRequest:
-    """Which RCT to check: `rct` in `namespace` as stored, or `rct_file` (an RCT not applied yet)."""
+    """Which RCT to check: `rct` in `namespace` as stored, or `rct_file` (an RCT not applied yet).
+
+    `rct_named`: the user named `rct` (`--rct`), so a missing one is an error; otherwise (the chart's
+    default name) a missing RCT is compared with the reference recipe, the check before installing.
+    """
 
     namespace: str
     rct: str
     rct_file: ResourceClaimTemplate | None = None
+    rct_named: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,5 +65,19 @@ class AttrsReport:
 
 def attrs(snapshot: Snapshot, request: AttrsRequest) -> AttrsReport:
     """What the RCT requires of each driver against what every device publishes."""
+    named_and_missing = request.rct_named and snapshot.template(request.namespace, request.rct) is None
+    if request.rct_file is None and named_and_missing:
+        raise NotFoundError(missing_rct_message(snapshot, request.namespace, request.rct))
     source = rct_source(snapshot, request.namespace, request.rct, request.rct_file)
     return AttrsReport(snapshot.source, examine(snapshot, source))
+
+
+def missing_rct_message(snapshot: Snapshot, namespace: str, name: str) -> str:
+    """One line: the named RCT is not there, and which RCTs the namespace does have."""
+    present = sorted(t.name for t in snapshot.templates if t.namespace == namespace)
+    head = f'resourceclaimtemplate "{name}" not found in namespace "{namespace}"; '
+    if present:
+        return head + "the namespace has: " + ", ".join(present)
+    return head + (
+        "the namespace has no ResourceClaimTemplate (omit --rct to compare with the reference recipe)"
+    )

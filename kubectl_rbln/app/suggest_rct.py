@@ -16,7 +16,7 @@ from kubectl_rbln.dra.model import Pod, Snapshot
 from kubectl_rbln.errors import EXIT_FINDINGS, EXIT_OK
 from kubectl_rbln.recipes import chart_values
 from kubectl_rbln.remedy.chart_values import ValuesCheck, check_values
-from kubectl_rbln.remedy.suggest import Attempt, SuggestResult, suggest
+from kubectl_rbln.remedy.suggest import Attempt, IntentChange, SuggestResult, suggest
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +98,18 @@ def _attempt(attempt: Attempt, lang: str) -> dict[str, Any]:
         "adaptations": list(attempt.candidate.adaptations),
         "fitsOn": attempt.fits_on,
         "blockers": list(dict.fromkeys(blocker_text(b, lang) for b in attempt.blockers)),
+        "changeOfIntent": _intent(attempt.candidate.intent),
+    }
+
+
+def _intent(intent: IntentChange | None) -> dict[str, Any] | None:
+    """A candidate whose NIC selector changes what the recipe asked for (the operator confirms)."""
+    if intent is None:
+        return None
+    return {
+        "unpublished": list(intent.unpublished),
+        "selectedBy": dict(intent.selected_by),
+        "nics": intent.nics,
     }
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import click
+from click.core import ParameterSource
 
 from kubectl_rbln.cli.options import Options, common_options, rct_option
 
@@ -29,7 +30,8 @@ def attrs(opts: Options, rct: str, rct_file: str | None) -> int:
 
     from_file = load_rct_file(rct_file) if rct_file else None
     snapshot, collected = load_snapshot(opts.source)
-    request = AttrsRequest(default_namespace(opts.source, collected), rct, from_file)
+    named = click.get_current_context().get_parameter_source("rct") is not ParameterSource.DEFAULT
+    request = AttrsRequest(default_namespace(opts.source, collected), rct, from_file, rct_named=named)
     report = run_attrs(snapshot, request)
     emit(
         report,

@@ -8,11 +8,13 @@ module because both the entry point (cli/main.py) and shell completion
 
 from __future__ import annotations
 
+import difflib
 import importlib
 
 import click
 
 from kubectl_rbln import __version__
+from kubectl_rbln.errors import InputError
 
 # name -> (module, attribute, one-line help shown by --help without importing the module)
 COMMANDS: dict[str, tuple[str, str, str]] = {
@@ -63,10 +65,28 @@ class LazyGroup(click.Group):
         module_name, attribute, _ = entry
         return getattr(importlib.import_module(module_name), attribute)
 
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        name = args[0] if args else ""
+        if name in COMMANDS or name.startswith("-") or ctx.resilient_parsing:
+            return super().resolve_command(ctx, args)
+        raise InputError(unknown_command_message(name))
+
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [(name, short) for name, (_, _, short) in COMMANDS.items()]
         with formatter.section("Commands"):
             formatter.write_dl(rows)
+
+
+def unknown_command_message(name: str) -> str:
+    """One line for a mistyped command: the closest command names (difflib), else all of them."""
+    close = difflib.get_close_matches(name, list(COMMANDS), n=2, cutoff=0.6)
+    if close:
+        suggestion = "did you mean " + " or ".join(f'"{c}"' for c in close) + "?"
+    else:
+        suggestion = "commands: " + ", ".join(COMMANDS)
+    return f'unknown command "{name}" for "kubectl rbln"; {suggestion}'
 
 
 EPILOG = """\b

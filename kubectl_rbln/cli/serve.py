@@ -1,13 +1,66 @@
-"""`kubectl rbln serve BUNDLE`: a customer's dump as a read-only Kubernetes API on loopback."""
+"""`kubectl rbln serve BUNDLE`: a customer's dump as a read-only Kubernetes API, on loopback by default.
+
+The server has no authentication: off loopback, anyone who reaches the port reads the bundle, so
+`--address` elsewhere is allowed but warned about, and the address printed is the one bound.
+"""
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import sys
 
 import click
 
 from kubectl_rbln.cluster.files import load_objects
+
+WILDCARDS = frozenset({"", "0.0.0.0", "::"})
+
+
+def is_loopback(host: str) -> bool:
+    """127.0.0.0/8, ::1 and `localhost`: only this machine can connect."""
+    if host.lower().rstrip(".") == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:  # a host name other than localhost: may resolve anywhere
+        return False
+
+
+def _url(host: str, port: int) -> str:
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+
+
+def _where(host: str, port: int) -> str:
+    shown = f"[{host}]" if ":" in host else host
+    return f"{shown or '0.0.0.0'}:{port}"
+
+
+def exposure_warning(host: str, port: int) -> str | None:
+    """None on loopback; else one line naming the exposure: unauthenticated, read-only, which interfaces."""
+    if is_loopback(host):
+        return None
+    where = f"every interface ({_where(host, port)})" if host in WILDCARDS else _where(host, port)
+    return (
+        f"warning: serving on {where} without authentication: anyone who can reach this machine on port "
+        f"{port} can read the whole bundle (read-only: writes are refused)"
+    )
+
+
+def announce(
+    listen_host: str, client_host: str, port: int, count: int, kubeconfig_out: str | None
+) -> list[str]:
+    """The stderr lines once bound: the warning if any, then the address truly listened on."""
+    lines = [w for w in [exposure_warning(listen_host, port)] if w]
+    objects = f"{count} object" + ("" if count == 1 else "s")
+    scope = "every interface, read-only" if listen_host in WILDCARDS else "read-only"
+    points = f"; the kubeconfig uses {_url(client_host, port)}" if client_host != listen_host else ""
+    where = kubeconfig_out or "the kubeconfig above, saved to a file"
+    lines.append(
+        f"serving {objects} at {_url(listen_host or '0.0.0.0', port)} ({scope}){points}; "
+        f"use KUBECONFIG={where}; Ctrl-C stops"
+    )
+    return lines
 
 
 @click.command()
@@ -17,10 +70,14 @@ from kubectl_rbln.cluster.files import load_objects
     type=click.IntRange(0, 65535),
     default=0,
     show_default=True,
-    help="Loopback port (0: a free one).",
+    help="Port to listen on (0: a free one).",
 )
 @click.option(
-    "--address", default="127.0.0.1", show_default=True, help="Address to listen on (keep it on loopback)."
+    "--address",
+    default="127.0.0.1",
+    show_default=True,
+    help="Address to listen on. Off loopback (e.g. 0.0.0.0) anyone who reaches it reads the bundle, "
+    "unauthenticated: a warning says so.",
 )
 @click.option(
     "--kubeconfig-out",
@@ -35,24 +92,20 @@ def serve(bundle: tuple[str, ...], port: int, address: str, kubeconfig_out: str 
     KUBECONFIG=/tmp/dump.kubeconfig kubectl get pods -A
     Writes are refused (405). Ctrl-C stops it.
     """
-    from kubectl_rbln.replay.server import run  # noqa: PLC0415
+    from kubectl_rbln.replay.server import ReplayServer, run  # noqa: PLC0415
 
     objects = load_objects(bundle)
 
-    def ready(server: object) -> None:
-        text = server.kubeconfig_yaml()  # type: ignore[attr-defined]
+    def ready(server: ReplayServer) -> None:
+        text = server.kubeconfig_yaml()
         if kubeconfig_out:
             fd = os.open(kubeconfig_out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
                 handle.write(text)
         sys.stdout.write(text)
         sys.stdout.flush()
-        where = kubeconfig_out or "the kubeconfig above, saved to a file"
-        click.echo(
-            f"serving {len(objects)} objects at {server.url} (read-only); "  # type: ignore[attr-defined]
-            f"use KUBECONFIG={where}; Ctrl-C stops",
-            err=True,
-        )
+        for line in announce(server.listen_host, server.host, server.port, len(objects), kubeconfig_out):
+            click.echo(line, err=True)
 
     run(objects, address, port, ready)
     return 0

@@ -6,6 +6,11 @@ same simulation as `why --with-rct`, and the first one under which the Pod fits 
 The candidates keep the RCT's name and NPU count and adapt only what the seeds allow: the NIC
 selector's pciSubsystem term (to the RDMA NICs found, or removed) and, when both drivers publish
 it, `dra.net/numaNode` for the NUMA match (ecosystem-facts.md 0.1).
+
+One candidate goes further, and says so: when the recipe's NIC selector reads an attribute that no
+NIC publishes (an older dranet without `pciSubsystem`), no edit of that term can match, so the
+selector is rewritten on what the RDMA NICs do publish (`rdma`, `pciVendor`, `pciDevice`). It is
+proven like the others but carries an `IntentChange`: the operator confirms those are the NICs meant.
 """
 
 from __future__ import annotations
@@ -25,15 +30,33 @@ from kubectl_rbln.domain import (
     NIC_SELECTOR,
     NPU_DRIVER,
     NUMA_ATTR,
+    PCI_DEVICE_ATTR,
     PCI_SUBSYSTEM_ATTR,
+    PCI_VENDOR_ATTR,
     RDMA_ATTR,
     REFERENCE_SUBSYSTEM,
+    nic_model_selector,
     nic_selector,
 )
 from kubectl_rbln.dra.allocator import Features
 from kubectl_rbln.dra.model import Pod, ResourceClaimTemplate, Snapshot
 from kubectl_rbln.dra.normalize import normalize_template
+from kubectl_rbln.dra.references import cached_references
 from kubectl_rbln.recipes import API_VERSIONS, RecipeParams, recipe_devices, template_object
+
+
+@dataclass(frozen=True, slots=True)
+class IntentChange:
+    """A NIC selector that no longer says what the recipe said: the operator must confirm the NICs.
+
+    `unpublished`: the attributes the recipe's selector reads that no NIC publishes; `selected_by`:
+    the (attribute, value) pins of the new selector besides `rdma == true`; `nics`: how many NICs it
+    matches in the cluster.
+    """
+
+    unpublished: tuple[str, ...]
+    selected_by: tuple[tuple[str, str], ...]
+    nics: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +64,7 @@ class Candidate:
     recipe: str
     params: RecipeParams
     adaptations: tuple[str, ...] = ()
+    intent: IntentChange | None = None
 
     @property
     def label(self) -> str:
@@ -145,6 +169,33 @@ def nic_variants(subsystems: Counter[str]) -> list[tuple[str, tuple[str, ...]]]:
     return variants
 
 
+def unpublished_nic_attributes(snapshot: Snapshot) -> tuple[str, ...]:
+    """The attributes the recipe's NIC selector reads that no NIC of the cluster publishes."""
+    nics = devices_by_driver(snapshot).get(NIC_DRIVER, [])
+    published = {name for device in nics for name in device.attributes}
+    return tuple(sorted(a for a in cached_references(NIC_SELECTOR).attributes if a not in published))
+
+
+def intent_variants(snapshot: Snapshot) -> list[tuple[str, tuple[str, ...], IntentChange]]:
+    """When a term of the NIC selector reads what no NIC publishes: one selector per RDMA NIC model
+    (pciVendor and pciDevice, most common first), on what those NICs do publish."""
+    missing = unpublished_nic_attributes(snapshot)
+    if not missing or RDMA_ATTR in missing:
+        return []
+    models: Counter[tuple[tuple[str, str], ...]] = Counter()
+    for device in devices_by_driver(snapshot).get(NIC_DRIVER, []):
+        if device.attributes.get(RDMA_ATTR) is True:
+            values = ((a, device.attributes.get(a)) for a in (PCI_VENDOR_ATTR, PCI_DEVICE_ATTR))
+            models[tuple((a, v) for a, v in values if isinstance(v, str) and v)] += 1
+    variants: list[tuple[str, tuple[str, ...], IntentChange]] = []
+    short = ", ".join(a.split("/", 1)[1] for a in missing)
+    for pins, count in models.most_common():
+        on = " and ".join(a.split("/", 1)[1] for a, _ in pins) or "rdma only"
+        note = f"NIC selector on {on}: no NIC publishes {short} (change of intent)"
+        variants.append((nic_model_selector(pins), (note,), IntentChange(missing, pins, count)))
+    return variants
+
+
 def candidates(snapshot: Snapshot, current: CurrentRct, only: str | None = None) -> list[Candidate]:
     """Strongest first: numa-aligned, numa-unaligned, npu-only (for an RCT without NICs, or on request)."""
     base = RecipeParams(
@@ -166,8 +217,13 @@ def candidates(snapshot: Snapshot, current: CurrentRct, only: str | None = None)
                         numa_note + notes,
                     )
                 )
+            for selector, notes, intent in intent_variants(snapshot):
+                params = replace(base, nic_selector=selector, numa_attribute=numa)
+                found.append(Candidate("numa-aligned", params, numa_note + notes, intent))
         for selector, notes in nic_variants(subsystems):
             found.append(Candidate("numa-unaligned", replace(base, nic_selector=selector), notes))
+        for selector, notes, intent in intent_variants(snapshot):
+            found.append(Candidate("numa-unaligned", replace(base, nic_selector=selector), notes, intent))
     if not current.has_nic or only == "npu-only":
         found.append(Candidate("npu-only", base))
     return [c for c in found if only is None or c.recipe == only]

@@ -13,7 +13,8 @@ import yaml
 from kubectl_rbln.app.suggest_rct import SuggestRctReport, blocker_text
 from kubectl_rbln.catalog import sentence
 from kubectl_rbln.domain import NIC_DRIVER, RDMA_ATTR
-from kubectl_rbln.remedy.suggest import Attempt, NoFix
+from kubectl_rbln.remedy.suggest import Attempt, IntentChange, NoFix
+from kubectl_rbln.text import strip_controls
 
 
 def render_suggest_yaml(report: SuggestRctReport) -> str:
@@ -54,6 +55,19 @@ def gives_up(recipe: str, adaptations: tuple[str, ...], lang: str = "en") -> lis
     return [sentence(key, lang, attribute=RDMA_ATTR) for key in keys or ["suggest-gives-up-nothing"]]
 
 
+def change_of_intent(intent: IntentChange, lang: str = "en") -> str:
+    """The line a change-of-intent suggestion must carry: which NICs to confirm, and why."""
+    pins = [f"{RDMA_ATTR}=true", *(f'{a}="{strip_controls(v)}"' for a, v in intent.selected_by)]
+    return sentence(
+        "suggest-change-of-intent",
+        lang,
+        selected=", ".join(pins),
+        nics=intent.nics,
+        unpublished=", ".join(intent.unpublished),
+        driver=NIC_DRIVER,
+    )
+
+
 def _assumptions(assumptions: dict[str, Any]) -> str:
     gates = assumptions.get("gates", {})
     consumable = "on" if gates.get("consumable_capacity") else "off"
@@ -79,6 +93,8 @@ def _explain(report: SuggestRctReport, lang: str) -> list[str]:
     chosen = result.chosen.candidate
     lines = [f"suggest-rct: {chosen.recipe} for {where}, as resource.k8s.io/{result.api_version}"]
     lines += [f"  adapted: {note}" for note in chosen.adaptations]
+    if chosen.intent is not None:
+        lines.append(f"  {change_of_intent(chosen.intent, lang)}")
     lines += [f"  not {a.candidate.label}: {_blockers(a, lang)}" for a in result.attempts[:-1]]
     lines += [f"  gives up: {line}" for line in gives_up(chosen.recipe, chosen.adaptations, lang)]
     lines.append(

@@ -105,7 +105,13 @@ class ReplayServer:
 
     @property
     def host(self) -> str:
+        """The address clients use (the kubeconfig's): a wildcard bind maps to loopback."""
         return self._httpd.public_host
+
+    @property
+    def listen_host(self) -> str:
+        """The address truly bound (0.0.0.0 for every IPv4 interface), for what `serve` prints."""
+        return str(self._httpd.server_address[0])
 
     @property
     def url(self) -> str:

@@ -62,8 +62,9 @@ def test_every_example_is_a_real_run_that_reports_the_slug(folder: str) -> None:
         assert block, f"{page.name}: no example output"
         lines = block.group(1).splitlines()
         assert re.match(r"\$ kubectl rbln (why|pod-devices) ", lines[0]), page.name
-        assert any(re.search(rf"(✗ error|! warning) +{page.stem} ", line) for line in lines), page.name
-        assert f"docs: docs/{'ko/' if '/ko/' in folder else ''}findings/{page.stem}.md" in block.group(1)
+        assert any(re.search(rf"^ *[✗!] \S+ +{page.stem}( |$)", line) for line in lines), page.name
+        docs = f"docs/{'ko/' if '/ko/' in folder else ''}findings/{page.stem}.md"
+        assert re.search(rf"(docs|문서): {re.escape(docs)}", block.group(1)), page.name
 
 
 def test_every_catalog_entry_has_korean_text() -> None:
