@@ -29,7 +29,7 @@ def attrs(opts: Options, rct: str, rct_file: str | None) -> int:
 
     from_file = load_rct_file(rct_file) if rct_file else None
     snapshot, collected = load_snapshot(opts.source)
-    request = AttrsRequest(default_namespace(opts.source, collected), rct, from_file)
+    request = AttrsRequest(default_namespace(opts.source, collected, snapshot, _warn), rct, from_file)
     report = run_attrs(snapshot, request)
     emit(
         report,
@@ -39,3 +39,7 @@ def attrs(opts: Options, rct: str, rct_file: str | None) -> int:
         text=lambda: render_attrs(report, lang=opts.lang, color=opts.color, wide=opts.output == "wide"),
     )
     return exit_code_for(report.findings, opts.fail_on)
+
+
+def _warn(line: str) -> None:
+    click.echo(line, err=True)

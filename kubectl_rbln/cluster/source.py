@@ -445,10 +445,89 @@ def load_snapshot(opts: SourceOptions) -> tuple[Snapshot, Collected]:
     return snapshot, collected
 
 
-def default_namespace(opts: SourceOptions, collected: Collected) -> str:
-    """-n wins; live: the context's namespace; offline: `default`."""
+@dataclass(frozen=True, slots=True)
+class NamespaceScope:
+    """Which namespace a command reads: one, or every one (None), and why, when it was not `-n`."""
+
+    namespace: str | None  # None: every namespace (-A, or a bundle holding several)
+    held: tuple[str, ...] = ()  # offline without -n: the namespaces the bundle's device objects are in
+    note: str = ""  # one stderr line when the choice was not `-n` / `-A`
+    given: bool = False  # -n was passed
+
+    @property
+    def single(self) -> str:
+        """For the commands that read one namespace: the chosen one, else the bundle's first."""
+        return self.namespace or (self.held[0] if self.held else "default")
+
+    @property
+    def single_note(self) -> str:
+        """The note of a command that reads one namespace (it cannot read all of them)."""
+        if self.namespace is None and len(self.held) > 1:
+            return (
+                f"no -n: the input holds namespaces {', '.join(self.held)}; reading {self.single} "
+                f"(pass -n to choose another)"
+            )
+        return self.note
+
+
+def held_namespaces(snapshot: Snapshot) -> list[str]:
+    """The namespaces of a snapshot's device Pods, else of its claims and RCTs, else of its Pods."""
+    for found in (
+        {p.namespace for p in snapshot.pods if p.resource_claims or _model_uses_devices(p)},
+        {c.namespace for c in snapshot.claims} | {t.namespace for t in snapshot.templates},
+        {p.namespace for p in snapshot.pods},
+    ):
+        if found:
+            return sorted(found)
+    return []
+
+
+def namespace_scope(
+    opts: SourceOptions, collected: Collected, snapshot: Snapshot | None = None
+) -> NamespaceScope:
+    """The one place every command that takes -n chooses its namespace.
+
+    -n wins; -A: every namespace; live: the context's namespace. Offline without -n: the namespace a
+    `dump` recorded, else the namespaces the bundle holds (device Pods, else claims and RCTs): one is
+    used; several are read as with -A, and the note says so."""
     if opts.namespace:
-        return opts.namespace
+        return NamespaceScope(opts.namespace, note=_outside_dump(snapshot, opts.namespace), given=True)
+    if opts.all_namespaces:
+        return NamespaceScope(None)
     if collected.context is not None:
-        return collected.context.namespace
-    return "default"
+        return NamespaceScope(collected.context.namespace)
+    held = tuple(held_namespaces(snapshot)) if snapshot is not None else ()
+    dumped = snapshot.dump_namespace if snapshot is not None else None
+    if dumped:
+        return NamespaceScope(dumped, held=held)
+    if len(held) == 1:
+        return NamespaceScope(held[0], held=held)
+    if len(held) > 1:
+        note = f"no -n: the input holds namespaces {', '.join(held)}; reading all of them, as with -A"
+        return NamespaceScope(None, held=held, note=note)
+    return NamespaceScope("default")
+
+
+def _outside_dump(snapshot: Snapshot | None, namespace: str) -> str:
+    """A bundle dumped with -n X read with -n Y: Y's Pods, events and RCTs were never written."""
+    dumped = snapshot.dump_namespace if snapshot is not None else None
+    if dumped and dumped != namespace:
+        return (
+            f'namespace "{namespace}" was not in the dump\'s scope (it was taken with -n {dumped}): '
+            f"its Pods, events and templates are not in the input"
+        )
+    return ""
+
+
+def default_namespace(
+    opts: SourceOptions, collected: Collected, snapshot: Snapshot | None = None, warn: Warn | None = None
+) -> str:
+    """The one namespace of the commands that read one (check, attrs, topo, suggest-rct); its note
+    (a bundle of several namespaces, a namespace outside a dump's scope) goes to `warn`."""
+    scope = namespace_scope(opts, collected, snapshot)
+    if scope.single_note and warn is not None:
+        warn(f"note: {scope.single_note}")
+    return scope.single
+
+
+Warn = Callable[[str], None]

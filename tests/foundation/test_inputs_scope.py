@@ -1,0 +1,100 @@
+"""Issue 13: what `-f` inputs hold decides the namespace, and nothing in them vanishes silently."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLE = REPO / "examples" / "pending-decode.json"
+
+
+def _bundle() -> dict[str, Any]:
+    return json.loads(EXAMPLE.read_text())
+
+
+def _write(path: Path, bundle: dict[str, Any]) -> str:
+    path.write_text(json.dumps(bundle))
+    return str(path)
+
+
+def _two_namespaces(bundle: dict[str, Any]) -> dict[str, Any]:
+    """The example's serving objects, and a copy of them in namespace team-b."""
+    extra = []
+    for obj in bundle["items"]:
+        if (obj.get("metadata") or {}).get("namespace") == "serving":
+            twin = copy.deepcopy(obj)
+            twin["metadata"]["namespace"] = "team-b"
+            if twin["kind"] == "Event":
+                twin["involvedObject"]["namespace"] = "team-b"
+            extra.append(twin)
+    bundle["items"] += extra
+    return bundle
+
+
+# 1. -f without -n: the bundle's namespaces
+
+
+def test_why_f_without_n_reads_the_bundles_one_namespace(inprocess_rbln) -> None:
+    code, out, err = inprocess_rbln("why", "-f", str(EXAMPLE), "-o", "json")
+    doc = json.loads(out)
+    assert len(doc["pods"]) == 3, doc.get("message")
+    assert code == 1
+
+
+def test_why_f_named_pod_without_n_is_found(inprocess_rbln) -> None:
+    code, out, err = inprocess_rbln("why", "-f", str(EXAMPLE), "coder-decode-mn5b9k9cc2-l6qbl", "-o", "json")
+    assert code == 1, err
+    assert json.loads(out)["pods"][0]["pod"] == "serving/coder-decode-mn5b9k9cc2-l6qbl"
+
+
+def test_why_f_several_namespaces_reads_all_and_says_so(inprocess_rbln, tmp_path: Path) -> None:
+    path = _write(tmp_path / "b.json", _two_namespaces(_bundle()))
+    code, out, err = inprocess_rbln("why", "-f", path, "-o", "json")
+    assert len(json.loads(out)["pods"]) == 6
+    assert "serving, team-b" in err and "-A" in err
+
+
+def test_why_f_named_pod_in_several_namespaces_is_ambiguous(inprocess_rbln, tmp_path: Path) -> None:
+    path = _write(tmp_path / "b.json", _two_namespaces(_bundle()))
+    code, out, err = inprocess_rbln("why", "-f", path, "coder-decode-mn5b9k9cc2-l6qbl")
+    assert code == 2
+    assert "serving" in err and "team-b" in err
+
+
+@pytest.mark.parametrize("command", ["check", "attrs", "topo", "suggest-rct"])
+def test_single_namespace_commands_take_the_bundles_namespace(inprocess_rbln, command: str) -> None:
+    from kubectl_rbln.cluster.options import SourceOptions
+    from kubectl_rbln.cluster.source import default_namespace, load_snapshot
+
+    opts = SourceOptions(filenames=(str(EXAMPLE),))
+    snapshot, collected = load_snapshot(opts)
+    assert default_namespace(opts, collected, snapshot) == "serving"
+    code, out, err = inprocess_rbln(command, "-f", str(EXAMPLE))
+    assert 'namespace "default"' not in out + err
+    assert "not found" not in err
+
+
+def test_pod_devices_f_without_n_reads_the_bundles_namespace(inprocess_rbln) -> None:
+    code, out, err = inprocess_rbln("pod-devices", "-f", str(EXAMPLE), "-o", "json")
+    assert 'namespace "default"' not in out
+
+
+# 5. an unknown or empty namespace: where the device Pods are
+
+
+def test_why_unknown_namespace_hints_where_device_pods_are(inprocess_rbln) -> None:
+    code, out, err = inprocess_rbln("why", "-f", str(EXAMPLE), "-n", "servng", "-o", "json")
+    assert code == 0
+    message = json.loads(out)["message"]
+    assert "serving" in message and "servng" in message
+    assert "device Pods are in: serving" in err
+
+
+def test_why_namespace_with_device_pods_has_no_hint(inprocess_rbln) -> None:
+    code, out, err = inprocess_rbln("why", "-f", str(EXAMPLE), "-n", "serving", "-o", "json")
+    assert "hint" not in err
