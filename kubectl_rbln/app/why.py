@@ -112,10 +112,13 @@ def select_pods(snapshot: Snapshot, names: list[str] | tuple[str, ...], namespac
         if missing:
             raise NotFoundError(f"{missing[0]} ({snapshot.source or 'the cluster'})")
         return chosen
+    malformed = {p.name for p in snapshot.problems if p.code == "malformed" and p.kind == "Pod"}
     return [
         pod
         for pod in snapshot.pods
-        if (namespace is None or pod.namespace == namespace) and is_device_pod(pod) and needs_attention(pod)
+        if (namespace is None or pod.namespace == namespace)
+        and (is_device_pod(pod) or f"{pod.namespace}/{pod.name}" in malformed)
+        and needs_attention(pod)
     ]
 
 

@@ -10,6 +10,7 @@ against the live cluster give identical answers.
 from __future__ import annotations
 
 import gc
+import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -32,6 +33,7 @@ from kubectl_rbln.dra.normalize import (
 from kubectl_rbln.errors import ClusterError
 
 RESOURCE_GROUP = "resource.k8s.io"
+Warn = Callable[[str], None]
 LOG_TAIL_LINES = 500
 LOG_LIMIT_BYTES = 256 * 1024
 
@@ -425,7 +427,17 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def load_snapshot(opts: SourceOptions) -> tuple[Snapshot, Collected]:
+def _stderr(line: str) -> None:
+    sys.stderr.write(line + "\n")
+
+
+def input_warnings(snapshot: Snapshot) -> list[str]:
+    """What reading `-f` inputs decided or could not read: malformed objects, duplicates kept."""
+    lines = [f"warning: malformed {p.message}" for p in snapshot.problems if p.code == "malformed"]
+    return lines + [f"note: {note}" for note in snapshot.notes]
+
+
+def load_snapshot(opts: SourceOptions, warn: Warn | None = _stderr) -> tuple[Snapshot, Collected]:
     """The Snapshot every command reads. Raw objects are normalized as they are read and dropped,
     so `Collected.objects` stays empty here (`collect()` returns them, for `dump`)."""
     with _gc_paused():
@@ -439,6 +451,9 @@ def load_snapshot(opts: SourceOptions) -> tuple[Snapshot, Collected]:
             collected = Collected(objects=[], namespace=collector.namespace, context=collector.ctx)
             snapshot = collector.collect_snapshot(f"context {collector.ctx.context}")
         gc.freeze()  # what was just built lives until the end: later collections need not walk it
+    if warn is not None:
+        for line in input_warnings(snapshot):
+            warn(line)
     unread = snapshot.resource_api_version is None and not snapshot.problem_for(RESOURCE_GROUP)
     if not opts.offline and unread:
         raise ClusterError("the cluster answered, but resource.k8s.io could not be read")
@@ -528,6 +543,3 @@ def default_namespace(
     if scope.single_note and warn is not None:
         warn(f"note: {scope.single_note}")
     return scope.single
-
-
-Warn = Callable[[str], None]

@@ -98,3 +98,70 @@ def test_why_unknown_namespace_hints_where_device_pods_are(inprocess_rbln) -> No
 def test_why_namespace_with_device_pods_has_no_hint(inprocess_rbln) -> None:
     code, out, err = inprocess_rbln("why", "-f", str(EXAMPLE), "-n", "serving", "-o", "json")
     assert "hint" not in err
+
+
+# 4. malformed objects are reported, and a Pod that depends on one is not "nothing to fix"
+
+POD = "coder-decode-mn5b9k9cc2-l6qbl"
+
+
+def _find(bundle: dict[str, Any], kind: str, name: str | None = None) -> dict[str, Any]:
+    return next(
+        o for o in bundle["items"] if o["kind"] == kind and (name is None or o["metadata"]["name"] == name)
+    )
+
+
+def test_pod_with_claims_as_a_map_is_reported_and_an_error(inprocess_rbln, tmp_path: Path) -> None:
+    bundle = _bundle()
+    pod = _find(bundle, "Pod", POD)
+    pod["spec"]["resourceClaims"] = {ref["name"]: ref for ref in pod["spec"]["resourceClaims"]}
+    path = _write(tmp_path / "b.json", bundle)
+    code, out, err = inprocess_rbln("why", "-f", path, POD, "-o", "json")
+    assert code == 1, (out, err)
+    assert f"Pod serving/{POD}" in err and "spec.resourceClaims is an object, not a list" in err
+    findings = json.loads(out)["pods"][0]["findings"]
+    malformed = [f for f in findings if f["slug"] == "source-degraded"]
+    assert malformed and malformed[0]["severity"] == "error"
+    assert "nothing to fix" not in json.loads(out)["pods"][0]["verdict"]
+
+
+def test_pod_with_claims_as_a_map_is_still_listed_without_a_name(inprocess_rbln, tmp_path: Path) -> None:
+    bundle = _bundle()
+    pod = _find(bundle, "Pod", POD)
+    pod["spec"]["resourceClaims"] = {ref["name"]: ref for ref in pod["spec"]["resourceClaims"]}
+    code, out, err = inprocess_rbln("why", "-f", _write(tmp_path / "b.json", bundle), "-o", "json")
+    assert f"serving/{POD}" in [p["pod"] for p in json.loads(out)["pods"]]
+
+
+def test_slice_with_devices_as_strings_is_reported_for_every_device_pod(
+    inprocess_rbln, tmp_path: Path
+) -> None:
+    bundle = _bundle()
+    slice_ = _find(bundle, "ResourceSlice")
+    slice_["spec"]["devices"] = [d["name"] for d in slice_["spec"]["devices"]]
+    code, out, err = inprocess_rbln("why", "-f", _write(tmp_path / "b.json", bundle), "-o", "json")
+    assert code == 1
+    assert f"ResourceSlice {slice_['metadata']['name']}" in err and "is a string, not an object" in err
+    for pod in json.loads(out)["pods"]:
+        assert any(f["slug"] == "source-degraded" and f["severity"] == "error" for f in pod["findings"])
+
+
+def test_malformed_object_of_another_namespace_is_only_a_warning_line(inprocess_rbln, tmp_path: Path) -> None:
+    bundle = _bundle()
+    other = copy.deepcopy(_find(bundle, "Pod", POD))
+    other["metadata"]["namespace"] = "elsewhere"
+    other["spec"]["containers"] = "oops"
+    bundle["items"].append(other)
+    code, out, err = inprocess_rbln(
+        "why", "-f", _write(tmp_path / "b.json", bundle), "-n", "serving", "-o", "json"
+    )
+    assert "Pod elsewhere/" in err
+    for pod in json.loads(out)["pods"]:
+        assert not any(f["slug"] == "source-degraded" for f in pod["findings"])
+
+
+def test_well_formed_example_has_no_shape_problem() -> None:
+    from kubectl_rbln.dra.normalize import shape_problems
+
+    for obj in _bundle()["items"]:
+        assert shape_problems(obj["kind"], obj) == [], obj["metadata"]
