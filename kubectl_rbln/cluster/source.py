@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from kubectl_rbln.cluster.files import iter_objects, load_objects
+from kubectl_rbln.cluster.files import expand_paths, iter_objects, load_objects
 from kubectl_rbln.cluster.kubeconfig import KubeContext, resolve_context
 from kubectl_rbln.cluster.live import ApiRefusal, LiveClient
 from kubectl_rbln.cluster.options import SourceOptions
@@ -28,9 +28,8 @@ from kubectl_rbln.dra.normalize import (
     PLUGIN_API_VERSION,
     VERSION_ORDER,
     SnapshotBuilder,
-    build_snapshot,
 )
-from kubectl_rbln.errors import ClusterError
+from kubectl_rbln.errors import ClusterError, InputError
 
 RESOURCE_GROUP = "resource.k8s.io"
 Warn = Callable[[str], None]
@@ -427,6 +426,57 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
+@dataclass(slots=True)
+class _Input:
+    """What tells one cluster from another, per input file."""
+
+    path: str
+    info: tuple[str, str] | None = None  # a dump's ClusterInfo: (context, server version)
+    nodes: set[str] | None = None
+
+
+def read_inputs(paths: Sequence[str], label: str) -> Snapshot:
+    """Every `-f` input into one Snapshot: a duplicate object keeps its newest copy (a note says so);
+    inputs from different clusters (another dump's ClusterInfo, or no Node in common) are an error."""
+    builder = SnapshotBuilder(label)
+    inputs: list[_Input] = []
+    for path in expand_paths(paths):
+        seen = _Input("<stdin>" if path == "-" else path)
+        for obj in iter_objects([path]):
+            kind = obj.get("kind")
+            raw_meta = obj.get("metadata")
+            meta: dict[str, Any] = raw_meta if isinstance(raw_meta, dict) else {}
+            if kind == "ClusterInfo" and obj.get("apiVersion") == PLUGIN_API_VERSION:
+                seen.info = (str(meta.get("name", "")), str(obj.get("serverVersion", "")))
+            elif kind == "Node":
+                seen.nodes = (seen.nodes or set()) | {str(meta.get("name", ""))}
+            builder.add(obj)
+        inputs.append(seen)
+    _same_cluster(inputs)
+    return builder.finish()
+
+
+def _same_cluster(inputs: list[_Input]) -> None:
+    dumps = [(i.path, i.info) for i in inputs if i.info is not None]
+    for path, info in dumps[1:]:
+        first, first_info = dumps[0]
+        if info != first_info:
+            raise InputError(
+                f"{first} and {path} come from different clusters (ClusterInfo: context "
+                f"{first_info[0]!r} {first_info[1] or 'version unknown'}, context {info[0]!r} "
+                f"{info[1] or 'version unknown'})",
+                hint="read one cluster's inputs at a time",
+            )
+    with_nodes = [i for i in inputs if i.nodes]
+    for other in with_nodes[1:]:
+        one = with_nodes[0]
+        if one.nodes and other.nodes and not one.nodes & other.nodes:
+            raise InputError(
+                f"{one.path} and {other.path} come from different clusters (no Node in common)",
+                hint="read one cluster's inputs at a time",
+            )
+
+
 def _stderr(line: str) -> None:
     sys.stderr.write(line + "\n")
 
@@ -445,7 +495,7 @@ def load_snapshot(opts: SourceOptions, warn: Warn | None = _stderr) -> tuple[Sna
             namespace = None if opts.all_namespaces else opts.namespace
             collected = Collected(objects=[], namespace=namespace, context=None)
             label = "files " + ", ".join(opts.filenames)
-            snapshot = build_snapshot(iter_objects(opts.filenames), source=label)
+            snapshot = read_inputs(opts.filenames, label)
         else:
             collector = LiveCollector(opts)
             collected = Collected(objects=[], namespace=collector.namespace, context=collector.ctx)

@@ -726,6 +726,25 @@ def shape_problems(kind: str, obj: dict[str, Any]) -> list[str]:
     return out
 
 
+_OLDER = -2  # `_duplicate`: this copy is older than the one already read
+_LIST_OF = {
+    "Pod": "pods",
+    "Event": "events",
+    "ResourceSlice": "slices",
+    "ResourceClaim": "claims",
+    "ResourceClaimTemplate": "templates",
+    "DeviceTaintRule": "taint_rules",
+}
+
+
+def _newer(kept: str, other: str) -> bool:
+    """The copy read first is the newer: a larger resourceVersion (numeric, as etcd's are); not
+    comparable: the copy read last wins."""
+    if kept.isdigit() and other.isdigit():
+        return int(kept) > int(other)
+    return False
+
+
 class SnapshotBuilder:
     """A Snapshot built one object at a time, so a caller can drop each raw object (or page) as soon as
     it is normalized: at 5,000 nodes the raw objects weigh several times their normalized form."""
@@ -733,6 +752,10 @@ class SnapshotBuilder:
     def __init__(self, source: str = "") -> None:
         self.snapshot = Snapshot(source=source)
         self.resource_versions: set[str] = set()
+        # (kind, namespace, name) -> (resourceVersion, where it was placed): a second copy of an object
+        # (two bundles of one cluster, a folder holding both) keeps the newest, never both
+        self._seen: dict[tuple[str, str, str], tuple[str, int]] = {}
+        self.duplicates: list[str] = []  # "Pod serving/x", once per object seen more than once
 
     def add(self, obj: Any) -> None:
         """Normalize one raw object of a known kind; unknown kinds (CDI specs...) are ignored."""
@@ -743,8 +766,16 @@ class SnapshotBuilder:
             self.note_version(_s(obj.get("apiVersion")))
         normalize = NORMALIZERS.get(kind) if isinstance(kind, str) else None
         if normalize is not None:
-            self._check_shape(kind, obj)  # type: ignore[arg-type]
-            self.place(kind, normalize(obj))  # type: ignore[arg-type]
+            assert isinstance(kind, str)
+            index = self._duplicate(kind, obj)
+            if index == _OLDER:
+                return
+            self._check_shape(kind, obj)
+            model = normalize(obj)
+            if index is None:
+                self.place(kind, model)
+            else:
+                self._replace(kind, index, model)
         elif obj.get("apiVersion") != PLUGIN_API_VERSION:
             return
         elif kind == "PodLog":
@@ -753,6 +784,38 @@ class SnapshotBuilder:
             self.snapshot.captures.append(normalize_exec_capture(obj))
         elif kind == "ClusterInfo":
             self._cluster_info(obj)
+
+    def _duplicate(self, kind: str, obj: dict[str, Any]) -> int | None:
+        """None: the first copy of this object; else where the older copy sits (the new one replaces it),
+        or _OLDER when the copy read first is the newer one."""
+        meta = _d(obj.get("metadata"))
+        name = _s(meta.get("name"))
+        if not name:
+            return None
+        key = (kind, _s(meta.get("namespace")) if kind in NAMESPACED_KINDS else "", name)
+        version = _s(meta.get("resourceVersion"))
+        seen = self._seen.get(key)
+        if seen is None:
+            self._seen[key] = (version, self._count(kind))
+            return None
+        kept, index = seen
+        if len(self.duplicates) < 1000:
+            self.duplicates.append(f"{kind} {key[1] + '/' if key[1] else ''}{name}")
+        if _newer(kept, version):
+            return _OLDER
+        self._seen[key] = (version, index)
+        return index
+
+    def _count(self, kind: str) -> int:
+        attr = _LIST_OF.get(kind)
+        return len(getattr(self.snapshot, attr)) if attr else -1
+
+    def _replace(self, kind: str, index: int, model: Any) -> None:
+        attr = _LIST_OF.get(kind)
+        if attr is None:
+            self.place(kind, model)  # keyed by name: the newer copy overwrites
+        else:
+            getattr(self.snapshot, attr)[index] = model
 
     def _check_shape(self, kind: str, obj: dict[str, Any]) -> None:
         """A field of the wrong type is read as empty: say so (kind, name, field), a `malformed` problem."""
@@ -801,13 +864,13 @@ class SnapshotBuilder:
         served = [v for v in _l(obj.get("resourceVersions")) if isinstance(v, str)]
         self.resource_versions.update(served)
         for problem in map(_d, _l(obj.get("problems"))):
-            snap.problems.append(
-                SourceProblem(
-                    kind=_s(problem.get("kind")),
-                    message=_s(problem.get("message")),
-                    code=_s(problem.get("code"), "error"),
-                )
+            entry = SourceProblem(
+                kind=_s(problem.get("kind")),
+                message=_s(problem.get("message")),
+                code=_s(problem.get("code"), "error"),
             )
+            if entry not in snap.problems:  # two bundles of one cluster: said once
+                snap.problems.append(entry)
 
     def merge(self, other: SnapshotBuilder) -> None:
         """Append what `other` normalized (one list read in another thread), keeping its order."""
@@ -828,6 +891,14 @@ class SnapshotBuilder:
         self.resource_versions |= other.resource_versions
 
     def finish(self) -> Snapshot:
+        if self.duplicates:
+            shown = ", ".join(self.duplicates[:3]) + (
+                f" and {len(self.duplicates) - 3} more" if len(self.duplicates) > 3 else ""
+            )
+            self.snapshot.notes.append(
+                f"{len(self.duplicates)} object(s) appear more than once in the input ({shown}): "
+                f"kept the copy with the newest resourceVersion of each"
+            )
         if self.snapshot.taint_rules:
             apply_taint_rules(self.snapshot.slices, self.snapshot.taint_rules)
         self.snapshot.resource_api_version = newest_resource_version(self.resource_versions)

@@ -165,3 +165,76 @@ def test_well_formed_example_has_no_shape_problem() -> None:
 
     for obj in _bundle()["items"]:
         assert shape_problems(obj["kind"], obj) == [], obj["metadata"]
+
+
+# 3. several inputs: duplicates keep the newest copy, with a note; different clusters are an error
+
+
+def _with_info(bundle: dict[str, Any], context: str, version: str = "v1.34.2") -> dict[str, Any]:
+    bundle["items"].append(
+        {
+            "apiVersion": "kubectl-rbln/v1",
+            "kind": "ClusterInfo",
+            "metadata": {"name": context},
+            "serverVersion": version,
+            "resourceVersions": ["v1"],
+            "problems": [],
+        }
+    )
+    return bundle
+
+
+def test_two_bundles_of_one_cluster_keep_the_newest_copy_with_a_note(inprocess_rbln, tmp_path: Path) -> None:
+    old, new = _bundle(), _bundle()
+    for obj in old["items"]:
+        obj["metadata"]["resourceVersion"] = "100"
+    for obj in new["items"]:
+        obj["metadata"]["resourceVersion"] = "200"
+    _find(new, "Pod", POD)["status"]["phase"] = "Running"
+    _write(tmp_path / "a-new.json", new)
+    _write(tmp_path / "b-old.json", old)
+    code, out, err = inprocess_rbln("why", "-f", str(tmp_path), "-o", "json")
+    pods = [p["pod"] for p in json.loads(out)["pods"]]
+    assert len(pods) == 2 and f"serving/{POD}" not in pods  # the newer copy (Running) was kept
+    assert "appear more than once" in err and "newest resourceVersion" in err
+
+
+def test_duplicate_objects_are_not_counted_twice(tmp_path: Path) -> None:
+    from kubectl_rbln.cluster.options import SourceOptions
+    from kubectl_rbln.cluster.source import load_snapshot
+
+    path = _write(tmp_path / "a.json", _bundle())
+    snapshot, _ = load_snapshot(SourceOptions(filenames=(path, path)), warn=None)
+    single, _ = load_snapshot(SourceOptions(filenames=(path,)), warn=None)
+    assert len(snapshot.pods) == len(single.pods) and len(snapshot.slices) == len(single.slices)
+    assert len(snapshot.claims) == len(single.claims) and len(snapshot.events) == len(single.events)
+
+
+def test_bundles_of_different_clusters_are_an_error(inprocess_rbln, tmp_path: Path) -> None:
+    _write(tmp_path / "a.json", _with_info(_bundle(), "prod"))
+    _write(tmp_path / "b.json", _with_info(_bundle(), "staging"))
+    code, out, err = inprocess_rbln("why", "-f", str(tmp_path))
+    assert code == 2
+    assert "different clusters" in err and "prod" in err and "staging" in err
+
+
+def test_inputs_without_a_node_in_common_are_an_error(inprocess_rbln, tmp_path: Path) -> None:
+    other = _bundle()
+    for obj in other["items"]:
+        if obj["kind"] == "Node":
+            obj["metadata"]["name"] += "-elsewhere"
+    _write(tmp_path / "a.json", _bundle())
+    _write(tmp_path / "b.json", other)
+    code, out, err = inprocess_rbln("why", "-f", str(tmp_path))
+    assert code == 2 and "no Node in common" in err
+
+
+def test_split_kubectl_get_outputs_still_merge(inprocess_rbln, tmp_path: Path) -> None:
+    bundle = _bundle()
+    nodes = [o for o in bundle["items"] if o["kind"] == "Node"]
+    rest = [o for o in bundle["items"] if o["kind"] != "Node"]
+    _write(tmp_path / "nodes.json", {"apiVersion": "v1", "kind": "List", "items": nodes})
+    _write(tmp_path / "rest.json", {"apiVersion": "v1", "kind": "List", "items": rest})
+    code, out, err = inprocess_rbln("why", "-f", str(tmp_path), "-o", "json")
+    assert code == 1 and len(json.loads(out)["pods"]) == 3
+    assert "more than once" not in err
