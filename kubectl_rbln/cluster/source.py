@@ -109,6 +109,7 @@ class LiveCollector:
         self.ctx = resolve_context(opts.kubeconfig, opts.context, opts.namespace)
         self.client = LiveClient(self.ctx, timeout=opts.request_timeout)
         self.namespace = None if opts.all_namespaces else self.ctx.namespace
+        self.only: tuple[str, ...] | None = None  # several namespaces (read as -A, then kept to these)
         self.problems: list[dict[str, str]] = []
         self._served: list[str] = []
 
@@ -217,10 +218,40 @@ class LiveCollector:
         objects.extend(self.previous_logs([o for o in objects if o.get("kind") == "Pod"]))
         pods = [o for o in objects if o.get("kind") == "Pod"]
         objects.extend(self.kubelet_plugin_objects(waiting_nodes(_raw_pod_facts(pods)), _keys(pods)))
+        if self.only is not None:  # several namespaces: read as -A, kept to those and the plugins'
+            keep = set(self.only) | {plugin.namespace for plugin in KUBELET_PLUGINS.values()}
+            objects = [o for o in objects if _namespace_of(o) in keep or not _namespace_of(o)]
         for extra in extras:
             objects.extend(extra(self, list(objects)))
-        objects.append(cluster_info(version, versions, self.problems, self.ctx.context))
+        objects.append(cluster_info(version, versions, self.problems, self.ctx.context, self.scope()))
         return objects
+
+    def scope(self) -> dict[str, Any]:
+        """What this collector reads, for ClusterInfo `scope`."""
+        if self.only is not None:
+            return {"namespaces": list(self.only)}
+        if self.namespace is None:
+            return {"allNamespaces": True}
+        return {"namespaces": [self.namespace]}
+
+    def device_namespaces(self) -> list[str] | None:
+        """The namespaces holding a device Pod or a ResourceClaim (cluster-scope lists), sorted; None
+        when a list is refused. `dump` without -n reads these."""
+
+        def pod_keep(item: dict[str, Any]) -> str:
+            return _namespace_of(item) if is_device_pod(item) else ""
+
+        try:
+            found = {ns for ns in self.client.list("/api/v1/pods", keep=pod_keep) if ns}
+            group = self.client.get(f"/apis/{RESOURCE_GROUP}")
+            served = [str(v.get("version")) for v in group.get("versions") or [] if isinstance(v, dict)]
+            version = next((v for v in VERSION_ORDER if v in served), None)
+            if version is not None:
+                path = list_path(DRA_LISTS[3], version, None)
+                found |= {ns for ns in self.client.list(path, keep=_namespace_of) if ns}
+        except ApiRefusal:
+            return None
+        return sorted(found)
 
     def collect_snapshot(self, source: str) -> Snapshot:
         """What `collect()` reads, normalized page by page in the reading threads: the same Snapshot
@@ -249,7 +280,7 @@ class LiveCollector:
         keys = {(p.namespace, p.name) for p in pods}
         for obj in self.kubelet_plugin_objects(waiting_nodes(facts), keys):
             builder.add(obj)
-        builder.add(cluster_info(version, versions, self.problems, self.ctx.context))
+        builder.add(cluster_info(version, versions, self.problems, self.ctx.context, self.scope()))
         return builder.finish()
 
     def previous_logs(self, pods: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -346,6 +377,11 @@ def _keys(pods: Iterable[dict[str, Any]]) -> set[tuple[str, str]]:
     }
 
 
+def _namespace_of(obj: dict[str, Any]) -> str:
+    meta = obj.get("metadata")
+    return str(meta.get("namespace") or "") if isinstance(meta, dict) else ""
+
+
 def _unhealthy(pod: dict[str, Any]) -> bool:
     statuses = (pod.get("status") or {}).get("containerStatuses") or []
     return bool(crashing_containers(pod)) or not statuses or not all(s.get("ready") for s in statuses)
@@ -391,10 +427,15 @@ def pod_log(meta: dict[str, Any], container: str, text: str) -> dict[str, Any]:
 
 
 def cluster_info(
-    version: str, resource_versions: list[str], problems: list[dict[str, str]], context: str
+    version: str,
+    resource_versions: list[str],
+    problems: list[dict[str, str]],
+    context: str,
+    scope: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """What only a live read knows, kept so that a bundle diagnoses like the cluster it came from."""
-    return {
+    """What only a live read knows, kept so that a bundle diagnoses like the cluster it came from;
+    `scope` is what was read: `{namespaces: [..]}` or `{allNamespaces: true}`."""
+    info: dict[str, Any] = {
         "apiVersion": PLUGIN_API_VERSION,
         "kind": "ClusterInfo",
         "metadata": {"name": context or "cluster"},
@@ -402,6 +443,9 @@ def cluster_info(
         "resourceVersions": resource_versions,
         "problems": problems,
     }
+    if scope is not None:
+        info["scope"] = scope
+    return info
 
 
 def collect(opts: SourceOptions) -> Collected:
@@ -562,9 +606,11 @@ def namespace_scope(
     if collected.context is not None:
         return NamespaceScope(collected.context.namespace)
     held = tuple(held_namespaces(snapshot)) if snapshot is not None else ()
-    dumped = snapshot.dump_namespace if snapshot is not None else None
+    dumped = snapshot.dump_namespaces if snapshot is not None else None
+    if dumped and len(dumped) == 1:
+        return NamespaceScope(dumped[0], held=held)
     if dumped:
-        return NamespaceScope(dumped, held=held)
+        held = tuple(dumped)
     if len(held) == 1:
         return NamespaceScope(held[0], held=held)
     if len(held) > 1:
@@ -575,11 +621,11 @@ def namespace_scope(
 
 def _outside_dump(snapshot: Snapshot | None, namespace: str) -> str:
     """A bundle dumped with -n X read with -n Y: Y's Pods, events and RCTs were never written."""
-    dumped = snapshot.dump_namespace if snapshot is not None else None
-    if dumped and dumped != namespace:
+    dumped = snapshot.dump_namespaces if snapshot is not None else None
+    if dumped and namespace not in dumped:
         return (
-            f'namespace "{namespace}" was not in the dump\'s scope (it was taken with -n {dumped}): '
-            f"its Pods, events and templates are not in the input"
+            f'namespace "{namespace}" was not in the dump\'s scope (it read {", ".join(dumped)}): '
+            f"its Pods, Events and ResourceClaimTemplates are not in the input"
         )
     return ""
 

@@ -429,8 +429,8 @@ class Snapshot:
     resource_api_version: str | None = None  # newest resource.k8s.io version seen or served
     server_version: str | None = None  # e.g. "v1.34.2" (live), None offline unless known
     problems: list[SourceProblem] = field(default_factory=list)
-    # a `dump` bundle's scope (ClusterInfo `scope`): the namespace it read, None with -A or unknown
-    dump_namespace: str | None = None
+    # a `dump` bundle's scope (ClusterInfo `scope.namespaces`): the namespaces it read; None: all, or unknown
+    dump_namespaces: tuple[str, ...] | None = None
     notes: list[str] = field(default_factory=list)  # what reading the input decided (duplicates kept)
     source: str = ""  # "cluster <context>" or "files a.json, b.yaml"
     derived: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)

@@ -861,6 +861,10 @@ class SnapshotBuilder:
     def _cluster_info(self, obj: dict[str, Any]) -> None:
         snap = self.snapshot
         snap.server_version = _s(obj.get("serverVersion")) or None
+        scope = _d(obj.get("scope"))
+        namespaces = tuple(sorted({n for n in _l(scope.get("namespaces")) if isinstance(n, str) and n}))
+        if namespaces and scope.get("allNamespaces") is not True:
+            snap.dump_namespaces = tuple(sorted({*(snap.dump_namespaces or ()), *namespaces}))
         served = [v for v in _l(obj.get("resourceVersions")) if isinstance(v, str)]
         self.resource_versions.update(served)
         for problem in map(_d, _l(obj.get("problems"))):
