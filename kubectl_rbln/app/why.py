@@ -144,14 +144,16 @@ def empty_scope_hint(snapshot: Snapshot, namespace: str | None) -> str:
     """No device Pod in the namespace asked for: where the device Pods are ("" when none is anywhere)."""
     if namespace is None or any(p.namespace == namespace and is_device_pod(p) for p in snapshot.pods):
         return ""
-    elsewhere = device_pod_namespaces(snapshot)
+    elsewhere, what_there = device_pod_namespaces(snapshot), "device Pods are"
+    if not elsewhere:  # live with -n, Pods are read in that namespace only; claims in every one
+        elsewhere = sorted({c.namespace for c in snapshot.claims} - {namespace})
+        what_there = "ResourceClaims are"
     if not elsewhere:
         return ""
     known = namespace in snapshot.namespaces or any(p.namespace == namespace for p in snapshot.pods)
     what = "holds no device Pod" if known or not snapshot.namespaces else "does not exist"
     return (
-        f'namespace "{namespace}" {what}; device Pods are in: {", ".join(elsewhere)} '
-        f"(-n {elsewhere[0]}, or -A)"
+        f'namespace "{namespace}" {what}; {what_there} in: {", ".join(elsewhere)} (-n {elsewhere[0]}, or -A)'
     )
 
 

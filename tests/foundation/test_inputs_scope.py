@@ -238,3 +238,14 @@ def test_split_kubectl_get_outputs_still_merge(inprocess_rbln, tmp_path: Path) -
     code, out, err = inprocess_rbln("why", "-f", str(tmp_path), "-o", "json")
     assert code == 1 and len(json.loads(out)["pods"]) == 3
     assert "more than once" not in err
+
+
+def test_empty_namespace_hint_falls_back_to_claims_when_pods_were_not_read() -> None:
+    """Live with -n, only that namespace's Pods are read, but claims of every namespace are."""
+    from kubectl_rbln.app.why import empty_scope_hint
+    from kubectl_rbln.cluster.files import load_objects
+    from kubectl_rbln.dra.normalize import build_snapshot
+
+    snapshot = build_snapshot([o for o in load_objects([str(EXAMPLE)]) if o["kind"] != "Pod"])
+    hint = empty_scope_hint(snapshot, "servng")
+    assert "ResourceClaims are in: serving" in hint
