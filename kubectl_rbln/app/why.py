@@ -39,6 +39,7 @@ class WhyReport:
     diagnoses: list[PodDiagnosis]
     with_rct: ResourceClaimTemplate | None = None
     options: WhyOptions = field(default_factory=WhyOptions)
+    hint: str = ""  # an empty namespace: where the device Pods are (stderr, and the document's message)
 
     @property
     def findings(self) -> list[Finding]:
@@ -61,6 +62,8 @@ class WhyReport:
             document["message"] = (
                 f"no Pending or crashing device Pod in {scope}; name a Pod to diagnose it anyway"
             )
+            if self.hint:
+                document["message"] += f"; {self.hint}"
         return document
 
     def closest_views(self, snapshot: Snapshot) -> dict[str, NodeView]:
@@ -99,17 +102,59 @@ def needs_attention(pod: Pod) -> bool:
 
 
 def select_pods(snapshot: Snapshot, names: list[str] | tuple[str, ...], namespace: str | None) -> list[Pod]:
-    """Named Pods (an error if one is missing), else every device Pod that is Pending or crashing."""
+    """Named Pods (an error if one is missing), else every device Pod that is Pending or crashing.
+
+    With every namespace (namespace None), a bare name is looked up wherever the input has it: one
+    match is that Pod, several are an error naming their namespaces."""
     if names:
+        names = [_locate(snapshot, name) if namespace is None else name for name in names]
         chosen, missing = find_pods(snapshot, names, namespace)
         if missing:
             raise NotFoundError(f"{missing[0]} ({snapshot.source or 'the cluster'})")
         return chosen
+    malformed = {p.name for p in snapshot.problems if p.code == "malformed" and p.kind == "Pod"}
     return [
         pod
         for pod in snapshot.pods
-        if (namespace is None or pod.namespace == namespace) and is_device_pod(pod) and needs_attention(pod)
+        if (namespace is None or pod.namespace == namespace)
+        and (is_device_pod(pod) or f"{pod.namespace}/{pod.name}" in malformed)
+        and needs_attention(pod)
     ]
+
+
+def _locate(snapshot: Snapshot, name: str) -> str:
+    """A bare Pod name, read in every namespace -> `ns/name` where the input holds it."""
+    if "/" in name:
+        return name
+    where = sorted({p.namespace for p in snapshot.pods if p.name == name})
+    if len(where) > 1:
+        raise NotFoundError(
+            f'pod "{name}" is in several namespaces: {", ".join(where)}',
+            hint=f"name one: -n {where[0]}, or {where[0]}/{name}",
+        )
+    return f"{where[0]}/{name}" if where else name
+
+
+def device_pod_namespaces(snapshot: Snapshot) -> list[str]:
+    """The namespaces that hold device Pods, sorted."""
+    return sorted({p.namespace for p in snapshot.pods if is_device_pod(p)})
+
+
+def empty_scope_hint(snapshot: Snapshot, namespace: str | None) -> str:
+    """No device Pod in the namespace asked for: where the device Pods are ("" when none is anywhere)."""
+    if namespace is None or any(p.namespace == namespace and is_device_pod(p) for p in snapshot.pods):
+        return ""
+    elsewhere, what_there = device_pod_namespaces(snapshot), "device Pods are"
+    if not elsewhere:  # live with -n, Pods are read in that namespace only; claims in every one
+        elsewhere = sorted({c.namespace for c in snapshot.claims} - {namespace})
+        what_there = "ResourceClaims are"
+    if not elsewhere:
+        return ""
+    known = namespace in snapshot.namespaces or any(p.namespace == namespace for p in snapshot.pods)
+    what = "holds no device Pod" if known or not snapshot.namespaces else "does not exist"
+    return (
+        f'namespace "{namespace}" {what}; {what_there} in: {", ".join(elsewhere)} (-n {elsewhere[0]}, or -A)'
+    )
 
 
 def why(snapshot: Snapshot, request: WhyRequest) -> WhyReport:
@@ -121,4 +166,7 @@ def why(snapshot: Snapshot, request: WhyRequest) -> WhyReport:
         features=allocator_features(choice), with_rct=request.with_rct, assumptions=assumptions
     )
     diagnoses = [diagnose_pod(snapshot, pod, options) for pod in pods]
-    return WhyReport(snapshot.source, request.namespace, assumptions, diagnoses, request.with_rct, options)
+    hint = "" if request.pods else empty_scope_hint(snapshot, request.namespace)
+    return WhyReport(
+        snapshot.source, request.namespace, assumptions, diagnoses, request.with_rct, options, hint
+    )

@@ -31,7 +31,8 @@ def attrs(opts: Options, rct: str, rct_file: str | None) -> int:
     from_file = load_rct_file(rct_file) if rct_file else None
     snapshot, collected = load_snapshot(opts.source)
     named = click.get_current_context().get_parameter_source("rct") is not ParameterSource.DEFAULT
-    request = AttrsRequest(default_namespace(opts.source, collected), rct, from_file, rct_named=named)
+    namespace = default_namespace(opts.source, collected, snapshot, _warn)
+    request = AttrsRequest(namespace, rct, from_file, rct_named=named)
     report = run_attrs(snapshot, request)
     emit(
         report,
@@ -41,3 +42,7 @@ def attrs(opts: Options, rct: str, rct_file: str | None) -> int:
         text=lambda: render_attrs(report, lang=opts.lang, color=opts.color, wide=opts.output == "wide"),
     )
     return exit_code_for(report.findings, opts.fail_on)
+
+
+def _warn(line: str) -> None:
+    click.echo(line, err=True)

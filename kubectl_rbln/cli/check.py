@@ -24,7 +24,8 @@ def check(opts: Options, rct: str, k8s_version: str | None, feature_gates: str |
     from kubectl_rbln.render.output import emit  # noqa: PLC0415
 
     snapshot, collected = load_snapshot(opts.source)
-    request = CheckRequest(default_namespace(opts.source, collected), rct, k8s_version, feature_gates)
+    namespace = default_namespace(opts.source, collected, snapshot, _warn)
+    request = CheckRequest(namespace, rct, k8s_version, feature_gates)
     report = run_check(snapshot, request)
     emit(
         report,
@@ -36,3 +37,7 @@ def check(opts: Options, rct: str, k8s_version: str | None, feature_gates: str |
         ),
     )
     return report.exit_code(opts.fail_on)
+
+
+def _warn(line: str) -> None:
+    click.echo(line, err=True)

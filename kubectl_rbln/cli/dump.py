@@ -20,7 +20,7 @@ from kubectl_rbln.cluster.exec_probe import dump_probes
 from kubectl_rbln.errors import InputError
 
 if TYPE_CHECKING:
-    from kubectl_rbln.cluster.source import ExtraCollector
+    from kubectl_rbln.cluster.source import ExtraCollector, LiveCollector
 
 # Run after the lists and crash logs, in order; each returns more bundle items.
 EXTRA_COLLECTORS: list[ExtraCollector] = [dump_probes]
@@ -46,6 +46,10 @@ def dump(opts: Options, output_file: str | None) -> int:
     if opts.offline:
         raise InputError("dump reads a live cluster; -f is for the other commands")
     collector = LiveCollector(opts.source)
+    if not opts.namespace and not opts.all_namespaces:
+        note = choose_scope(collector)
+        if note:
+            click.echo(f"note: {note}", err=True)
     objects = collector.collect(EXTRA_COLLECTORS)
     for problem in collector.problems:
         click.echo(f"warning: {problem['message']}", err=True)
@@ -60,3 +64,24 @@ def dump(opts: Options, output_file: str | None) -> int:
     else:
         sys.stdout.write(text)
     return 0
+
+
+def choose_scope(collector: LiveCollector) -> str:
+    """No -n: every namespace that holds a device Pod or a claim, not only the context's; the line
+    that says what was chosen ("" when it is the context's namespace, as without this choice)."""
+    context = collector.namespace or "default"
+    found = collector.device_namespaces()
+    if found is None:
+        return (
+            f"Pods and ResourceClaims of all namespaces could not be listed: dumping namespace {context} "
+            f"(the context's) only; pass -n NS for another, or -A"
+        )
+    if not found or found == [context]:
+        return ""
+    if len(found) == 1:
+        collector.namespace = found[0]
+        return f"device Pods and claims are in namespace {found[0]} only: dumping it (pass -n to choose)"
+    collector.namespace = None
+    collector.only = tuple(found)
+    names = ", ".join(found)
+    return f"device Pods or claims are in namespaces {names}: dumping those (pass -n to choose one)"

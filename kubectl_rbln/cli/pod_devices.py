@@ -64,12 +64,15 @@ def run_pod_devices(
     """Read once, probe the Pods (the I/O), compare (app.pod_devices), print; returns the exit code."""
     from kubectl_rbln.app.pod_devices import PodDevicesRequest, pod_devices, probe_targets  # noqa: PLC0415
     from kubectl_rbln.cluster.exec_probe import ExecProbeRunner, from_captures  # noqa: PLC0415
-    from kubectl_rbln.cluster.source import default_namespace, load_snapshot  # noqa: PLC0415
+    from kubectl_rbln.cluster.source import load_snapshot, namespace_scope  # noqa: PLC0415
     from kubectl_rbln.render.output import emit  # noqa: PLC0415
     from kubectl_rbln.render.pod_devices_table import render_report  # noqa: PLC0415
 
     snapshot, collected = load_snapshot(opts.source)
-    namespace = None if opts.all_namespaces else default_namespace(opts.source, collected)
+    scope = namespace_scope(opts.source, collected, snapshot)
+    if scope.note:
+        click.echo(f"note: {scope.note}", err=True)
+    namespace = scope.namespace
     request = PodDevicesRequest(names, container, namespace, selector)
     targets = probe_targets(snapshot, request)
     if opts.offline:

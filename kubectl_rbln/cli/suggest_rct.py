@@ -56,7 +56,7 @@ def suggest_rct(
 
     values = _load_values(values_file) if values_file else None
     snapshot, collected = load_snapshot(opts.source)
-    namespace = default_namespace(opts.source, collected)
+    namespace = default_namespace(opts.source, collected, snapshot, _warn)
     target = select_pods(snapshot, [pod], namespace)[0] if pod else None
     request = SuggestRequest(namespace, rct, target, recipe, k8s_version, feature_gates, values, values_file)
     report = suggest_rct(snapshot, request)
@@ -80,3 +80,7 @@ def _load_values(path: str) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise InputError(f"--values {path}: expected a mapping of chart values")
     return data
+
+
+def _warn(line: str) -> None:
+    click.echo(line, err=True)

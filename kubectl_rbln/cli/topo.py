@@ -102,7 +102,7 @@ def run_topo(
     requirements = label_selector(selector)
     snapshot, collected = load_snapshot(opts.source)
     request = TopoRequest(
-        namespace=default_namespace(opts.source, collected),
+        namespace=default_namespace(opts.source, collected, snapshot, _warn),
         nodes=names,
         selector=requirements,
         namespace_given=bool(opts.namespace),
@@ -124,3 +124,7 @@ def run_topo(
         return render_topology(report.topology, color=opts.color, wide=opts.output == "wide", lang=opts.lang)
 
     emit(report, output=opts.output, jq_expr=opts.jq, lang=opts.lang, text=text)
+
+
+def _warn(line: str) -> None:
+    click.echo(line, err=True)

@@ -65,15 +65,19 @@ def run_why(
 
     from kubectl_rbln.app.why import WhyRequest, why  # noqa: PLC0415
     from kubectl_rbln.cli.rct_file import load_rct_file  # noqa: PLC0415
-    from kubectl_rbln.cluster.source import default_namespace, load_snapshot  # noqa: PLC0415
+    from kubectl_rbln.cluster.source import load_snapshot, namespace_scope  # noqa: PLC0415
     from kubectl_rbln.render.output import emit  # noqa: PLC0415
     from kubectl_rbln.render.why_table import render_why  # noqa: PLC0415
 
     replacement = load_rct_file(with_rct) if with_rct else None
     snapshot, collected = load_snapshot(opts.source)
-    namespace = None if opts.all_namespaces else default_namespace(opts.source, collected)
-    request = WhyRequest(tuple(names), namespace, replacement, k8s_version, feature_gates)
+    scope = namespace_scope(opts.source, collected, snapshot)
+    if scope.note:
+        click.echo(f"note: {scope.note}", err=True)
+    request = WhyRequest(tuple(names), scope.namespace, replacement, k8s_version, feature_gates)
     report = why(snapshot, request)
+    if report.hint:
+        click.echo(f"hint: {report.hint}", err=True)
     note = report.assumptions.get("note")
     if note:  # a minor outside the known ones: said on stderr too, so stdout stays the document
         click.echo(f"warning: {note}", err=True)

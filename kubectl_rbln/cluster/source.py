@@ -10,13 +10,14 @@ against the live cluster give identical answers.
 from __future__ import annotations
 
 import gc
+import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from kubectl_rbln.cluster.files import iter_objects, load_objects
+from kubectl_rbln.cluster.files import expand_paths, iter_objects, load_objects
 from kubectl_rbln.cluster.kubeconfig import KubeContext, resolve_context
 from kubectl_rbln.cluster.live import ApiRefusal, LiveClient
 from kubectl_rbln.cluster.options import SourceOptions
@@ -27,11 +28,11 @@ from kubectl_rbln.dra.normalize import (
     PLUGIN_API_VERSION,
     VERSION_ORDER,
     SnapshotBuilder,
-    build_snapshot,
 )
-from kubectl_rbln.errors import ClusterError
+from kubectl_rbln.errors import ClusterError, InputError
 
 RESOURCE_GROUP = "resource.k8s.io"
+Warn = Callable[[str], None]
 LOG_TAIL_LINES = 500
 LOG_LIMIT_BYTES = 256 * 1024
 
@@ -108,6 +109,7 @@ class LiveCollector:
         self.ctx = resolve_context(opts.kubeconfig, opts.context, opts.namespace)
         self.client = LiveClient(self.ctx, timeout=opts.request_timeout)
         self.namespace = None if opts.all_namespaces else self.ctx.namespace
+        self.only: tuple[str, ...] | None = None  # several namespaces (read as -A, then kept to these)
         self.problems: list[dict[str, str]] = []
         self._served: list[str] = []
 
@@ -216,10 +218,40 @@ class LiveCollector:
         objects.extend(self.previous_logs([o for o in objects if o.get("kind") == "Pod"]))
         pods = [o for o in objects if o.get("kind") == "Pod"]
         objects.extend(self.kubelet_plugin_objects(waiting_nodes(_raw_pod_facts(pods)), _keys(pods)))
+        if self.only is not None:  # several namespaces: read as -A, kept to those and the plugins'
+            keep = set(self.only) | {plugin.namespace for plugin in KUBELET_PLUGINS.values()}
+            objects = [o for o in objects if _namespace_of(o) in keep or not _namespace_of(o)]
         for extra in extras:
             objects.extend(extra(self, list(objects)))
-        objects.append(cluster_info(version, versions, self.problems, self.ctx.context))
+        objects.append(cluster_info(version, versions, self.problems, self.ctx.context, self.scope()))
         return objects
+
+    def scope(self) -> dict[str, Any]:
+        """What this collector reads, for ClusterInfo `scope`."""
+        if self.only is not None:
+            return {"namespaces": list(self.only)}
+        if self.namespace is None:
+            return {"allNamespaces": True}
+        return {"namespaces": [self.namespace]}
+
+    def device_namespaces(self) -> list[str] | None:
+        """The namespaces holding a device Pod or a ResourceClaim (cluster-scope lists), sorted; None
+        when a list is refused. `dump` without -n reads these."""
+
+        def pod_keep(item: dict[str, Any]) -> str:
+            return _namespace_of(item) if is_device_pod(item) else ""
+
+        try:
+            found = {ns for ns in self.client.list("/api/v1/pods", keep=pod_keep) if ns}
+            group = self.client.get(f"/apis/{RESOURCE_GROUP}")
+            served = [str(v.get("version")) for v in group.get("versions") or [] if isinstance(v, dict)]
+            version = next((v for v in VERSION_ORDER if v in served), None)
+            if version is not None:
+                path = list_path(DRA_LISTS[3], version, None)
+                found |= {ns for ns in self.client.list(path, keep=_namespace_of) if ns}
+        except ApiRefusal:
+            return None
+        return sorted(found)
 
     def collect_snapshot(self, source: str) -> Snapshot:
         """What `collect()` reads, normalized page by page in the reading threads: the same Snapshot
@@ -248,7 +280,7 @@ class LiveCollector:
         keys = {(p.namespace, p.name) for p in pods}
         for obj in self.kubelet_plugin_objects(waiting_nodes(facts), keys):
             builder.add(obj)
-        builder.add(cluster_info(version, versions, self.problems, self.ctx.context))
+        builder.add(cluster_info(version, versions, self.problems, self.ctx.context, self.scope()))
         return builder.finish()
 
     def previous_logs(self, pods: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -345,6 +377,11 @@ def _keys(pods: Iterable[dict[str, Any]]) -> set[tuple[str, str]]:
     }
 
 
+def _namespace_of(obj: dict[str, Any]) -> str:
+    meta = obj.get("metadata")
+    return str(meta.get("namespace") or "") if isinstance(meta, dict) else ""
+
+
 def _unhealthy(pod: dict[str, Any]) -> bool:
     statuses = (pod.get("status") or {}).get("containerStatuses") or []
     return bool(crashing_containers(pod)) or not statuses or not all(s.get("ready") for s in statuses)
@@ -390,10 +427,15 @@ def pod_log(meta: dict[str, Any], container: str, text: str) -> dict[str, Any]:
 
 
 def cluster_info(
-    version: str, resource_versions: list[str], problems: list[dict[str, str]], context: str
+    version: str,
+    resource_versions: list[str],
+    problems: list[dict[str, str]],
+    context: str,
+    scope: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """What only a live read knows, kept so that a bundle diagnoses like the cluster it came from."""
-    return {
+    """What only a live read knows, kept so that a bundle diagnoses like the cluster it came from;
+    `scope` is what was read: `{namespaces: [..]}` or `{allNamespaces: true}`."""
+    info: dict[str, Any] = {
         "apiVersion": PLUGIN_API_VERSION,
         "kind": "ClusterInfo",
         "metadata": {"name": context or "cluster"},
@@ -401,6 +443,9 @@ def cluster_info(
         "resourceVersions": resource_versions,
         "problems": problems,
     }
+    if scope is not None:
+        info["scope"] = scope
+    return info
 
 
 def collect(opts: SourceOptions) -> Collected:
@@ -425,7 +470,68 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def load_snapshot(opts: SourceOptions) -> tuple[Snapshot, Collected]:
+@dataclass(slots=True)
+class _Input:
+    """What tells one cluster from another, per input file."""
+
+    path: str
+    info: tuple[str, str] | None = None  # a dump's ClusterInfo: (context, server version)
+    nodes: set[str] | None = None
+
+
+def read_inputs(paths: Sequence[str], label: str) -> Snapshot:
+    """Every `-f` input into one Snapshot: a duplicate object keeps its newest copy (a note says so);
+    inputs from different clusters (another dump's ClusterInfo, or no Node in common) are an error."""
+    builder = SnapshotBuilder(label)
+    inputs: list[_Input] = []
+    for path in expand_paths(paths):
+        seen = _Input("<stdin>" if path == "-" else path)
+        for obj in iter_objects([path]):
+            kind = obj.get("kind")
+            raw_meta = obj.get("metadata")
+            meta: dict[str, Any] = raw_meta if isinstance(raw_meta, dict) else {}
+            if kind == "ClusterInfo" and obj.get("apiVersion") == PLUGIN_API_VERSION:
+                seen.info = (str(meta.get("name", "")), str(obj.get("serverVersion", "")))
+            elif kind == "Node":
+                seen.nodes = (seen.nodes or set()) | {str(meta.get("name", ""))}
+            builder.add(obj)
+        inputs.append(seen)
+    _same_cluster(inputs)
+    return builder.finish()
+
+
+def _same_cluster(inputs: list[_Input]) -> None:
+    dumps = [(i.path, i.info) for i in inputs if i.info is not None]
+    for path, info in dumps[1:]:
+        first, first_info = dumps[0]
+        if info != first_info:
+            raise InputError(
+                f"{first} and {path} come from different clusters (ClusterInfo: context "
+                f"{first_info[0]!r} {first_info[1] or 'version unknown'}, context {info[0]!r} "
+                f"{info[1] or 'version unknown'})",
+                hint="read one cluster's inputs at a time",
+            )
+    with_nodes = [i for i in inputs if i.nodes]
+    for other in with_nodes[1:]:
+        one = with_nodes[0]
+        if one.nodes and other.nodes and not one.nodes & other.nodes:
+            raise InputError(
+                f"{one.path} and {other.path} come from different clusters (no Node in common)",
+                hint="read one cluster's inputs at a time",
+            )
+
+
+def _stderr(line: str) -> None:
+    sys.stderr.write(line + "\n")
+
+
+def input_warnings(snapshot: Snapshot) -> list[str]:
+    """What reading `-f` inputs decided or could not read: malformed objects, duplicates kept."""
+    lines = [f"warning: malformed {p.message}" for p in snapshot.problems if p.code == "malformed"]
+    return lines + [f"note: {note}" for note in snapshot.notes]
+
+
+def load_snapshot(opts: SourceOptions, warn: Warn | None = _stderr) -> tuple[Snapshot, Collected]:
     """The Snapshot every command reads. Raw objects are normalized as they are read and dropped,
     so `Collected.objects` stays empty here (`collect()` returns them, for `dump`)."""
     with _gc_paused():
@@ -433,22 +539,103 @@ def load_snapshot(opts: SourceOptions) -> tuple[Snapshot, Collected]:
             namespace = None if opts.all_namespaces else opts.namespace
             collected = Collected(objects=[], namespace=namespace, context=None)
             label = "files " + ", ".join(opts.filenames)
-            snapshot = build_snapshot(iter_objects(opts.filenames), source=label)
+            snapshot = read_inputs(opts.filenames, label)
         else:
             collector = LiveCollector(opts)
             collected = Collected(objects=[], namespace=collector.namespace, context=collector.ctx)
             snapshot = collector.collect_snapshot(f"context {collector.ctx.context}")
         gc.freeze()  # what was just built lives until the end: later collections need not walk it
+    if warn is not None:
+        for line in input_warnings(snapshot):
+            warn(line)
     unread = snapshot.resource_api_version is None and not snapshot.problem_for(RESOURCE_GROUP)
     if not opts.offline and unread:
         raise ClusterError("the cluster answered, but resource.k8s.io could not be read")
     return snapshot, collected
 
 
-def default_namespace(opts: SourceOptions, collected: Collected) -> str:
-    """-n wins; live: the context's namespace; offline: `default`."""
+@dataclass(frozen=True, slots=True)
+class NamespaceScope:
+    """Which namespace a command reads: one, or every one (None), and why, when it was not `-n`."""
+
+    namespace: str | None  # None: every namespace (-A, or a bundle holding several)
+    held: tuple[str, ...] = ()  # offline without -n: the namespaces the bundle's device objects are in
+    note: str = ""  # one stderr line when the choice was not `-n` / `-A`
+    given: bool = False  # -n was passed
+
+    @property
+    def single(self) -> str:
+        """For the commands that read one namespace: the chosen one, else the bundle's first."""
+        return self.namespace or (self.held[0] if self.held else "default")
+
+    @property
+    def single_note(self) -> str:
+        """The note of a command that reads one namespace (it cannot read all of them)."""
+        if self.namespace is None and len(self.held) > 1:
+            return (
+                f"no -n: the input holds namespaces {', '.join(self.held)}; reading {self.single} "
+                f"(pass -n to choose another)"
+            )
+        return self.note
+
+
+def held_namespaces(snapshot: Snapshot) -> list[str]:
+    """The namespaces of a snapshot's device Pods, else of its claims and RCTs, else of its Pods."""
+    for found in (
+        {p.namespace for p in snapshot.pods if p.resource_claims or _model_uses_devices(p)},
+        {c.namespace for c in snapshot.claims} | {t.namespace for t in snapshot.templates},
+        {p.namespace for p in snapshot.pods},
+    ):
+        if found:
+            return sorted(found)
+    return []
+
+
+def namespace_scope(
+    opts: SourceOptions, collected: Collected, snapshot: Snapshot | None = None
+) -> NamespaceScope:
+    """The one place every command that takes -n chooses its namespace.
+
+    -n wins; -A: every namespace; live: the context's namespace. Offline without -n: the namespace a
+    `dump` recorded, else the namespaces the bundle holds (device Pods, else claims and RCTs): one is
+    used; several are read as with -A, and the note says so."""
     if opts.namespace:
-        return opts.namespace
+        return NamespaceScope(opts.namespace, note=_outside_dump(snapshot, opts.namespace), given=True)
+    if opts.all_namespaces:
+        return NamespaceScope(None)
     if collected.context is not None:
-        return collected.context.namespace
-    return "default"
+        return NamespaceScope(collected.context.namespace)
+    held = tuple(held_namespaces(snapshot)) if snapshot is not None else ()
+    dumped = snapshot.dump_namespaces if snapshot is not None else None
+    if dumped and len(dumped) == 1:
+        return NamespaceScope(dumped[0], held=held)
+    if dumped:
+        held = tuple(dumped)
+    if len(held) == 1:
+        return NamespaceScope(held[0], held=held)
+    if len(held) > 1:
+        note = f"no -n: the input holds namespaces {', '.join(held)}; reading all of them, as with -A"
+        return NamespaceScope(None, held=held, note=note)
+    return NamespaceScope("default")
+
+
+def _outside_dump(snapshot: Snapshot | None, namespace: str) -> str:
+    """A bundle dumped with -n X read with -n Y: Y's Pods, events and RCTs were never written."""
+    dumped = snapshot.dump_namespaces if snapshot is not None else None
+    if dumped and namespace not in dumped:
+        return (
+            f'namespace "{namespace}" was not in the dump\'s scope (it read {", ".join(dumped)}): '
+            f"its Pods, Events and ResourceClaimTemplates are not in the input"
+        )
+    return ""
+
+
+def default_namespace(
+    opts: SourceOptions, collected: Collected, snapshot: Snapshot | None = None, warn: Warn | None = None
+) -> str:
+    """The one namespace of the commands that read one (check, attrs, topo, suggest-rct); its note
+    (a bundle of several namespaces, a namespace outside a dump's scope) goes to `warn`."""
+    scope = namespace_scope(opts, collected, snapshot)
+    if scope.single_note and warn is not None:
+        warn(f"note: {scope.single_note}")
+    return scope.single

@@ -409,7 +409,8 @@ class SourceProblem:
 
     kind: str  # e.g. "ResourceClaim"
     message: str  # one line: "list resourceclaims.resource.k8s.io at the cluster scope: forbidden"
-    code: str = "error"  # "forbidden" | "not-served" | "error"
+    code: str = "error"  # "forbidden" | "not-served" | "error" | "malformed" (an object of the wrong shape)
+    name: str = ""  # "malformed": the object's namespace/name
 
 
 @dataclass(slots=True)
@@ -430,6 +431,9 @@ class Snapshot:
     resource_api_version: str | None = None  # newest resource.k8s.io version seen or served
     server_version: str | None = None  # e.g. "v1.34.2" (live), None offline unless known
     problems: list[SourceProblem] = field(default_factory=list)
+    # a `dump` bundle's scope (ClusterInfo `scope.namespaces`): the namespaces it read; None: all, or unknown
+    dump_namespaces: tuple[str, ...] | None = None
+    notes: list[str] = field(default_factory=list)  # what reading the input decided (duplicates kept)
     source: str = ""  # "cluster <context>" or "files a.json, b.yaml"
     derived: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 

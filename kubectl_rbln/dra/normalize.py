@@ -628,6 +628,125 @@ NORMALIZERS: dict[str, Callable[[dict[str, Any]], Any]] = {
 }
 
 
+NAMESPACED_KINDS = frozenset(
+    {"Pod", "Event", "ResourceClaim", "ResourceClaimTemplate", "PodLog", "ExecCapture"}
+)
+
+# kind -> the fields whose type decides what the checks see: a wrong type there normalizes to an empty
+# value (a Pod without claims, a slice without devices), so it is reported, never silently dropped.
+# "L": a list, "M": an object; `[]` steps into every item of a list (each must be an object).
+_CLAIM_SPEC = (
+    ("devices", "M"),
+    ("devices.requests", "L"),
+    ("devices.requests[]", "M"),
+    ("devices.constraints", "L"),
+)
+SHAPES: dict[str, tuple[tuple[str, str], ...]] = {
+    "Pod": (
+        ("spec", "M"),
+        ("spec.resourceClaims", "L"),
+        ("spec.resourceClaims[]", "M"),
+        ("spec.containers", "L"),
+        ("spec.containers[]", "M"),
+        ("spec.containers[].resources", "M"),
+        ("spec.containers[].resources.requests", "M"),
+        ("spec.containers[].resources.limits", "M"),
+        ("spec.containers[].resources.claims", "L"),
+        ("status", "M"),
+        ("status.resourceClaimStatuses", "L"),
+        ("status.conditions", "L"),
+        ("status.containerStatuses", "L"),
+    ),
+    "ResourceClaim": (
+        ("spec", "M"),
+        *((f"spec.{path}", want) for path, want in _CLAIM_SPEC),
+        ("status", "M"),
+        ("status.allocation", "M"),
+        ("status.allocation.devices", "M"),
+        ("status.allocation.devices.results", "L"),
+        ("status.allocation.devices.results[]", "M"),
+        ("status.reservedFor", "L"),
+    ),
+    "ResourceClaimTemplate": (
+        ("spec", "M"),
+        ("spec.spec", "M"),
+        *((f"spec.spec.{path}", want) for path, want in _CLAIM_SPEC),
+    ),
+    "ResourceSlice": (("spec", "M"), ("spec.pool", "M"), ("spec.devices", "L"), ("spec.devices[]", "M")),
+    "DeviceClass": (("spec", "M"), ("spec.selectors", "L"), ("spec.selectors[]", "M")),
+    "Node": (("spec", "M"), ("spec.taints", "L"), ("status", "M"), ("status.allocatable", "M")),
+}
+
+
+def _kind_of(value: Any) -> str:
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    return type(value).__name__
+
+
+def _reach(value: Any, steps: list[str], where: str) -> list[tuple[str, Any]]:
+    """Every value at `steps` below `value` (stepping into each item of a list at `[]`), with its path;
+    what is absent or not an object on the way is left out (reported by its own, shorter path)."""
+    if not steps:
+        return [(where, value)]
+    if not isinstance(value, dict):
+        return []
+    step, rest = steps[0], steps[1:]
+    each = step.endswith("[]")
+    key = step[:-2] if each else step
+    child = value.get(key)
+    here = f"{where}.{key}" if where else key
+    if child is None:
+        return []
+    if not each:
+        return _reach(child, rest, here)
+    if not isinstance(child, list):
+        return []
+    return [found for i, item in enumerate(child) for found in _reach(item, rest, f"{here}[{i}]")]
+
+
+def shape_problems(kind: str, obj: dict[str, Any]) -> list[str]:
+    """What in `obj` has the wrong type, each read as empty: `spec.resourceClaims is an object, not a
+    list`; [] for a well-formed object. The API server never stores such objects; hand-edited or
+    generated bundles hold them."""
+    out: list[str] = []
+    if not isinstance(obj.get("metadata", {}), dict):
+        out.append(f"metadata is {_kind_of(obj.get('metadata'))}, not an object")
+    for path, want in SHAPES.get(kind, ()):
+        expected = list if want == "L" else dict
+        for where, value in _reach(obj, path.split("."), ""):
+            if value is not None and not isinstance(value, expected):
+                out.append(f"{where} is {_kind_of(value)}, not {'a list' if want == 'L' else 'an object'}")
+    return out
+
+
+_OLDER = -2  # `_duplicate`: this copy is older than the one already read
+_LIST_OF = {
+    "Pod": "pods",
+    "Event": "events",
+    "ResourceSlice": "slices",
+    "ResourceClaim": "claims",
+    "ResourceClaimTemplate": "templates",
+    "DeviceTaintRule": "taint_rules",
+}
+
+
+def _newer(kept: str, other: str) -> bool:
+    """The copy read first is the newer: a larger resourceVersion (numeric, as etcd's are); not
+    comparable: the copy read last wins."""
+    if kept.isdigit() and other.isdigit():
+        return int(kept) > int(other)
+    return False
+
+
 class SnapshotBuilder:
     """A Snapshot built one object at a time, so a caller can drop each raw object (or page) as soon as
     it is normalized: at 5,000 nodes the raw objects weigh several times their normalized form."""
@@ -635,6 +754,10 @@ class SnapshotBuilder:
     def __init__(self, source: str = "") -> None:
         self.snapshot = Snapshot(source=source)
         self.resource_versions: set[str] = set()
+        # (kind, namespace, name) -> (resourceVersion, where it was placed): a second copy of an object
+        # (two bundles of one cluster, a folder holding both) keeps the newest, never both
+        self._seen: dict[tuple[str, str, str], tuple[str, int]] = {}
+        self.duplicates: list[str] = []  # "Pod serving/x", once per object seen more than once
 
     def add(self, obj: Any) -> None:
         """Normalize one raw object of a known kind; unknown kinds (CDI specs...) are ignored."""
@@ -645,7 +768,16 @@ class SnapshotBuilder:
             self.note_version(_s(obj.get("apiVersion")))
         normalize = NORMALIZERS.get(kind) if isinstance(kind, str) else None
         if normalize is not None:
-            self.place(kind, normalize(obj))  # type: ignore[arg-type]
+            assert isinstance(kind, str)
+            index = self._duplicate(kind, obj)
+            if index == _OLDER:
+                return
+            self._check_shape(kind, obj)
+            model = normalize(obj)
+            if index is None:
+                self.place(kind, model)
+            else:
+                self._replace(kind, index, model)
         elif obj.get("apiVersion") != PLUGIN_API_VERSION:
             return
         elif kind == "PodLog":
@@ -654,6 +786,52 @@ class SnapshotBuilder:
             self.snapshot.captures.append(normalize_exec_capture(obj))
         elif kind == "ClusterInfo":
             self._cluster_info(obj)
+
+    def _duplicate(self, kind: str, obj: dict[str, Any]) -> int | None:
+        """None: the first copy of this object; else where the older copy sits (the new one replaces it),
+        or _OLDER when the copy read first is the newer one."""
+        meta = _d(obj.get("metadata"))
+        name = _s(meta.get("name"))
+        if not name:
+            return None
+        key = (kind, _s(meta.get("namespace")) if kind in NAMESPACED_KINDS else "", name)
+        version = _s(meta.get("resourceVersion"))
+        seen = self._seen.get(key)
+        if seen is None:
+            self._seen[key] = (version, self._count(kind))
+            return None
+        kept, index = seen
+        if len(self.duplicates) < 1000:
+            self.duplicates.append(f"{kind} {key[1] + '/' if key[1] else ''}{name}")
+        if _newer(kept, version):
+            return _OLDER
+        self._seen[key] = (version, index)
+        return index
+
+    def _count(self, kind: str) -> int:
+        attr = _LIST_OF.get(kind)
+        return len(getattr(self.snapshot, attr)) if attr else -1
+
+    def _replace(self, kind: str, index: int, model: Any) -> None:
+        attr = _LIST_OF.get(kind)
+        if attr is None:
+            self.place(kind, model)  # keyed by name: the newer copy overwrites
+        else:
+            getattr(self.snapshot, attr)[index] = model
+
+    def _check_shape(self, kind: str, obj: dict[str, Any]) -> None:
+        """A field of the wrong type is read as empty: say so (kind, name, field), a `malformed` problem."""
+        problems = shape_problems(kind, obj)
+        if not problems:
+            return
+        meta = _d(obj.get("metadata"))
+        name = _s(meta.get("name")) or "(no name)"
+        namespace = _s(meta.get("namespace"))
+        if kind in NAMESPACED_KINDS:
+            name = f"{namespace or 'default'}/{name}"
+        shown = "; ".join(problems[:3]) + (f"; and {len(problems) - 3} more" if len(problems) > 3 else "")
+        message = f"{kind} {name}: {shown}: read without it"
+        self.snapshot.problems.append(SourceProblem(kind=kind, message=message, code="malformed", name=name))
 
     def note_version(self, api_version: str) -> None:
         group, version = group_version(api_version)
@@ -685,16 +863,20 @@ class SnapshotBuilder:
     def _cluster_info(self, obj: dict[str, Any]) -> None:
         snap = self.snapshot
         snap.server_version = _s(obj.get("serverVersion")) or None
+        scope = _d(obj.get("scope"))
+        namespaces = tuple(sorted({n for n in _l(scope.get("namespaces")) if isinstance(n, str) and n}))
+        if namespaces and scope.get("allNamespaces") is not True:
+            snap.dump_namespaces = tuple(sorted({*(snap.dump_namespaces or ()), *namespaces}))
         served = [v for v in _l(obj.get("resourceVersions")) if isinstance(v, str)]
         self.resource_versions.update(served)
         for problem in map(_d, _l(obj.get("problems"))):
-            snap.problems.append(
-                SourceProblem(
-                    kind=_s(problem.get("kind")),
-                    message=_s(problem.get("message")),
-                    code=_s(problem.get("code"), "error"),
-                )
+            entry = SourceProblem(
+                kind=_s(problem.get("kind")),
+                message=_s(problem.get("message")),
+                code=_s(problem.get("code"), "error"),
             )
+            if entry not in snap.problems:  # two bundles of one cluster: said once
+                snap.problems.append(entry)
 
     def merge(self, other: SnapshotBuilder) -> None:
         """Append what `other` normalized (one list read in another thread), keeping its order."""
@@ -715,6 +897,14 @@ class SnapshotBuilder:
         self.resource_versions |= other.resource_versions
 
     def finish(self) -> Snapshot:
+        if self.duplicates:
+            shown = ", ".join(self.duplicates[:3]) + (
+                f" and {len(self.duplicates) - 3} more" if len(self.duplicates) > 3 else ""
+            )
+            self.snapshot.notes.append(
+                f"{len(self.duplicates)} object(s) appear more than once in the input ({shown}): "
+                f"kept the copy with the newest resourceVersion of each"
+            )
         if self.snapshot.taint_rules:
             apply_taint_rules(self.snapshot.slices, self.snapshot.taint_rules)
         self.snapshot.resource_api_version = newest_resource_version(self.resource_versions)

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from kubectl_rbln.catalog import Names
-from kubectl_rbln.diagnose.context import PodContext
+from kubectl_rbln.diagnose.context import PodContext, is_device_pod
 from kubectl_rbln.diagnose.events import classify_event
 from kubectl_rbln.diagnose.findings import Finding
 from kubectl_rbln.diagnose.placement import exclusions
@@ -298,8 +298,37 @@ def driver_slices_missing(ctx: PodContext) -> Iterator[Finding]:
 def source_degraded(ctx: PodContext) -> Iterator[Finding]:
     """A list the cluster forbade: the rules that needed it ran on partial data."""
     for problem in ctx.snapshot.problems:
+        if problem.code == "malformed":
+            if _depends_on(ctx, problem.kind, problem.name):
+                values = {"kind": problem.kind, "name": problem.name, "message": problem.message}
+                evidence = {"kind": problem.kind, "name": problem.name, "code": problem.code}
+                yield Finding("source-degraded", ctx.values(**values), evidence, case="malformed")
+            continue
         if problem.kind not in RESOURCE_NAMES:
             continue
         values = {"kind": problem.kind, "message": problem.message, "resource": RESOURCE_NAMES[problem.kind]}
         evidence = {"kind": problem.kind, "code": problem.code, "message": problem.message}
         yield Finding("source-degraded", values, evidence)
+
+
+# Objects every Pod's simulation reads: a malformed one can hide the devices or the node that fit.
+CLUSTER_WIDE_KINDS = ("ResourceSlice", "DeviceClass", "Node", "DeviceTaintRule")
+
+
+def _depends_on(ctx: PodContext, kind: str, name: str) -> bool:
+    """A malformed object this Pod's verdict reads: the Pod, its claims and RCTs, slices, classes, nodes."""
+    pod = ctx.pod
+    if kind in CLUSTER_WIDE_KINDS:
+        return is_device_pod(pod) or pod.phase == "Pending"
+    namespace, _, short = name.rpartition("/")
+    if namespace != pod.namespace:
+        return False
+    if kind == "Pod":
+        return short == pod.name
+    if kind == "ResourceClaim":
+        names = {c.claim_name for c in ctx.claims} | {n for n in pod.claim_statuses.values() if n}
+        owned = any(c.name == short and c.owner_pod == pod.name for c in ctx.snapshot.claims)
+        return short in names or owned
+    if kind == "ResourceClaimTemplate":
+        return short in {r.resource_claim_template_name for r in pod.resource_claims}
+    return False
