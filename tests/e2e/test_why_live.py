@@ -76,8 +76,11 @@ def test_kubectl_plugin_why_on_example(replay_server, kubeconfig_for, tmp_path):
         [kubectl, "rbln", "why", "-n", "serving"], capture_output=True, text=True, env=env, timeout=60
     )
     assert result.returncode == 1, result.stderr
-    first = result.stdout.splitlines()[0]
-    assert first.startswith("Pod serving/") and "resource.kubernetes.io/numaNode" in first
+    lines = result.stdout.splitlines()
+    # the verdict comes first; it wraps at 100 display columns, continuation lines indented
+    rest = lines[1 : lines.index("")] if "" in lines else lines[1:]
+    verdict = " ".join([lines[0]] + [line.strip() for line in rest])
+    assert verdict.startswith("Pod serving/") and "resource.kubernetes.io/numaNode" in verdict
     assert "attribute-not-advertised" in result.stdout
     assert "fix: " in result.stdout and "dra.net/numaNode" in result.stdout
     assert "npu-node-01  no" in result.stdout
