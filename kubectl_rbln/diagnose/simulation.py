@@ -15,10 +15,10 @@ from typing import Any
 
 from kubectl_rbln.diagnose.placement import Exclusion, exclusions
 from kubectl_rbln.diagnose.pod_view import PodView
-from kubectl_rbln.dra.allocator import ClaimToAllocate, NodeResult, simulate_cluster
+from kubectl_rbln.dra.allocator import ClaimToAllocate, Features, NodeResult, simulate_cluster
 from kubectl_rbln.dra.capacity import InUse, in_use_from_claims
 from kubectl_rbln.dra.explain import CandidateCounts, Failure
-from kubectl_rbln.dra.model import Snapshot
+from kubectl_rbln.dra.model import Node, Snapshot
 
 EVIDENCE_NODES = 20  # evidence names this many nodes; -o json's nodes[] has them all
 
@@ -222,22 +222,39 @@ def counts_for(result: NodeResult, failure: Failure) -> CandidateCounts | None:
     return None
 
 
+RESIMULATED_NODES = 50  # a what-if run needs only the first failed nodes to name the cause
+
+
+def _run(
+    ctx: PodView, nodes: list[Node], claims: list[ClaimToAllocate], features: Features
+) -> list[NodeResult]:
+    own = {f"{c.namespace}/{c.name}" for c in claims}
+    return simulate_cluster(
+        nodes,
+        ctx.snapshot.slices,
+        ctx.snapshot.device_classes,
+        claims,
+        allocated_devices(ctx.snapshot, own, features.consumable_capacity),
+        features,
+        capacity_in_use=capacity_in_use(ctx.snapshot, own, features.consumable_capacity),
+    )
+
+
+def resimulate_failed(ctx: PodView, failed: list[str], features: Features) -> list[NodeResult]:
+    """The failed nodes once more under other gates: would the claims fit if one cause were gone?
+    (device-tainted ignores taints, binding-gate-disabled turns binding conditions on)."""
+    claims = [c for _, c in claims_to_allocate(ctx)]
+    nodes = [ctx.snapshot.nodes[n] for n in failed[:RESIMULATED_NODES] if n in ctx.snapshot.nodes]
+    return _run(ctx, nodes, claims, features)
+
+
 def simulate_pod(ctx: PodView) -> SimulationFacts:
     """Every node, the Pod's unallocated claims, devices other claims hold taken out."""
     pairs = claims_to_allocate(ctx)
     if not pairs or ctx.pod.node_name:
         return SimulationFacts()
-    own = {f"{c.namespace}/{c.name}" for _, c in pairs}
     nodes = sorted(ctx.snapshot.nodes.values(), key=lambda n: n.name)
-    results = simulate_cluster(
-        nodes,
-        ctx.snapshot.slices,
-        ctx.snapshot.device_classes,
-        [c for _, c in pairs],
-        allocated_devices(ctx.snapshot, own, ctx.features.consumable_capacity),
-        ctx.features,
-        capacity_in_use=capacity_in_use(ctx.snapshot, own, ctx.features.consumable_capacity),
-    )
+    results = _run(ctx, nodes, [c for _, c in pairs], ctx.features)
     excluded = {node.name: exclusions(ctx.pod, node) for node in nodes}
     rows = [node_row(r, excluded[r.node]) for r in results]
     return SimulationFacts(ran=True, results=results, excluded=excluded, rows=rows)

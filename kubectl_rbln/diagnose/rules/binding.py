@@ -42,18 +42,14 @@ from kubectl_rbln.diagnose.findings import Finding
 from kubectl_rbln.diagnose.registry import rule
 from kubectl_rbln.diagnose.simulation import (
     EVIDENCE_NODES,
-    allocated_devices,
-    capacity_in_use,
-    claims_to_allocate,
+    resimulate_failed,
 )
-from kubectl_rbln.dra.allocator import simulate_cluster
 from kubectl_rbln.dra.model import Device, ResourceClaim
 
 BINDING_TIMEOUT_SECONDS = 600  # DynamicResourcesBindingTimeoutDefault (kube-scheduler, 1.34 to 1.36)
 PENDING_EVENT = "BindingConditionsPending"
 FAILED_CODES = ("binding-failed",)
 TIMEOUT_CODES = ("claim-binding-timeout", "binding-timeout")
-MAX_NODES = 50
 
 
 def _time(text: str) -> datetime | None:
@@ -286,19 +282,8 @@ def binding_gate_disabled(ctx: PodContext) -> Iterator[Finding]:
         return
     if not any(d.binding_conditions for s in ctx.snapshot.slices for d in s.devices):
         return
-    claims = [c for _, c in claims_to_allocate(ctx)]
-    nodes = [ctx.snapshot.nodes[n] for n in list(failed)[:MAX_NODES] if n in ctx.snapshot.nodes]
     gated = dataclasses.replace(features, binding_conditions=True)
-    own = {f"{c.namespace}/{c.name}" for c in claims}
-    results = simulate_cluster(
-        nodes,
-        ctx.snapshot.slices,
-        ctx.snapshot.device_classes,
-        claims,
-        allocated_devices(ctx.snapshot, own, gated.consumable_capacity),
-        gated,
-        capacity_in_use=capacity_in_use(ctx.snapshot, own, gated.consumable_capacity),
-    )
+    results = resimulate_failed(ctx, list(failed), gated)
     devices: dict[tuple[str, str, str], Device] = {d.key: d for s in ctx.snapshot.slices for d in s.devices}
     fit_nodes: list[str] = []
     hits: dict[str, list[str]] = {}

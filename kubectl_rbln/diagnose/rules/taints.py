@@ -24,17 +24,15 @@ from kubectl_rbln.diagnose.findings import Finding
 from kubectl_rbln.diagnose.registry import rule
 from kubectl_rbln.diagnose.simulation import (
     EVIDENCE_NODES,
-    allocated_devices,
-    capacity_in_use,
     claims_to_allocate,
+    resimulate_failed,
 )
-from kubectl_rbln.dra.allocator import ClaimToAllocate, simulate_cluster
+from kubectl_rbln.dra.allocator import ClaimToAllocate
 from kubectl_rbln.dra.constraints import blocking_taint_sources, taint_text
 from kubectl_rbln.dra.model import Device, ExactRequest
 
 EVICTION_REASON = "DeviceTaintManagerEviction"
 EVICTION_CONDITION_REASON = "DeletionByDeviceTaintManager"
-MAX_NODES = 50  # the second allocator run is capped: the first nodes are enough to name the taints
 
 
 def _any_taint(ctx: PodContext) -> bool:
@@ -73,18 +71,8 @@ def device_tainted(ctx: PodContext) -> Iterator[Finding]:
         return
     pairs = claims_to_allocate(ctx)
     claims = [c for _, c in pairs]
-    nodes = [ctx.snapshot.nodes[n] for n in list(failed)[:MAX_NODES] if n in ctx.snapshot.nodes]
     untainted = dataclasses.replace(features, device_taints=False, device_taint_rules=False)
-    own = {f"{c.namespace}/{c.name}" for c in claims}
-    results = simulate_cluster(
-        nodes,
-        ctx.snapshot.slices,
-        ctx.snapshot.device_classes,
-        claims,
-        allocated_devices(ctx.snapshot, own, untainted.consumable_capacity),
-        untainted,
-        capacity_in_use=capacity_in_use(ctx.snapshot, own, untainted.consumable_capacity),
-    )
+    results = resimulate_failed(ctx, list(failed), untainted)
     devices: dict[tuple[str, str, str], Device] = {d.key: d for s in ctx.snapshot.slices for d in s.devices}
     by_key = {c.key: c for c in claims}
     fit_nodes: list[str] = []
