@@ -515,6 +515,6 @@ def rct_source(
     recipe = normalize_template(template_object(name, namespace, recipe_devices("numa-aligned")))
     note = (
         f"no ResourceClaimTemplate {name} in namespace {namespace}: compared with the numa-aligned recipe "
-        "(seed 000), the check to run before installing"
+        "of the product documentation, the check to run before installing"
     )
     return RctSource(name, namespace, "recipe", None, recipe.spec, note)
