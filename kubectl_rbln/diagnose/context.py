@@ -115,8 +115,8 @@ class PodContext:
     def values(self, **more: Any) -> dict[str, Any]:
         """The values every finding about this Pod can name: namespace, pod, rct, and how the Pod is
         re-created (`restart`: the owner to `kubectl rollout restart`, "" when deleting the Pod is the way)
-        and whether it names its claim itself (`direct_claim`); `api_version`: the resource.k8s.io
-        version a recipe printed for this cluster is written in."""
+        and whether it names its claim itself (`direct_claim`, then `claim` is that claim);
+        `api_version`: the resource.k8s.io version a recipe printed for this cluster is written in."""
         served = self.snapshot.resource_api_version
         return {
             "api_version": served if served in API_VERSIONS else "v1",
@@ -126,6 +126,8 @@ class PodContext:
             "restart": restart_target(self.pod),
             "direct_claim": any(c.ref.resource_claim_name for c in self.claims)
             and not any(c.ref.resource_claim_template_name for c in self.claims),
+            # the claim a direct-claim fix re-creates (the first the Pod names itself)
+            "claim": next((c.ref.resource_claim_name for c in self.claims if c.ref.resource_claim_name), ""),
             **more,
         }
 
