@@ -12,6 +12,7 @@ import click
 
 from kubectl_rbln.cli.options import Options, common_options, rct_option, simulation_options
 from kubectl_rbln.domain import CHART_RECIPES  # noqa: E402
+from kubectl_rbln.recipes import API_VERSIONS  # noqa: E402
 
 RECIPE_CHOICES = CHART_RECIPES
 
@@ -28,6 +29,18 @@ RECIPE_CHOICES = CHART_RECIPES
     help="Only this recipe (npu-only is tried only on request or for an RCT without NICs).",
 )
 @click.option(
+    "--print-recipe",
+    is_flag=True,
+    help="Print the --recipe as written (named --rct, in -n), without reading the cluster.",
+)
+@click.option(
+    "--api-version",
+    type=click.Choice(API_VERSIONS),
+    default="v1",
+    show_default=True,
+    help="With --print-recipe: the resource.k8s.io version to write (the one the cluster serves).",
+)
+@click.option(
     "--values", "values_file", metavar="FILE", help="Cross-check a chart values file against the RCT."
 )
 @simulation_options
@@ -36,6 +49,8 @@ def suggest_rct(
     rct: str,
     pod: str | None,
     recipe: str | None,
+    print_recipe: bool,
+    api_version: str,
     values_file: str | None,
     k8s_version: str | None,
     feature_gates: str | None,
@@ -47,7 +62,10 @@ def suggest_rct(
     kubectl -n serving delete resourceclaimtemplate npu-rdma
     kubectl -n serving apply -f npu-rdma.yaml
     kubectl rbln suggest-rct -n serving --values my-values.yaml
+    kubectl rbln suggest-rct -n serving --recipe numa-unaligned --print-recipe > npu-rdma.yaml
     """
+    if print_recipe:
+        return _print_recipe(recipe, rct, opts.namespace, api_version)
     from kubectl_rbln.app.suggest_rct import SuggestRequest, suggest_rct  # noqa: PLC0415 - heavy imports
     from kubectl_rbln.app.why import select_pods  # noqa: PLC0415
     from kubectl_rbln.cluster.source import default_namespace, load_snapshot  # noqa: PLC0415
@@ -63,6 +81,21 @@ def suggest_rct(
     click.echo(render_suggest_explanation(report, opts.lang), err=True, nl=False)
     emit(report, output="table", jq_expr=None, lang=opts.lang, text=lambda: render_suggest_yaml(report))
     return report.exit_code
+
+
+def _print_recipe(recipe: str | None, rct: str, namespace: str | None, api_version: str) -> int:
+    """The recipe the fixes apply, as a file the user can keep: no cluster read, no adaptation."""
+    import yaml  # noqa: PLC0415
+
+    from kubectl_rbln.recipes import recipe_devices, template_object  # noqa: PLC0415
+
+    if recipe is None:
+        raise click.UsageError("--print-recipe needs --recipe (" + ", ".join(RECIPE_CHOICES) + ")")
+    obj = template_object(rct, namespace or "", recipe_devices(recipe), api_version)
+    if not namespace:
+        del obj["metadata"]["namespace"]
+    click.echo(yaml.safe_dump(obj, sort_keys=False, width=10_000), nl=False)
+    return 0
 
 
 def _load_values(path: str) -> dict[str, Any]:

@@ -330,7 +330,16 @@ def _findings(
 
 
 def _rct_values(source: RctSource) -> dict[str, Any]:
-    return {"namespace": source.namespace, "rct": source.name}
+    api = (source.template.raw.get("apiVersion") or "") if source.template is not None else ""
+    version = api.rpartition("/")[2]
+    # an RCT read by itself: no Pod names a claim directly, so its fix is the RCT's
+    return {
+        "namespace": source.namespace,
+        "rct": source.name,
+        "api_version": version or "v1",
+        "direct_claim": False,
+        "claim": "",
+    }
 
 
 def attribute_unpublished(source: RctSource, entry: Required) -> Finding:

@@ -26,6 +26,7 @@ from kubectl_rbln.dra.model import (
     ResourceClaimTemplate,
     Snapshot,
 )
+from kubectl_rbln.recipes import API_VERSIONS
 
 if TYPE_CHECKING:
     from kubectl_rbln.diagnose.events import SchedulingMessage
@@ -114,14 +115,19 @@ class PodContext:
     def values(self, **more: Any) -> dict[str, Any]:
         """The values every finding about this Pod can name: namespace, pod, rct, and how the Pod is
         re-created (`restart`: the owner to `kubectl rollout restart`, "" when deleting the Pod is the way)
-        and whether it names its claim itself (`direct_claim`)."""
+        and whether it names its claim itself (`direct_claim`, then `claim` is that claim);
+        `api_version`: the resource.k8s.io version a recipe printed for this cluster is written in."""
+        served = self.snapshot.resource_api_version
         return {
+            "api_version": served if served in API_VERSIONS else "v1",
             "namespace": self.pod.namespace,
             "pod": self.pod.name,
             "rct": self.rct_name,
             "restart": restart_target(self.pod),
             "direct_claim": any(c.ref.resource_claim_name for c in self.claims)
             and not any(c.ref.resource_claim_template_name for c in self.claims),
+            # the claim a direct-claim fix re-creates (the first the Pod names itself)
+            "claim": next((c.ref.resource_claim_name for c in self.claims if c.ref.resource_claim_name), ""),
             **more,
         }
 

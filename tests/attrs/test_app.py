@@ -107,10 +107,18 @@ def _strings(tree) -> list[str]:
 
 
 def _assert_clean(where: str, lines: list[str]) -> None:
+    heredoc_end = None
     for line in lines:
         assert not UNFILLED.search(line), f"{where}: unfilled placeholder in {line!r}"
+        if heredoc_end is not None:  # a heredoc's body is a file's text (YAML list items), not a command
+            heredoc_end = None if line.strip() == heredoc_end else heredoc_end
+            continue
+        heredoc = re.search(r"<<-?'(\w+)'", line)
+        heredoc_end = heredoc.group(1) if heredoc else None
         if "kubectl " in line:  # from the command on: a bullet or a dash in prose before it is fine
-            command = line[line.index("kubectl ") :].replace("-f -", "-f STDIN")
+            command = line[line.index("kubectl ") :]
+            if heredoc or re.search(r"\|\s*kubectl\b", line):  # `-f -` reads the heredoc or the pipe
+                command = command.replace("-f -", "-f STDIN")
             assert not BARE_DASH.search(command), f"{where}: bare '-' argument in {line!r}"
 
 

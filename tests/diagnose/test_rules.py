@@ -39,6 +39,7 @@ SECOND_BUILDER = {
     "rds-label-missing": "diagnose/pod_devices.py",  # /dev/rblnfs* seen on an unlabelled node
 }
 BARE_DASH = re.compile(r"(^| )-( |$)")
+HEREDOC = re.compile(r"<<-?'(\w+)'")
 
 
 def _built_in() -> dict[str, set[str]]:
@@ -140,10 +141,19 @@ def test_why_and_check_print_no_placeholder_and_no_bare_dash(name: str, lang: st
         *_report_texts(checked, lang),
     ]
     for text in outputs:
+        heredoc_end = None
         for line in text.splitlines():
             assert not re.search(r"(?<!\{)\{[a-z_]+\}(?!\})", line), f"{name}/{lang}: {line!r}"
-            if line.lstrip().startswith(("kubectl ", "sudo ")):
-                assert not BARE_DASH.search(line), f"{name}/{lang}: bare '-' in {line!r}"
+            if heredoc_end is not None:  # a heredoc's body is a file's text, not a command
+                heredoc_end = None if line.strip() == heredoc_end else heredoc_end
+                continue
+            heredoc = HEREDOC.search(line)
+            heredoc_end = heredoc.group(1) if heredoc else None
+            command = line.lstrip()
+            if command.startswith(("kubectl ", "sudo ")):
+                if heredoc:  # `-f -` reads the heredoc that follows
+                    command = command.replace(" -f - ", " -f STDIN ")
+                assert not BARE_DASH.search(command), f"{name}/{lang}: bare '-' in {line!r}"
 
 
 def test_why_text_runs_the_allocator_once_per_node() -> None:

@@ -128,7 +128,7 @@ def test_constraint_unsatisfiable_names_the_numa_match():
     assert finding.recipe == "numa-unaligned"
     groups = finding.evidence["perValue"]
     assert {str(g["value"]) for g in groups} == {"0", "1"}  # one group per NUMA node, none big enough
-    assert_named(finding, f"matchAttribute {NUMA_ATTR}", "numa-unaligned.yaml")
+    assert_named(finding, f"matchAttribute {NUMA_ATTR}", "--recipe numa-unaligned")
 
 
 def test_constraint_unsatisfiable_names_the_distinct_pcieroot():

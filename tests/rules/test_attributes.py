@@ -29,7 +29,7 @@ def test_constraint_attribute_without_a_common_alternative_default_case():
     assert finding.evidence["requiredBy"] == "distinctAttribute over [nic]"
     assert finding.evidence["nodes"] == c.npu_nodes
     # the !selector lines (delete the RCT, apply numa-unaligned) are shown for a constraint
-    assert_named(finding, PCIE_ROOT_ATTR, NIC_DRIVER, "numa-unaligned.yaml")
+    assert_named(finding, PCIE_ROOT_ATTR, NIC_DRIVER, "--recipe numa-unaligned")
 
 
 def test_npu_without_numa_names_the_npu_driver():
@@ -74,7 +74,7 @@ def test_selector_case_names_request_guard_and_what_is_published():
     assert finding.recipe is None  # an NPU selector: the NIC selector recipe does not apply
     assert_named(finding, finding.values["guard"], NUMA_ATTR, "npu")
     # the constraint-only lines are not shown for a selector
-    assert "numa-unaligned.yaml" not in "\n".join(finding.words("en").remediation[:2])
+    assert "--recipe numa-unaligned" not in "\n".join(finding.words("en").remediation[:2])
 
 
 def test_suppresses_constraint_unsatisfiable_on_the_same_attribute():

@@ -152,14 +152,13 @@ def _finding(
         "nodes": nodes,
         "nearMisses": misses,
     }
-    values = {
-        "attribute": requirement.attribute,
-        "driver": driver,
-        "namespace": ctx.pod.namespace,
-        "rct": rct,
-        "near_miss": Names(misses),
-        "selector": requirement.kind == "selector",
-    }
+    values = ctx.values(
+        attribute=requirement.attribute,
+        driver=driver,
+        rct=rct,
+        near_miss=Names(misses),
+        selector=requirement.kind == "selector",
+    )
     recipe = None
     case = None
     attribute_id = requirement.attribute.rsplit("/", 1)[-1]

@@ -155,7 +155,7 @@ def dropped_from_templates(ctx: PodContext) -> Iterator[Finding]:
         if template is None or applied is None:
             continue
         for gate, field in dropped_fields(applied, template.spec).items():
-            values = {"gate": gate, "namespace": template.namespace, "rct": template.name}
+            values = ctx.values(gate=gate, namespace=template.namespace, rct=template.name)
             evidence = {
                 "resourceClaimTemplate": f"{template.namespace}/{template.name}",
                 "applied": field,
