@@ -101,9 +101,11 @@ def wrap_width(text: str, width: int, initial_indent: str = "", subsequent_inden
     """`text` wrapped at spaces to lines of at most `width` columns, indents included.
 
     Like textwrap.wrap(break_long_words=False, break_on_hyphens=False), but counting display
-    columns: a word wider than the room (a command, a long name) stays whole on its own line.
+    columns: a word wider than the room (a command, a long name) stays whole on its own line, and an
+    inline command (from `kubectl` or `sudo` to the `)`, `,` or `;` that ends it) is never broken,
+    so it can still be pasted.
     """
-    words = text.split()
+    words = _units(text.split())
     lines: list[str] = []
     line, used = initial_indent, display_width(initial_indent)
     empty = True
@@ -119,3 +121,26 @@ def wrap_width(text: str, width: int, initial_indent: str = "", subsequent_inden
     if not empty:
         lines.append(line)
     return lines
+
+
+COMMAND_STARTS = ("kubectl", "sudo")
+
+
+def _units(words: list[str]) -> list[str]:
+    """Words, with an inline command joined into one unbreakable unit."""
+    units: list[str] = []
+    command: list[str] = []
+    for word in words:
+        if command:
+            command.append(word)
+            if word.endswith((")", ",", ";")):
+                units.append(" ".join(command))
+                command = []
+            continue
+        if word.lstrip("(`'\"") in COMMAND_STARTS:
+            command = [word]
+            continue
+        units.append(word)
+    if command:
+        units.append(" ".join(command))
+    return units
