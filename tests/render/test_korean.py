@@ -164,3 +164,31 @@ def test_display_width_helpers() -> None:
     assert all(display_width(line) <= 20 for line in lines)
     token = "kubectl-get-a-very-long-command-token"
     assert wrap_width(token + " x", 10) == [token, "x"]
+
+
+def test_evidence_keys_read_as_korean_labels_in_the_table() -> None:
+    from kubectl_rbln.render.why_table import evidence_label, render_finding
+
+    finding = {"severity": "error", "slug": "x", "title": "t", "evidence": {"schedulerSays": "m", "zzNew": 1}}
+    text = "\n".join(render_finding(finding, color=False, wide=False, lang="ko"))
+    assert "스케줄러 메시지: m" in text and "zzNew: 1" in text  # an unknown key falls back to itself
+    assert evidence_label("schedulerSays", "en") == "schedulerSays"
+
+
+def test_every_evidence_key_of_every_scenario_has_a_korean_label() -> None:
+    from kubectl_rbln.app.why import WhyRequest, why
+    from kubectl_rbln.catalog import load_sentences
+    from kubectl_rbln.dra.normalize import build_snapshot
+    from testing.synthetic.scenarios import SCENARIOS
+
+    keys: set[str] = set()
+    for scenario in SCENARIOS.values():
+        ns, pod = scenario.pending_pod
+        document = why(build_snapshot(scenario.build("v1")), WhyRequest(pods=(f"{ns}/{pod}",))).to_document(
+            "en"
+        )
+        for diagnosis in document["pods"]:
+            for finding in diagnosis.get("findings") or []:
+                keys.update(finding.get("evidence") or {})
+    assert keys
+    assert not sorted(k for k in keys if "ko" not in load_sentences().get(f"evidence-{k}", {}))
