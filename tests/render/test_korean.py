@@ -192,3 +192,21 @@ def test_every_evidence_key_of_every_scenario_has_a_korean_label() -> None:
                 keys.update(finding.get("evidence") or {})
     assert keys
     assert not sorted(k for k in keys if "ko" not in load_sentences().get(f"evidence-{k}", {}))
+
+
+# One term per concept, the Korean product document's (seed 001): 게시 for publish, ResourceClaim
+# (never a bare 클레임), 할당기 for the allocator. Remediation lines are another owner's and not scanned.
+BANNED_TERMS = re.compile(r"광고|노출|보고합니다|클레임|allocator")
+
+
+def test_korean_titles_summaries_and_sentences_use_one_term_per_concept() -> None:
+    from kubectl_rbln.catalog import load_catalog, load_sentences
+
+    texts = [(key, words.get("ko", "")) for key, words in load_sentences().items()]
+    for slug, entry in load_catalog().items():
+        for case in [None, *entry.cases]:
+            words = entry.words(case)
+            texts += [(f"{slug}/{case}/title", words.title.get("ko", ""))]
+            texts += [(f"{slug}/{case}/summary", words.summary.get("ko", ""))]
+    found = [f"{where}: {m.group(0)}" for where, text in texts for m in BANNED_TERMS.finditer(text)]
+    assert not found, "\n".join(found)
