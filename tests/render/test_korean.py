@@ -39,6 +39,7 @@ ALLOWED = {
     "service", "support", "operator", "driver", "runtime", "spec", "base", "state", "status",
     "reason", "timeout", "failure", "netns", "kubelet", "plugin", "recipe", "attach", "string",
     "int", "bool", "quantity", "version", "selector", "match", "distinct", "guarded", "capacity",
+    "sudo", "crictl",
 }  # fmt: skip
 # Not yet localized (left for a follow-up, see the report of issue 13): attrs' and suggest-rct's
 # renderers, and the simulation's per-node reasons (dra/explain) shown in why's NODES table and in
@@ -49,7 +50,7 @@ WIDTH_PENDING = PENDING | {"pod-devices"}
 # Prose: why/check/topo/pod-devices still show English from below render/: the simulation's
 # reasons (dra/explain: "no device of dra.net on this node"), evidence values written by rules
 # ("seen: no /dev/rsd*"), app/ messages ("pod is Pending, not Running: nothing to probe").
-PROSE_PENDING = {"why", "check", "topo", "pod-devices"}
+PROSE_PENDING = {"why", "check", "topo"}
 
 
 def _is_command(text: str) -> bool:
@@ -66,7 +67,7 @@ def _unbreakable(line: str) -> bool:
 def english_runs(text: str) -> list[str]:
     """Runs of 3+ plain English words (not names, not allowed terms) in one rendered output."""
     runs: list[str] = []
-    in_events = False
+    in_events = in_quote = False
     for line in text.splitlines():
         stripped = line.strip()
         if stripped in ("이벤트", "EVENTS"):  # the events' own messages are Kubernetes'
@@ -77,8 +78,16 @@ def english_runs(text: str) -> list[str]:
         in_events = False
         if _is_command(stripped):
             continue
+        if in_quote:  # a quoted message wrapped onto this line: quoted up to its closing mark
+            if '"' not in stripped:
+                continue
+            stripped = stripped.split('"', 1)[1]
+            in_quote = False
+        stripped = QUOTED.sub(" | ", stripped)
+        if '"' in stripped:  # opened here, closed on a later line
+            stripped, in_quote = stripped.split('"', 1)[0], True
         run: list[str] = []
-        for token in [*TOKEN.findall(QUOTED.sub(" | ", stripped)), "|"]:
+        for token in [*TOKEN.findall(stripped), "|"]:
             if PLAIN.match(token) and token.strip("()[],.;:").lower() not in ALLOWED:
                 run.append(token)
                 continue
@@ -94,6 +103,8 @@ def test_the_detector_finds_english_prose_and_passes_names() -> None:
     assert english_runs("Pod serving/a 상태 Pending (Unschedulable): DeviceClass가 없습니다") == []
     assert english_runs("dra.net: missing on every node of the pool") == ["missing on every node of the pool"]
     assert english_runs("RCT npu-rdma (read back from the cluster)") == ["(read back from the cluster)"]
+    assert english_runs('로그에서 "RSD group creation returned no\n  device path"를 찾으세요') == []
+    assert english_runs('"a" then b "c\n  d" and nothing more here') == ["and nothing more here"]
 
 
 @pytest.fixture(scope="module")
