@@ -13,6 +13,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from kubectl_rbln.catalog import Phrase, say
 from kubectl_rbln.dra.cel import CelError, compile_selector
 from kubectl_rbln.dra.constraints import lookup_attribute, typed
 from kubectl_rbln.dra.model import Device, Version
@@ -110,6 +111,12 @@ class Failure:
     capacity_needed: str | None = None
     capacity_left: str | None = None
     capacity_reason: str | None = None  # capacity | policy | missing
+    phrase: Phrase | None = None  # `summary` in any language, where the catalog has its words
+
+    def say(self, phrase: Phrase) -> None:
+        """Set the summary from a catalog phrase: English here, the reader's language in a table."""
+        self.phrase = phrase
+        self.summary = say(phrase, "en")
 
 
 def value_text(value: Any) -> str:
@@ -299,19 +306,21 @@ def _request_failure(
             p.id for p in state.pools if p.driver in c.drivers and (p.incomplete or p.invalid_reason)
         ]
         base.kind = "no-devices"
-        base.summary = f"request {alt.name} of claim {claim}: no device of {drivers} on this node"
+        where = {"request": alt.name, "claim": claim}
+        phrase = Phrase("sim-no-device", {**where, "drivers": drivers})
         if incomplete:
             base.kind = "incomplete-pool"
-            base.summary += f" (pools skipped as incomplete or invalid: {', '.join(incomplete)})"
+            pools_note = Phrase("sim-pools-skipped", {"pools": ", ".join(incomplete)})
+            phrase = Phrase("", parts=(phrase, pools_note), sep=" ")
+        base.say(phrase)
         return base
     if c.request_match < c.needed:
         base.kind = "selector"
         base.exclusions = _exclusions(state, alt, c)
         top = base.exclusions[0].summary if base.exclusions else ""
-        base.summary = (
-            f"request {alt.name} of claim {claim}: {c.request_match} of {c.on_node} {drivers} devices "
-            f"match its selectors, {c.needed} needed" + (f"; {top}" if top else "")
-        )
+        values = {"request": alt.name, "claim": claim, "match": c.request_match, "on": c.on_node}
+        phrase = Phrase("sim-selector", {**values, "drivers": drivers, "needed": c.needed})
+        base.say(Phrase("", parts=(phrase, Phrase("sim-then", {"text": top})), sep="") if top else phrase)
         return base
     if c.free < c.needed:
         held = [state.devices[p].id for p, o in enumerate(alt.outcome) if o == 1 and state.is_allocated[p]]
@@ -322,26 +331,20 @@ def _request_failure(
         ]
         if skipped and c.free + len(skipped) >= c.needed:
             base.kind = "incomplete-pool"
-            base.summary = (
-                f"request {alt.name} of claim {claim}: matching devices are in pools that are "
-                f"incomplete or invalid ({', '.join(sorted(set(skipped)))}), {c.free} usable, "
-                f"{c.needed} needed"
-            )
+            pools = ", ".join(sorted(set(skipped)))
+            values = {"request": alt.name, "claim": claim, "pools": pools, "free": c.free}
+            base.say(Phrase("sim-incomplete-pools", {**values, "needed": c.needed}))
             return base
         base.kind = "exhausted"
         base.holders = held
         # free devices a selector drops (say, NICs back with rdma=false): "free, but ...", issue 12 4d
         base.exclusions = _exclusions(state, alt, c, free_only=True)
-        base.summary = (
-            f"request {alt.name} of claim {claim}: {c.request_match} devices match but "
-            f"{len(held)} are allocated to other claims; {c.free} free, {c.needed} needed"
-        )
+        values = {"request": alt.name, "claim": claim, "match": c.request_match, "held": len(held)}
+        base.say(Phrase("sim-exhausted", {**values, "free": c.free, "needed": c.needed}))
         return base
     base.kind = "tainted"
-    base.summary = (
-        f"request {alt.name} of claim {claim}: {c.free} free matching devices, but only {c.usable} "
-        f"have no untolerated taint; {c.needed} needed"
-    )
+    values = {"request": alt.name, "claim": claim, "free": c.free, "usable": c.usable}
+    base.say(Phrase("sim-tainted", {**values, "needed": c.needed}))
     return base
 
 
@@ -676,9 +679,9 @@ def _competition(state: Any, counts: dict[tuple[str, str], CandidateCounts]) -> 
         wanted += sum(a.count for a in alts)
         names += [f"{state.claims[a.claim].key}/{a.name}" for a in alts]
     if wanted > len(pool_union) and len(names) > 1:
-        return Failure(
-            "exhausted",
-            f"requests {', '.join(names)} together need {wanted} devices, "
-            f"only {len(pool_union)} matching devices are free on this node",
+        failure = Failure("exhausted", "")
+        failure.say(
+            Phrase("sim-competition", {"names": ", ".join(names), "wanted": wanted, "free": len(pool_union)})
         )
+        return failure
     return None

@@ -50,7 +50,7 @@ WIDTH_PENDING = PENDING | {"pod-devices"}
 # Prose: why/check/topo/pod-devices still show English from below render/: the simulation's
 # reasons (dra/explain: "no device of dra.net on this node"), evidence values written by rules
 # ("seen: no /dev/rsd*"), app/ messages ("pod is Pending, not Running: nothing to probe").
-PROSE_PENDING = {"why", "check", "topo"}
+PROSE_PENDING = {"why", "check"}
 
 
 def _is_command(text: str) -> bool:
@@ -84,8 +84,8 @@ def english_runs(text: str) -> list[str]:
             stripped = stripped.split('"', 1)[1]
             in_quote = False
         stripped = QUOTED.sub(" | ", stripped)
-        if '"' in stripped:  # opened here, closed on a later line
-            stripped, in_quote = stripped.split('"', 1)[0], True
+        if '"' in stripped:  # opened here: closed on a later line, unless the line was cut (…)
+            stripped, in_quote = stripped.split('"', 1)[0], not stripped.endswith("…")
         run: list[str] = []
         for token in [*TOKEN.findall(stripped), "|"]:
             if PLAIN.match(token) and token.strip("()[],.;:").lower() not in ALLOWED:
