@@ -87,7 +87,16 @@ def english_runs(text: str) -> list[str]:
         if '"' in stripped:  # opened here: closed on a later line, unless the line was cut (…)
             stripped, in_quote = stripped.split('"', 1)[0], not stripped.endswith("…")
         run: list[str] = []
+        in_command = False  # an inline command (`... 확인: kubectl get nodes -o wide`) runs to `:` `,` `;`
         for token in [*TOKEN.findall(stripped), "|"]:
+            if token.lstrip("(") in COMMAND_WORDS:
+                in_command = True
+            if in_command:
+                in_command = not token.endswith((":", ",", ";", ")")) and token != "|"
+                if len(run) >= 3:
+                    runs.append(" ".join(run))
+                run = []
+                continue
             if PLAIN.match(token) and token.strip("()[],.;:").lower() not in ALLOWED:
                 run.append(token)
                 continue
@@ -99,6 +108,8 @@ def english_runs(text: str) -> list[str]:
 
 def test_the_detector_finds_english_prose_and_passes_names() -> None:
     assert english_runs("해결: kubectl get pods -n serving") == []
+    assert english_runs("# taint: kubectl get nodes -o wide") == []
+    assert english_runs("확인: kubectl rbln why: this is not a command") == ["this is not a command"]
     assert english_runs('노드 npu-node-01에 dra.net 디바이스 없음: "cannot allocate all claims"') == []
     assert english_runs("Pod serving/a 상태 Pending (Unschedulable): DeviceClass가 없습니다") == []
     assert english_runs("dra.net: missing on every node of the pool") == ["missing on every node of the pool"]
