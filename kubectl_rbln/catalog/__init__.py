@@ -32,6 +32,7 @@ __all__ = [
     "Names",
     "Phrase",
     "RenderedWords",
+    "Said",
     "Words",
     "docs_path",
     "fill",
@@ -46,6 +47,7 @@ __all__ = [
     "render_entry",
     "render_words",
     "sentence",
+    "said_in",
     "say",
     "severity_of",
 ]
@@ -180,6 +182,32 @@ def say(text: Phrase | str, lang: str) -> str:
     pieces = [sentence(text.key, lang, **values)] if text.key else []
     pieces += [say(part, lang) for part in text.parts]
     return text.sep.join(pieces)
+
+
+class Said(str):
+    """A Phrase already said in English that can be said again in another language.
+
+    For values that are strings to everything that reads them (rules, tests, `-o json`), but that a
+    view in another language shows in its words: `Finding.to_dict(lang)` swaps them (evidence)."""
+
+    phrase: Phrase
+
+    def __new__(cls, phrase: Phrase) -> Said:
+        said = super().__new__(cls, say(phrase, "en"))
+        said.phrase = phrase
+        return said
+
+    def text(self, lang: str) -> str:
+        return say(self.phrase, lang)
+
+
+def said_in(value: Any, lang: str) -> Any:
+    """`value` with every Said in it (at the top, or in a list) in `lang`."""
+    if isinstance(value, Said):
+        return value.text(lang)
+    if isinstance(value, list) and any(isinstance(v, Said) for v in value):
+        return [v.text(lang) if isinstance(v, Said) else v for v in value]
+    return value
 
 
 def join_and(items: list[str]) -> Phrase | str:

@@ -68,6 +68,19 @@ class SelectorExclusion:
         text = f"{self.excluded} excluded by {term}{self.owner} selector #{self.index}"
         return f"{text} ({seen})" if seen else text
 
+    @property
+    def phrase(self) -> Phrase:
+        """`summary` in any language."""
+        term = Phrase("sim-excluded-term", {"conjunct": self.conjunct}) if self.conjunct else ""
+        values = {"count": self.excluded, "term": term, "owner": self.owner, "index": self.index}
+        head = Phrase("sim-excluded", values)
+        if not self.values:
+            return head
+        seen = [Phrase("sim-values", {"attr": a, "values": str(dict(v))}) for a, v in self.values.items()]
+        return Phrase(
+            "", parts=(head, Phrase("sim-seen", {"seen": Phrase("", parts=tuple(seen), sep="; ")})), sep=" "
+        )
+
 
 @dataclass(slots=True)
 class ConstraintGroup:
