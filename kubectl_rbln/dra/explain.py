@@ -71,9 +71,8 @@ class SelectorExclusion:
     @property
     def phrase(self) -> Phrase:
         """`summary` in any language."""
-        term = Phrase("sim-excluded-term", {"conjunct": self.conjunct}) if self.conjunct else ""
-        values = {"count": self.excluded, "term": term, "owner": self.owner, "index": self.index}
-        head = Phrase("sim-excluded", values)
+        values = {"count": self.excluded, "conjunct": self.conjunct, "owner": self.owner, "index": self.index}
+        head = Phrase("sim-excluded-conjunct" if self.conjunct else "sim-excluded", values)
         if not self.values:
             return head
         seen = [Phrase("sim-values", {"attr": a, "values": str(dict(v))}) for a, v in self.values.items()]

@@ -62,6 +62,11 @@ def pasteable(line: str) -> str:
     return "# " + line
 
 
+# Evidence keys whose value is a message in Kubernetes' (or a driver's) own words: quoted in a
+# translated view, so the English reads as the cluster's.
+MESSAGE_KEYS = frozenset(("schedulerSays", "event", "schedulerEvent", "schedulerError", "message"))
+
+
 def evidence_label(key: str, lang: str) -> str:
     """An evidence key as the table names it (`evidence-<key>` in the catalog); the key itself if none."""
     texts = load_sentences().get(f"evidence-{key}")
@@ -92,11 +97,11 @@ def render_finding(
         if value in (None, [], {}, ""):
             continue
         label = evidence_label(key, lang)
-        shown = (
-            json.dumps(value, ensure_ascii=False, default=str)
-            if wide
-            else _short(value, width - display_width(label) - 6)
-        )
+        room = width - display_width(label) - 6
+        if lang != "en" and key in MESSAGE_KEYS and isinstance(value, str):  # the cluster's English, quoted
+            shown = f'"{value}"' if wide else f'"{_short(value, room - 2)}"'
+        else:
+            shown = json.dumps(value, ensure_ascii=False, default=str) if wide else _short(value, room)
         lines.append(f"    {label}: {shown}")
     fix = sentence("label-fix", lang)
     indent = " " * (4 + display_width(fix) + 1)

@@ -193,7 +193,7 @@ def test_evidence_keys_read_as_korean_labels_in_the_table() -> None:
 
     finding = {"severity": "error", "slug": "x", "title": "t", "evidence": {"schedulerSays": "m", "zzNew": 1}}
     text = "\n".join(render_finding(finding, color=False, wide=False, lang="ko"))
-    assert "스케줄러 메시지: m" in text and "zzNew: 1" in text  # an unknown key falls back to itself
+    assert '스케줄러 메시지: "m"' in text and "zzNew: 1" in text  # an unknown key falls back to itself
     assert evidence_label("schedulerSays", "en") == "schedulerSays"
 
 
@@ -232,3 +232,13 @@ def test_korean_titles_summaries_and_sentences_use_one_term_per_concept() -> Non
             texts += [(f"{slug}/{case}/summary", words.summary.get("ko", ""))]
     found = [f"{where}: {m.group(0)}" for where, text in texts for m in BANNED_TERMS.finditer(text)]
     assert not found, "\n".join(found)
+
+
+def test_phrased_summaries_say_the_same_english_as_before() -> None:
+    from kubectl_rbln.catalog import say
+    from kubectl_rbln.dra.explain import SelectorExclusion
+
+    for conjunct in (None, "a == b"):
+        for values in ({}, {"dra.net/rdma": {"false": 5}}):
+            exclusion = SelectorExclusion("request nic", 0, "expr", conjunct, 5, values)
+            assert say(exclusion.phrase, "en") == exclusion.summary
