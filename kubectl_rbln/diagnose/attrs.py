@@ -15,7 +15,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from kubectl_rbln.catalog import Names, Phrase, say, sentence
+from kubectl_rbln.catalog import Names, Phrase, Said, say
 from kubectl_rbln.diagnose.findings import Finding, dedupe, ordered
 from kubectl_rbln.diagnose.rct_audit import applied_spec, dropped_fields
 from kubectl_rbln.diagnose.rules.attributes import devices_by_driver, near_misses, requirements
@@ -203,7 +203,7 @@ def format_checks(by_driver: dict[str, list[Device]], required: list[Required]) 
             odd = {k: v for k, v in classes.items() if k != "pci"}
             note = ""
             if "bdf" in odd:
-                note = sentence("attrs-note-bdf", "en")
+                note = Said(Phrase("attrs-note-bdf"))
             rows.append(
                 _format_row(
                     PCIE_ROOT_ATTR,
@@ -247,7 +247,7 @@ def format_checks(by_driver: dict[str, list[Device]], required: list[Required]) 
                     "found": found,
                     "ok": False,
                     "severity": "error",
-                    "note": sentence("attrs-note-types", "en"),
+                    "note": Said(Phrase("attrs-note-types")),
                 }
             )
     return rows

@@ -443,18 +443,14 @@ def _counters_alone(state: Any, alts: list[Any], tracker: Any, gate_off: bool) -
     fit = len(usable) - len(blocked)
     base = Failure("counters", "", claim=claim, request=alt.name)
     if gate_off:
-        base.summary = (
-            f"request {alt.name} of claim {claim}: {len(blocked)} of {len(usable)} usable devices consume "
-            "shared counters, which the scheduler refuses while DRAPartitionableDevices is off; "
-            f"{fit} left, {alt.count} needed"
-        )
+        values = {"request": alt.name, "claim": claim, "blocked": len(blocked), "usable": len(usable)}
+        base.say(Phrase("sim-counters-gate-off", {**values, "fit": fit, "needed": alt.count}))
         return base
     shortfalls = list(blocked.values())
     first = shortfalls[0]
-    base.summary = (
-        f"request {alt.name} of claim {claim}: {len(blocked)} of {len(usable)} usable devices do not fit "
-        f"the shared counters left, {fit} do, {alt.count} needed; {first.summary}"
-    )
+    values = {"request": alt.name, "claim": claim, "blocked": len(blocked), "usable": len(usable)}
+    head = Phrase("sim-counters-alone", {**values, "fit": fit, "needed": alt.count})
+    base.say(Phrase("", parts=(head, Phrase("sim-then", {"text": first.summary})), sep=""))
     base.details = sorted({s.summary for s in shortfalls})
     return _counters(base, (first.counter_set, first.counter), first.needed, first.left, first.consumers)
 
@@ -496,10 +492,13 @@ def _capacity_alone(state: Any, alt: Any, usable: list[int], blocked: dict[int, 
     shorts = list(blocked.values())
     first = next((s for s in shorts if s.reason == "capacity"), shorts[0])
     fit = len(usable) - len(blocked)
+    values = {"request": alt.name, "claim": claim, "blocked": len(blocked), "usable": len(usable)}
+    head = Phrase("sim-capacity-alone", {**values, "fit": fit, "needed": alt.count})
+    phrase = Phrase("", parts=(head, Phrase("sim-then", {"text": first.summary})), sep="")
     base = Failure(
         "capacity",
-        f"request {alt.name} of claim {claim}: {len(blocked)} of {len(usable)} usable devices cannot "
-        f"serve its capacity request, {fit} can, {alt.count} needed; {first.summary}",
+        say(phrase, "en"),
+        phrase=phrase,
         claim=claim,
         request=alt.name,
         details=sorted({s.summary for s in shorts}),

@@ -64,7 +64,9 @@ def pasteable(line: str) -> str:
 
 # Evidence keys whose value is a message in Kubernetes' (or a driver's) own words: quoted in a
 # translated view, so the English reads as the cluster's.
-MESSAGE_KEYS = frozenset(("schedulerSays", "event", "schedulerEvent", "schedulerError", "message"))
+MESSAGE_KEYS = frozenset(
+    ("schedulerSays", "event", "schedulerEvent", "schedulerError", "message", "scheduler")
+)
 
 
 def evidence_label(key: str, lang: str) -> str:

@@ -41,16 +41,12 @@ ALLOWED = {
     "int", "bool", "quantity", "version", "selector", "match", "distinct", "guarded", "capacity",
     "sudo", "crictl",
 }  # fmt: skip
-# Not yet localized (left for a follow-up, see the report of issue 13): attrs' and suggest-rct's
-# renderers, and the simulation's per-node reasons (dra/explain) shown in why's NODES table and in
-# topo's "why not" line.
-PENDING: set[str] = set()
+COMMANDS = ["why", "check", "attrs", "topo", "suggest-rct", "pod-devices"]
+# Prose: why -o wide still shows English from dra/explain's constraint and counter summaries
+# (matchAttribute/distinctAttribute "no single value has enough devices...", counter shortfalls).
+PROSE_PENDING = {"why"}
 # Width: pod-devices' table rows pass 100 columns in English too (the VERDICT column), left.
-WIDTH_PENDING = PENDING | {"pod-devices"}
-# Prose: why/check/topo/pod-devices still show English from below render/: the simulation's
-# reasons (dra/explain: "no device of dra.net on this node"), evidence values written by rules
-# ("seen: no /dev/rsd*"), app/ messages ("pod is Pending, not Running: nothing to probe").
-PROSE_PENDING = {"why", "check"}
+WIDTH_PENDING = {"pod-devices"}
 
 
 def _is_command(text: str) -> bool:
@@ -134,12 +130,10 @@ def test_korean_lines_fit_in_100_columns(korean: list[tuple[str, str, str]]) -> 
     assert not over, "\n".join(over[:20])
 
 
-@pytest.mark.parametrize("command", ["why", "check", "topo", "pod-devices", *sorted(PENDING)])
+@pytest.mark.parametrize("command", COMMANDS)
 def test_no_english_prose_in_korean_output(korean: list[tuple[str, str, str]], command: str) -> None:
-    if command in PENDING:
-        pytest.xfail(f"{command}'s renderer is not localized yet")
     if command in PROSE_PENDING:
-        pytest.xfail(f"{command}: English from below render/ (simulation reasons, evidence, app messages)")
+        pytest.xfail(f"{command}: dra/explain's constraint and counter summaries are still English")
     found = {
         run: f"{scenario} {name}"
         for scenario, name, text in korean
