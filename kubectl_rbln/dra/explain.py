@@ -606,34 +606,26 @@ def _constraint_failure(state: Any, ci: int, index: int) -> Failure | None:
         lacking=lacking,
     )
     need_text = ", ".join(f"{n} {r}" for r, n in needed.items())
-    per_value = (
-        "; ".join(
-            f"{c.attribute}={g.value}: " + ", ".join(f"{g.counts.get(r, 0)} {r}" for r in needed)
-            for g in groups.values()
-        )
-        or "no candidate has the attribute"
-    )
+    per_value: Phrase | str = "; ".join(
+        f"{c.attribute}={g.value}: " + ", ".join(f"{g.counts.get(r, 0)} {r}" for r in needed)
+        for g in groups.values()
+    ) or Phrase("sim-no-candidate-has-it")
+    where = {"claim": claim, "index": index, "attribute": c.attribute, "over": over, "values": per_value}
     if kind == "matchAttribute":
         if any(g.viable for g in groups.values()):
             return _distinct_within_groups(state, ci, failure, groups, members)
-        failure.summary = (
-            f"claim {claim}, constraint #{index} matchAttribute {c.attribute} over [{over}]: "
-            f"no single value has enough devices for every request ({need_text} needed) — "
-            f"{per_value}"
-        )
+        phrase = Phrase("sim-match-no-value", {**where, "needed": need_text})
     else:
         total = sum(needed.values())
         if len(groups) >= total and all(
             sum(1 for g in groups.values() if g.counts.get(r, 0)) >= n for r, n in needed.items()
         ):
             return None
-        failure.summary = (
-            f"claim {claim}, constraint #{index} distinctAttribute {c.attribute} over [{over}]: "
-            f"{len(groups)} distinct values among candidates, {total} devices need distinct "
-            f"values — {per_value}"
-        )
+        phrase = Phrase("sim-distinct-too-few", {**where, "distinct": len(groups), "total": total})
     if lacking:
-        failure.summary += f"; {len(lacking)} candidate(s) lack {c.attribute}"
+        lack = Phrase("sim-candidates-lack", {"count": len(lacking), "attribute": c.attribute})
+        phrase = Phrase("", parts=(phrase, lack), sep="")
+    failure.say(phrase)
     return failure
 
 
@@ -659,18 +651,31 @@ def _distinct_within_groups(
                     distinct.add(typed(v))
             need = sum(a.count for a in _covered(state, ci, other.requests))
             notes.append(
-                f"{failure.attribute}={g.value}: {len(distinct)} distinct {other.attribute}, {need} needed"
+                Phrase(
+                    "sim-group-distinct",
+                    {
+                        "group": f"{failure.attribute}={g.value}",
+                        "distinct": len(distinct),
+                        "attribute": other.attribute,
+                        "needed": need,
+                    },
+                )
             )
             ok = ok or len(distinct) >= need
         if not ok:
-            failure.summary = (
-                f"claim {failure.claim}: within every {failure.attribute} group the devices share "
-                f"{other.attribute} (constraint #{j} distinctAttribute) — " + "; ".join(notes)
+            values = {
+                "claim": failure.claim,
+                "attribute": failure.attribute,
+                "other": other.attribute,
+                "index": j,
+            }
+            failure.say(
+                Phrase("sim-groups-share", {**values, "notes": Phrase("", parts=tuple(notes), sep="; ")})
             )
             failure.constraint_index = j
             failure.constraint_kind = "distinctAttribute"
             failure.attribute = other.attribute  # the constraint that fails; groups stay per match value
-            failure.details = notes
+            failure.details = [say(note, "en") for note in notes]
             return failure
     return None
 
