@@ -329,10 +329,13 @@ def _request_failure(
     if c.request_match < c.needed:
         base.kind = "selector"
         base.exclusions = _exclusions(state, alt, c)
-        top = base.exclusions[0].summary if base.exclusions else ""
         values = {"request": alt.name, "claim": claim, "match": c.request_match, "on": c.on_node}
         phrase = Phrase("sim-selector", {**values, "drivers": drivers, "needed": c.needed})
-        base.say(Phrase("", parts=(phrase, Phrase("sim-then", {"text": top})), sep="") if top else phrase)
+        if base.exclusions:
+            phrase = Phrase(
+                "", parts=(phrase, Phrase("sim-then", {"text": base.exclusions[0].phrase})), sep=""
+            )
+        base.say(phrase)
         return base
     if c.free < c.needed:
         held = [state.devices[p].id for p, o in enumerate(alt.outcome) if o == 1 and state.is_allocated[p]]
@@ -450,7 +453,7 @@ def _counters_alone(state: Any, alts: list[Any], tracker: Any, gate_off: bool) -
     first = shortfalls[0]
     values = {"request": alt.name, "claim": claim, "blocked": len(blocked), "usable": len(usable)}
     head = Phrase("sim-counters-alone", {**values, "fit": fit, "needed": alt.count})
-    base.say(Phrase("", parts=(head, Phrase("sim-then", {"text": first.summary})), sep=""))
+    base.say(Phrase("", parts=(head, Phrase("sim-then", {"text": first.phrase})), sep=""))
     base.details = sorted({s.summary for s in shortfalls})
     return _counters(base, (first.counter_set, first.counter), first.needed, first.left, first.consumers)
 

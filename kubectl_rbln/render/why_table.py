@@ -65,7 +65,7 @@ def pasteable(line: str) -> str:
 # Evidence keys whose value is a message in Kubernetes' (or a driver's) own words: quoted in a
 # translated view, so the English reads as the cluster's.
 MESSAGE_KEYS = frozenset(
-    ("schedulerSays", "event", "schedulerEvent", "schedulerError", "message", "scheduler")
+    ("schedulerSays", "event", "schedulerEvent", "schedulerError", "message", "scheduler", "apiServer")
 )
 
 

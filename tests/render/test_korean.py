@@ -42,9 +42,6 @@ ALLOWED = {
     "sudo", "crictl",
 }  # fmt: skip
 COMMANDS = ["why", "check", "attrs", "topo", "suggest-rct", "pod-devices"]
-# Prose: why -o wide still shows English from dra/explain's constraint and counter summaries
-# (matchAttribute/distinctAttribute "no single value has enough devices...", counter shortfalls).
-PROSE_PENDING = {"why"}
 # Width: pod-devices' table rows pass 100 columns in English too (the VERDICT column), left.
 WIDTH_PENDING = {"pod-devices"}
 
@@ -132,8 +129,6 @@ def test_korean_lines_fit_in_100_columns(korean: list[tuple[str, str, str]]) -> 
 
 @pytest.mark.parametrize("command", COMMANDS)
 def test_no_english_prose_in_korean_output(korean: list[tuple[str, str, str]], command: str) -> None:
-    if command in PROSE_PENDING:
-        pytest.xfail(f"{command}: dra/explain's constraint and counter summaries are still English")
     found = {
         run: f"{scenario} {name}"
         for scenario, name, text in korean
