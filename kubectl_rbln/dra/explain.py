@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from kubectl_rbln.catalog import Phrase, say
+from kubectl_rbln.catalog import Phrase, Said, say
 from kubectl_rbln.dra.cel import CelError, compile_selector
 from kubectl_rbln.dra.constraints import lookup_attribute, typed
 from kubectl_rbln.dra.model import Device, Version
@@ -49,6 +49,24 @@ class CandidateCounts:
             f"{self.device_class}, {self.request_match} match the request, {self.free} free, "
             f"{self.needed} needed"
         )
+
+    @property
+    def phrase(self) -> Phrase:
+        """`summary` in any language."""
+        driver: Phrase | str = "/".join(self.drivers) or Phrase("any-driver")
+        values = {
+            "request": self.request,
+            "on": self.on_node,
+            "driver": driver,
+            "class_match": self.class_match,
+        }
+        more = {
+            "class": self.device_class,
+            "match": self.request_match,
+            "free": self.free,
+            "needed": self.needed,
+        }
+        return Phrase("candidate-counts", {**values, **more})
 
 
 @dataclass(slots=True)
@@ -311,7 +329,7 @@ def _request_failure(
         verdicts.append((alt, c))
     alt, c = verdicts[0]
     claim = state.claims[alt.claim].key
-    base = Failure("", "", claim=claim, request=alt.name, details=[v[1].summary for v in verdicts])
+    base = Failure("", "", claim=claim, request=alt.name, details=[Said(v[1].phrase) for v in verdicts])
     drivers = "/".join(c.drivers) or "any driver"
     if c.on_node == 0:
         incomplete = [

@@ -231,3 +231,8 @@ def test_phrased_summaries_say_the_same_english_as_before() -> None:
         for values in ({}, {"dra.net/rdma": {"false": 5}}):
             exclusion = SelectorExclusion("request nic", 0, "expr", conjunct, 5, values)
             assert say(exclusion.phrase, "en") == exclusion.summary
+    from kubectl_rbln.dra.explain import CandidateCounts
+
+    for drivers in ([], ["dra.net"]):
+        counts = CandidateCounts("c", "nic", "dranet", drivers, 2, 5, 5, 0, 0, 0)
+        assert say(counts.phrase, "en") == counts.summary
