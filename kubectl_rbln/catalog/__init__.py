@@ -7,10 +7,14 @@ render time. Nothing else in the package writes a finding's title, detail or fix
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from typing import Any
+
+import yaml
 
 from kubectl_rbln.catalog.entries import (
     LANGUAGES,
@@ -34,11 +38,13 @@ __all__ = [
     "RenderedWords",
     "Said",
     "Words",
+    "data_lang",
     "docs_path",
     "fill",
     "join_and",
     "load_catalog",
     "load_sentences",
+    "machine_document",
     "missing_values",
     "parse_catalog",
     "pick_language",
@@ -201,8 +207,34 @@ class Said(str):
         return say(self.phrase, lang)
 
 
+# A Said is a string to every writer of a document, YAML's too.
+for _dumper in (yaml.SafeDumper, yaml.Dumper):
+    _dumper.add_representer(Said, yaml.representer.SafeRepresenter.represent_str)
+
+
+# Data (evidence values, the simulation's reasons) is said in the reader's language for a table,
+# but a machine-readable document keeps it English whatever the locale: `machine_document()`.
+_DATA_LANG: ContextVar[str | None] = ContextVar("data_lang", default=None)
+
+
+def data_lang(lang: str) -> str:
+    """The language data is said in: `lang`, or English while a machine document is built."""
+    return _DATA_LANG.get() or lang
+
+
+@contextmanager
+def machine_document() -> Iterator[None]:
+    """While `-o json|yaml` builds its document: evidence and reasons stay English (stable values)."""
+    token = _DATA_LANG.set("en")
+    try:
+        yield
+    finally:
+        _DATA_LANG.reset(token)
+
+
 def said_in(value: Any, lang: str) -> Any:
-    """`value` with every Said in it (at the top, or in a list) in `lang`."""
+    """`value` with every Said in it (at the top, or in a list) in `lang` (see `data_lang`)."""
+    lang = data_lang(lang)
     if isinstance(value, Said):
         return value.text(lang)
     if isinstance(value, list) and any(isinstance(v, Said) for v in value):

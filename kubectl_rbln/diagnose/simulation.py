@@ -13,7 +13,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from kubectl_rbln.catalog import Phrase, say
+from kubectl_rbln.catalog import Phrase, data_lang, say
 from kubectl_rbln.diagnose.placement import Exclusion, exclusions
 from kubectl_rbln.diagnose.pod_view import PodView
 from kubectl_rbln.dra.allocator import ClaimToAllocate, NodeResult, simulate_cluster
@@ -241,6 +241,7 @@ def node_row(result: NodeResult, excluded: list[Exclusion]) -> dict[str, Any]:
 
 def rows_in(facts: SimulationFacts, lang: str) -> list[dict[str, Any]]:
     """The nodes[] table with its reasons (and failure summaries) in `lang`; English is `rows` itself."""
+    lang = data_lang(lang)
     if lang == "en":
         return facts.rows
     out = []

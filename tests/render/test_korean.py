@@ -15,6 +15,7 @@ Plus the particle chooser and the display-width helpers the renderers use.
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -236,3 +237,34 @@ def test_phrased_summaries_say_the_same_english_as_before() -> None:
     for drivers in ([], ["dra.net"]):
         counts = CandidateCounts("c", "nic", "dranet", drivers, 2, 5, 5, 0, 0, 0)
         assert say(counts.phrase, "en") == counts.summary
+
+
+def test_machine_documents_keep_evidence_and_reasons_english_in_korean() -> None:
+    import io
+
+    import yaml
+
+    from kubectl_rbln.app.attrs import AttrsRequest, attrs
+    from kubectl_rbln.app.why import WhyRequest, why
+    from kubectl_rbln.dra.normalize import build_snapshot
+    from kubectl_rbln.render.output import emit
+    from testing.synthetic.scenarios import SCENARIOS
+
+    ns_rct = ("serving", "npu-rdma")
+    for name in ("nic-vendor-mismatch", "npu-pcieroot-bdf-format", "deviceclass-missing"):
+        scenario = SCENARIOS[name]
+        snapshot = build_snapshot(scenario.build("v1"))
+        ns, pod = scenario.pending_pod
+        for report in (
+            why(snapshot, WhyRequest(pods=(f"{ns}/{pod}",))),
+            attrs(snapshot, AttrsRequest(*ns_rct)),
+        ):
+            for output in ("json", "yaml"):
+                out = io.StringIO()
+                emit(report, output=output, jq_expr=None, lang="ko", text=lambda: "", stream=out)
+                document = yaml.safe_load(out.getvalue())
+                for pod_doc in document.get("pods", []):
+                    for node in pod_doc["nodes"]:
+                        assert not re.search("[가-힣]", node.get("reason", "")), node
+                    for finding in pod_doc["findings"]:
+                        assert not re.search("[가-힣]", json.dumps(finding["evidence"], ensure_ascii=False))
