@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from kubectl_rbln.diagnose.attrs import AttrsDiagnosis, examine, node_of, rct_source
+from kubectl_rbln.diagnose.attrs import AttrsDiagnosis, examine, node_of, rct_source, remediation_lines
 from kubectl_rbln.diagnose.findings import SCHEMA_VERSION, Finding
 from kubectl_rbln.dra.model import ResourceClaimTemplate, Snapshot
 from kubectl_rbln.errors import NotFoundError
@@ -58,7 +58,7 @@ class AttrsReport:
             "advertised": d.advertised,
             "formats": d.formats,
             "droppedFields": [{"gate": g, "field": f} for g, f in d.drops.items()],
-            "remediation": d.remediation,
+            "remediation": remediation_lines(d.remediation, "en"),  # the table says them in `lang`
             "findings": [f.to_dict(lang) for f in d.findings],
         }
 

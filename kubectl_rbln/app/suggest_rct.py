@@ -7,11 +7,13 @@ chart values; render/suggest_text.py draws the YAML (stdout) and the reasoning (
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from kubectl_rbln.catalog import Phrase, say
 from kubectl_rbln.diagnose.features import allocator_features, choose_features
 from kubectl_rbln.diagnose.findings import SCHEMA_VERSION
+from kubectl_rbln.diagnose.why import PodDiagnosis
 from kubectl_rbln.dra.model import Pod, Snapshot
 from kubectl_rbln.errors import EXIT_FINDINGS, EXIT_OK
 from kubectl_rbln.recipes import chart_values
@@ -41,6 +43,7 @@ class SuggestRctReport:
     assumptions: dict[str, Any]
     values_checks: list[ValuesCheck] | None = None
     values_path: str | None = None
+    reasons: dict[str, Phrase] = field(default_factory=dict)  # `assumptions`' why, in any language
 
     @property
     def template(self) -> dict[str, Any] | None:
@@ -89,13 +92,17 @@ class SuggestRctReport:
 
 def blocker_text(blocker: Any, lang: str) -> str:
     """A blocker as the user reads it: a finding's title in `lang`, or the node reason as given."""
-    return blocker if isinstance(blocker, str) else blocker.words(lang).title
+    if isinstance(blocker, str):
+        return blocker
+    if isinstance(blocker, PodDiagnosis):
+        return blocker.verdict(lang)
+    return blocker.words(lang).title
 
 
 def _attempt(attempt: Attempt, lang: str) -> dict[str, Any]:
     return {
         "recipe": attempt.candidate.recipe,
-        "adaptations": list(attempt.candidate.adaptations),
+        "adaptations": [say(a, "en") for a in attempt.candidate.adaptations],
         "fitsOn": attempt.fits_on,
         "blockers": list(dict.fromkeys(blocker_text(b, lang) for b in attempt.blockers)),
         "changeOfIntent": _intent(attempt.candidate.intent),
@@ -140,4 +147,4 @@ def suggest_rct(snapshot: Snapshot, request: SuggestRequest) -> SuggestRctReport
             has_nic=has_nic,
             templates_in_namespace=templates,
         )
-    return SuggestRctReport(result, choice.describe(), checks, request.values_path)
+    return SuggestRctReport(result, choice.describe(), checks, request.values_path, choice.phrases)

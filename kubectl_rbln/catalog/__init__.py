@@ -7,10 +7,14 @@ render time. Nothing else in the package writes a finding's title, detail or fix
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from typing import Any
+
+import yaml
 
 from kubectl_rbln.catalog.entries import (
     LANGUAGES,
@@ -32,12 +36,15 @@ __all__ = [
     "Names",
     "Phrase",
     "RenderedWords",
+    "Said",
     "Words",
+    "data_lang",
     "docs_path",
     "fill",
     "join_and",
     "load_catalog",
     "load_sentences",
+    "machine_document",
     "missing_values",
     "parse_catalog",
     "pick_language",
@@ -46,6 +53,7 @@ __all__ = [
     "render_entry",
     "render_words",
     "sentence",
+    "said_in",
     "say",
     "severity_of",
 ]
@@ -180,6 +188,58 @@ def say(text: Phrase | str, lang: str) -> str:
     pieces = [sentence(text.key, lang, **values)] if text.key else []
     pieces += [say(part, lang) for part in text.parts]
     return text.sep.join(pieces)
+
+
+class Said(str):
+    """A Phrase already said in English that can be said again in another language.
+
+    For values that are strings to everything that reads them (rules, tests, `-o json`), but that a
+    view in another language shows in its words: `Finding.to_dict(lang)` swaps them (evidence)."""
+
+    phrase: Phrase
+
+    def __new__(cls, phrase: Phrase) -> Said:
+        said = super().__new__(cls, say(phrase, "en"))
+        said.phrase = phrase
+        return said
+
+    def text(self, lang: str) -> str:
+        return say(self.phrase, lang)
+
+
+# A Said is a string to every writer of a document, YAML's too.
+for _dumper in (yaml.SafeDumper, yaml.Dumper):
+    _dumper.add_representer(Said, yaml.representer.SafeRepresenter.represent_str)
+
+
+# Data (evidence values, the simulation's reasons) is said in the reader's language for a table,
+# but a machine-readable document keeps it English whatever the locale: `machine_document()`.
+_DATA_LANG: ContextVar[str | None] = ContextVar("data_lang", default=None)
+
+
+def data_lang(lang: str) -> str:
+    """The language data is said in: `lang`, or English while a machine document is built."""
+    return _DATA_LANG.get() or lang
+
+
+@contextmanager
+def machine_document() -> Iterator[None]:
+    """While `-o json|yaml` builds its document: evidence and reasons stay English (stable values)."""
+    token = _DATA_LANG.set("en")
+    try:
+        yield
+    finally:
+        _DATA_LANG.reset(token)
+
+
+def said_in(value: Any, lang: str) -> Any:
+    """`value` with every Said in it (at the top, or in a list) in `lang` (see `data_lang`)."""
+    lang = data_lang(lang)
+    if isinstance(value, Said):
+        return value.text(lang)
+    if isinstance(value, list) and any(isinstance(v, Said) for v in value):
+        return [v.text(lang) if isinstance(v, Said) else v for v in value]
+    return value
 
 
 def join_and(items: list[str]) -> Phrase | str:

@@ -15,7 +15,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from kubectl_rbln.catalog import Names
+from kubectl_rbln.catalog import Names, Phrase, Said, say
 from kubectl_rbln.diagnose.findings import Finding, dedupe, ordered
 from kubectl_rbln.diagnose.rct_audit import applied_spec, dropped_fields
 from kubectl_rbln.diagnose.rules.attributes import devices_by_driver, near_misses, requirements
@@ -203,10 +203,7 @@ def format_checks(by_driver: dict[str, list[Device]], required: list[Required]) 
             odd = {k: v for k, v in classes.items() if k != "pci"}
             note = ""
             if "bdf" in odd:
-                note = (
-                    "a root-port BDF (RBLN driver v0.1.x), not a root complex: never equal to dranet's "
-                    "pciDDDD:BB values"
-                )
+                note = Said(Phrase("attrs-note-bdf"))
             rows.append(
                 _format_row(
                     PCIE_ROOT_ATTR,
@@ -250,7 +247,7 @@ def format_checks(by_driver: dict[str, list[Device]], required: list[Required]) 
                     "found": found,
                     "ok": False,
                     "severity": "error",
-                    "note": "matchAttribute compares type and value: devices of different types never match",
+                    "note": Said(Phrase("attrs-note-types")),
                 }
             )
     return rows
@@ -403,17 +400,18 @@ def gate_dropped_field(source: RctSource, gate: str, what: str) -> Finding:
     return Finding("feature-gate-disabled", {**_rct_values(source), "gate": gate}, evidence)
 
 
-def remediation(source: RctSource, required: list[Required], drops: dict[str, str]) -> list[str]:
-    """Seed 001: alignment key missing: numa-unaligned (delete first); dra.net key: edit the NIC selector."""
+def remediation(source: RctSource, required: list[Required], drops: dict[str, str]) -> list[str | Phrase]:
+    """Seed 001: alignment key missing: numa-unaligned (delete first); dra.net key: edit the NIC selector.
+
+    Commands are strings; the comments between them are Phrases (a `# ` line in the reader's language)."""
     ns, name = source.namespace, source.name
-    lines: list[str] = []
+    lines: list[str | Phrase] = []
     bad = [r for r in required if r.verdict in ("absent", "partial")]
     absent_drivers = sorted({(r.driver, n) for r in bad for n in r.driver_absent_on})
     for driver in sorted({d for d, _ in absent_drivers}):
         nodes = ", ".join(n for d, n in absent_drivers if d == driver)
         lines += [
-            f"# {driver} publishes no devices on {nodes}: Pods fit only on the other nodes; check the "
-            "driver there (ResourceSlices may appear some time after it starts)",
+            Phrase("attrs-fix-driver-absent", {"driver": driver, "nodes": nodes}),
             f"kubectl get resourceslices --field-selector spec.driver={driver}",
         ]
     bad = [r for r in bad if r.lacking_attribute_on or r.verdict == "absent"]
@@ -421,36 +419,35 @@ def remediation(source: RctSource, required: list[Required], drops: dict[str, st
     if alignment:
         keys = ", ".join(sorted({r.attribute for r in alignment}))
         lines += [
-            f"# {keys} not published everywhere: apply numa-unaligned (or the RCT suggest-rct proves); "
-            "Kubernetes rejects an apply that changes an existing RCT's spec, so delete it first",
+            Phrase("attrs-fix-alignment", {"keys": keys}),
             f"kubectl rbln suggest-rct -n {ns} --rct {name} > {name}-fixed.yaml",
             f"kubectl -n {ns} delete resourceclaimtemplate {name}",
             f"kubectl -n {ns} apply -f {name}-fixed.yaml",
         ]
         alternatives = sorted({m for r in alignment for m in r.near_misses})
         if alternatives:
-            lines.append(
-                f"# near misses {', '.join(alternatives)}: if every driver publishes one, matching on it "
-                "keeps the NUMA alignment (suggest-rct tries this first)"
-            )
+            lines.append(Phrase("attrs-fix-near-miss", {"names": ", ".join(alternatives)}))
     nic = [r for r in bad if r.driver == NIC_DRIVER and not r.in_constraint]
     if nic:
         keys = ", ".join(sorted({r.attribute for r in nic}))
         lines += [
-            f"# {keys} missing on {NIC_DRIVER} devices: edit the RCT's NIC selector "
-            "(numa-unaligned.yaml has the same NIC selector as numa-aligned.yaml)",
+            Phrase("attrs-fix-nic-selector", {"keys": keys, "driver": NIC_DRIVER}),
             f"kubectl -n {ns} get resourceclaimtemplate {name} -o yaml > {name}.yaml",
             f"kubectl -n {ns} delete resourceclaimtemplate {name}",
             f"kubectl -n {ns} apply -f {name}.yaml",
         ]
     for gate in drops:
         lines += [
-            f"# the stored RCT lost a field: enable --feature-gates={gate}=true on kube-apiserver, "
-            "kube-scheduler and kubelet, then re-create the RCT",
+            Phrase("attrs-fix-lost-field", {"gate": gate}),
             f"kubectl -n {ns} delete resourceclaimtemplate {name}",
             f"kubectl -n {ns} apply -f {name}.yaml",
         ]
     return lines
+
+
+def remediation_lines(lines: list[str | Phrase], lang: str) -> list[str]:
+    """The fix as printed: commands as they are, each Phrase a `# ` comment in `lang`."""
+    return [line if isinstance(line, str) else f"# {say(line, lang)}" for line in lines]
 
 
 @dataclass(slots=True)
@@ -464,7 +461,7 @@ class AttrsDiagnosis:
     advertised: dict[str, list[dict[str, Any]]]
     formats: list[dict[str, Any]]
     drops: dict[str, str]
-    remediation: list[str]
+    remediation: list[str | Phrase]
     findings: list[Finding]
 
 

@@ -29,6 +29,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from kubectl_rbln.catalog import Phrase, say
 from kubectl_rbln.dra.allocator import Features
 from kubectl_rbln.dra.gates import GATE_DEFAULTS, GATE_FIELDS, GATE_NAMES, GATE_SINCE, MINORS, gate_defaults
 from kubectl_rbln.dra.model import Snapshot
@@ -39,7 +40,6 @@ __all__ = ["GATE_DEFAULTS", "GATE_FIELDS", "FeatureChoice", "allocator_features"
 SUPPORTED_MINORS = MINORS
 DEFAULT_MINOR = MINORS.stop - 1  # an unknown version: the newest known
 EMPTY_CONSTRAINT = "empty constraint (unsupported constraint type?)"
-ASSUMED = "assumed on in the scheduler too (--feature-gates overrides)"
 
 
 @dataclass(slots=True)
@@ -48,17 +48,25 @@ class FeatureChoice:
     gates: dict[str, bool]
     reasons: dict[str, str] = field(default_factory=dict)
     requested_minor: int | None = None  # set when the minor asked for is outside 1.32..1.37
+    phrases: dict[str, Phrase] = field(default_factory=dict)  # `reasons` in any language (the table's)
+
+    def because(self, name: str, reason: Phrase) -> None:
+        """Record why `name` (a gate field or "minor") is what it is: English for the document."""
+        self.phrases[name] = reason
+        self.reasons[name] = say(reason, "en")
+
+    @property
+    def note_phrase(self) -> Phrase | None:
+        if self.requested_minor is None:
+            return None
+        key = "k8s-newer-than-known" if self.requested_minor > self.minor else "k8s-older-than-known"
+        return Phrase(key, {"requested": self.requested_minor, "minor": self.minor})
 
     @property
     def note(self) -> str | None:
         """One sentence when the simulated minor is not the one asked for (never clamp silently)."""
-        if self.requested_minor is None:
-            return None
-        side = "newer than the newest" if self.requested_minor > self.minor else "older than the oldest"
-        return (
-            f"Kubernetes 1.{self.requested_minor} is {side} allocator known (1.{self.minor}); "
-            f"simulated 1.{self.minor}"
-        )
+        phrase = self.note_phrase
+        return None if phrase is None else say(phrase, "en")
 
     def describe(self) -> dict[str, Any]:
         described: dict[str, Any] = {
@@ -90,65 +98,63 @@ def parse_gates(text: str) -> dict[str, bool]:
     return gates
 
 
-def _consumable_evidence(snapshot: Snapshot) -> tuple[bool | None, str]:
+def _consumable_evidence(snapshot: Snapshot) -> tuple[bool | None, Phrase]:
     for event in snapshot.events:
         if EMPTY_CONSTRAINT in event.message:
-            return False, f"scheduler error on {event.involved_name}: {EMPTY_CONSTRAINT}"
+            return False, Phrase(
+                "gate-why-scheduler-error", {"name": event.involved_name, "error": EMPTY_CONSTRAINT}
+            )
     for pod in snapshot.pods:
         condition = pod.conditions.get("PodScheduled")
         if condition and EMPTY_CONSTRAINT in condition.message:
-            return False, f"PodScheduled of {pod.key}: {EMPTY_CONSTRAINT}"
+            return False, Phrase("gate-why-pod-scheduled", {"pod": pod.key, "error": EMPTY_CONSTRAINT})
     for claim in snapshot.claims:
         if claim.allocation and any(c.distinct_attribute for c in claim.spec.constraints):
-            return True, f"claim {claim.namespace}/{claim.name} with distinctAttribute is allocated"
+            return True, Phrase("gate-why-claim-distinct", {"claim": f"{claim.namespace}/{claim.name}"})
     for template in snapshot.templates:
         if any(c.distinct_attribute for c in template.spec.constraints):
-            return True, (
-                f"RCT {template.namespace}/{template.name} kept distinctAttribute, so the API server "
-                f"has DRAConsumableCapacity; {ASSUMED}"
-            )
+            what = Phrase("gate-what-rct-distinct", {"rct": f"{template.namespace}/{template.name}"})
+            return True, _kept(what, "DRAConsumableCapacity")
     for slice_ in snapshot.slices:
         for device in slice_.devices:
             if device.allow_multiple_allocations:
-                return True, (
-                    f"ResourceSlice {slice_.name} device {device.name} kept allowMultipleAllocations, so the "
-                    f"API server has DRAConsumableCapacity; {ASSUMED}"
-                )
-    return None, ""
+                what = Phrase("gate-what-slice-multiple", {"slice": slice_.name, "device": device.name})
+                return True, _kept(what, "DRAConsumableCapacity")
+    return None, Phrase("")
 
 
-def _kept(what: str, gate: str) -> str:
-    return f"{what}, so the API server has {gate}; {ASSUMED}"
+def _kept(what: Phrase, gate: str) -> Phrase:
+    return Phrase("gate-why-kept", {"what": what, "gate": gate})
 
 
-def _stored_fields(snapshot: Snapshot) -> Iterator[tuple[str, str]]:
+def _stored_fields(snapshot: Snapshot) -> Iterator[tuple[str, Phrase]]:
     """(gate field, why) for each gate a stored object proves on in the API server: the API server
     drops a gated field on write while the gate is off (dra-facts.md section 5)."""
     for slice_ in snapshot.slices:
         for device in slice_.devices:
             if device.taints:
-                what = f"ResourceSlice {slice_.name} device {device.name} has stored taints"
+                what = Phrase("gate-what-slice-taints", {"slice": slice_.name, "device": device.name})
                 yield "device_taints", _kept(what, "DRADeviceTaints")
                 break
         if slice_.shared_counters:
-            what = f"ResourceSlice {slice_.name} has stored sharedCounters"
+            what = Phrase("gate-what-slice-counters", {"slice": slice_.name})
             yield "partitionable", _kept(what, "DRAPartitionableDevices")
         if slice_.per_device_node_selection:
-            what = f"ResourceSlice {slice_.name} has stored perDeviceNodeSelection"
+            what = Phrase("gate-what-slice-node-selection", {"slice": slice_.name})
             yield "partitionable", _kept(what, "DRAPartitionableDevices")
         for device in slice_.devices:
             if device.binding_conditions:
-                what = f"ResourceSlice {slice_.name} device {device.name} has stored bindingConditions"
+                what = Phrase("gate-what-slice-binding", {"slice": slice_.name, "device": device.name})
                 yield "binding_conditions", _kept(what, "DRADeviceBindingConditions")
                 break
     for template in snapshot.templates:
         for request in template.spec.requests:
             if any(alt.tolerations for alt in request.alternatives):
-                what = f"RCT {template.namespace}/{template.name} kept tolerations"
+                what = Phrase("gate-what-rct-tolerations", {"rct": f"{template.namespace}/{template.name}"})
                 yield "device_taints", _kept(what, "DRADeviceTaints")
                 break
     if snapshot.taint_rules:
-        what = f"DeviceTaintRule {snapshot.taint_rules[0].name} exists"
+        what = Phrase("gate-what-taint-rule", {"name": snapshot.taint_rules[0].name})
         yield "device_taint_rules", _kept(what, "DRADeviceTaintRules")
         yield "device_taints", _kept(what, "DRADeviceTaints")
     for device_class in snapshot.device_classes.values():
@@ -157,13 +163,13 @@ def _stored_fields(snapshot: Snapshot) -> Iterator[tuple[str, str]]:
             spec.get("extendedResourceName") if isinstance(spec, dict) else None
         )
         if kept:
-            what = f"DeviceClass {device_class.name} kept extendedResourceName {kept}"
+            what = Phrase("gate-what-class-extended", {"name": device_class.name, "kept": kept})
             yield "extended_resource", _kept(what, "DRAExtendedResource")
 
 
-def _evidence(snapshot: Snapshot) -> dict[str, tuple[bool, str]]:
+def _evidence(snapshot: Snapshot) -> dict[str, tuple[bool, Phrase]]:
     """Gate field -> (on, why), the first piece of evidence per gate."""
-    found: dict[str, tuple[bool, str]] = {}
+    found: dict[str, tuple[bool, Phrase]] = {}
     consumable, why = _consumable_evidence(snapshot)
     if consumable is not None:
         found["consumable_capacity"] = (consumable, why)
@@ -172,25 +178,22 @@ def _evidence(snapshot: Snapshot) -> dict[str, tuple[bool, str]]:
     return found
 
 
-def _choose_minor(snapshot: Snapshot, k8s_version: str | None) -> tuple[int, str]:
+def _choose_minor(snapshot: Snapshot, k8s_version: str | None) -> tuple[int, Phrase]:
     if k8s_version:
         minor = _minor_of(k8s_version)
         if minor is None:
             raise InputError(f"--k8s-version: {k8s_version!r} is not a version such as 1.34 or v1.34.2")
-        return minor, "--k8s-version"
+        return minor, Phrase("gate-why-k8s-flag")
     minor = _minor_of(snapshot.server_version)
     if minor is not None:
-        return minor, f"server version {snapshot.server_version}"
+        return minor, Phrase("minor-why-server", {"version": snapshot.server_version})
     kubelets = [
         (m, n.kubelet_version) for n in snapshot.nodes.values() if (m := _minor_of(n.kubelet_version))
     ]
     if kubelets:
         newest = max(kubelets)
-        return newest[0], f"newest kubelet version {newest[1]} (no server version in the input)"
-    return (
-        DEFAULT_MINOR,
-        f"unknown (no server or kubelet version); assumed 1.{DEFAULT_MINOR}, the newest known",
-    )
+        return newest[0], Phrase("minor-why-kubelet", {"version": newest[1]})
+    return DEFAULT_MINOR, Phrase("minor-why-unknown", {"minor": DEFAULT_MINOR})
 
 
 def choose_features(snapshot: Snapshot, k8s_version: str | None, gates_flag: str | None) -> FeatureChoice:
@@ -199,23 +202,23 @@ def choose_features(snapshot: Snapshot, k8s_version: str | None, gates_flag: str
     choice = FeatureChoice(
         minor=minor, gates=gate_defaults(minor), requested_minor=None if asked == minor else asked
     )
-    choice.reasons["minor"] = why_minor if choice.note is None else f"{why_minor}; {choice.note}"
+    note = choice.note_phrase
+    choice.because("minor", why_minor if note is None else Phrase("", parts=(why_minor, note), sep="; "))
     explicit = parse_gates(gates_flag or "")
     evidence = _evidence(snapshot)
     for name in choice.gates:
         if name in explicit:
             choice.gates[name] = explicit[name]
-            choice.reasons[name] = "--feature-gates"
+            choice.because(name, Phrase("gate-why-flag"))
         elif name in evidence and minor < GATE_SINCE[name]:
-            choice.reasons[name] = (
-                f"{evidence[name][1]}; but Kubernetes 1.{minor} has no {GATE_NAMES[name]}: ignored, "
-                "off (--k8s-version overrides)"
-            )
+            values = {"evidence": evidence[name][1], "minor": minor, "gate": GATE_NAMES[name]}
+            choice.because(name, Phrase("gate-why-too-old", values))
         elif name in evidence:
-            choice.gates[name], choice.reasons[name] = evidence[name]
+            choice.gates[name] = evidence[name][0]
+            choice.because(name, evidence[name][1])
         else:
-            state = "on" if choice.gates[name] else "off"
-            choice.reasons[name] = f"the default of 1.{minor} ({state})"
+            state = Phrase("word-on" if choice.gates[name] else "word-off")
+            choice.because(name, Phrase("gate-why-default", {"minor": minor, "state": state}))
     return choice
 
 

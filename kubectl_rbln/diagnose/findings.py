@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from kubectl_rbln.catalog import RenderedWords, render_words, severity_of
+from kubectl_rbln.catalog import RenderedWords, render_words, said_in, severity_of
 
 SCHEMA_VERSION = "kubectl-rbln/v1"
 SEVERITY_RANK = {"error": 3, "warning": 2, "info": 1}
@@ -44,7 +44,7 @@ class Finding:
             "severity": words.severity,
             "title": words.title,
             "detail": words.summary,
-            "evidence": self.evidence,
+            "evidence": {key: said_in(value, lang) for key, value in self.evidence.items()},
             "remediation": words.remediation,
             "docs": words.docs,
         }
@@ -79,4 +79,3 @@ def dedupe(findings: list[Finding]) -> list[Finding]:
             seen.add(key)
             unique.append(finding)
     return unique
-

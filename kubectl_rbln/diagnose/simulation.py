@@ -13,6 +13,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
+from kubectl_rbln.catalog import Phrase, data_lang, say
 from kubectl_rbln.diagnose.placement import Exclusion, exclusions
 from kubectl_rbln.diagnose.pod_view import PodView
 from kubectl_rbln.dra.allocator import ClaimToAllocate, Features, NodeResult, simulate_cluster
@@ -118,18 +119,24 @@ def claims_to_allocate(ctx: PodView) -> list[tuple[Any, ClaimToAllocate]]:
     return pairs
 
 
-def _fit_text(result: NodeResult) -> str:
+def _fit_text(result: NodeResult) -> Phrase:
     parts = []
     for results in result.results.values():
         by_request: dict[str, list[str]] = defaultdict(list)
         for entry in results:
             by_request[entry.request].append(entry.device)
         parts += [f"{req} → {', '.join(devices)}" for req, devices in by_request.items()]
-    return "fits: " + "; ".join(parts)
+    return Phrase("reason-fits", {"parts": "; ".join(parts)})
 
 
 def short_reason(result: NodeResult) -> str:
     """One line a table can hold: the failing request or constraint and its counts."""
+    return say(reason_phrase(result), "en")
+
+
+def reason_phrase(result: NodeResult) -> Phrase | str:
+    """short_reason in any language: a catalog phrase, or the failure's English summary when it has none."""
+    values: dict[str, Any]
     failure = result.failure
     if failure is None:
         return ""
@@ -147,34 +154,56 @@ def short_reason(result: NodeResult) -> str:
             f"{g.value}: " + ", ".join(f"{g.counts.get(r, 0)}/{n} {r}" for r, n in g.needed.items())
             for g in failure.groups
         )
-        lacking = f"; {len(failure.lacking)} lack it" if failure.lacking else ""
-        return f"{failure.constraint_kind} {attribute} — {groups or 'no candidate has it'}{lacking}"
+        values = {"kind": failure.constraint_kind, "attribute": attribute}
+        head = Phrase("reason-constraint", {**values, "groups": groups or Phrase("reason-no-candidate")})
+        lacking = Phrase("reason-lacking", {"count": len(failure.lacking)})
+        return Phrase("", parts=(head, lacking), sep="") if failure.lacking else head
     if failure.kind == "selector" and counts is not None:
         top = failure.exclusions[0] if failure.exclusions else None
-        term = f" (fails: {top.conjunct or top.expression})" if top else ""
-        return (
-            f"{failure.request}: {counts.request_match}/{counts.on_node} match, {counts.needed} needed{term}"
+        values = {"request": failure.request, "match": counts.request_match, "on": counts.on_node}
+        head = Phrase("reason-selector", {**values, "needed": counts.needed})
+        if top is None:
+            return head
+        return Phrase(
+            "", parts=(head, Phrase("reason-fails", {"expr": top.conjunct or top.expression})), sep=" "
         )
     if failure.kind == "exhausted" and counts is not None:
         top = failure.exclusions[0] if failure.exclusions else None
         if top is not None and counts.free + top.excluded >= counts.needed:  # issue 12, 4d
             seen = ", ".join(f"{a.rsplit('/', 1)[-1]}={v}" for a, vals in top.values.items() for v in vals)
-            return (
-                f"{failure.request}: {counts.request_match} matching are held by other claims; "
-                f"{top.excluded} free, but {seen or 'failing'} (fails: {top.conjunct or top.expression})"
+            values = {"request": failure.request, "match": counts.request_match, "free": top.excluded}
+            return Phrase(
+                "reason-held-but",
+                {**values, "seen": seen or Phrase("reason-failing"), "expr": top.conjunct or top.expression},
             )
-        return (
-            f"{failure.request}: {counts.free} free of {counts.request_match} matching, "
-            f"{counts.needed} needed (held by other claims)"
-        )
+        values = {"request": failure.request, "free": counts.free, "match": counts.request_match}
+        return Phrase("reason-exhausted", {**values, "needed": counts.needed})
     if failure.kind == "counters" and failure.counter:
-        return (
-            f"{failure.request}: counter {failure.counter_set}/{failure.counter} "
-            f"{failure.counter_needed} needed, {failure.counter_left} left"
+        values = {"request": failure.request, "set": failure.counter_set, "counter": failure.counter}
+        return Phrase(
+            "reason-counters", {**values, "needed": failure.counter_needed, "left": failure.counter_left}
         )
     if failure.kind == "no-devices" and counts is not None:
-        return f"{failure.request}: no {'/'.join(counts.drivers) or 'matching'} devices on this node"
-    return failure.summary
+        if counts.drivers:
+            return Phrase(
+                "reason-no-devices", {"request": failure.request, "drivers": "/".join(counts.drivers)}
+            )
+        return Phrase("reason-no-matching-devices", {"request": failure.request})
+    return failure.phrase or failure.summary
+
+
+def row_reason(result: NodeResult, excluded: list[Exclusion]) -> Phrase | str | None:
+    """The NODES table's reason for one node, in any language (None: the row has none)."""
+    if excluded:
+        devices = Phrase("reason-devices-would-fit" if result.fits else "reason-devices-do-not-fit")
+        return Phrase("reason-excluded", {"text": excluded[0].text, "devices": devices})
+    if result.fits:
+        return _fit_text(result)
+    if result.error is not None:
+        return Phrase("reason-allocator-error", {"message": result.error.message})
+    if result.failure is not None:
+        return reason_phrase(result)
+    return None
 
 
 def node_row(result: NodeResult, excluded: list[Exclusion]) -> dict[str, Any]:
@@ -182,14 +211,9 @@ def node_row(result: NodeResult, excluded: list[Exclusion]) -> dict[str, Any]:
     if excluded:
         row["fits"] = None
         row["excludedBy"] = [e.text for e in excluded]
-        devices = "devices would fit" if result.fits else "devices do not fit either"
-        row["reason"] = f"{excluded[0].text} ({devices})"
-    elif result.fits:
-        row["reason"] = _fit_text(result)
-    elif result.error is not None:
-        row["reason"] = f"allocator error: {result.error.message}"
-    elif result.failure is not None:
-        row["reason"] = short_reason(result)
+    reason = row_reason(result, excluded)
+    if reason is not None:
+        row["reason"] = say(reason, "en")
     if result.failure is not None:
         failure = result.failure
         row["failure"] = {
@@ -213,6 +237,23 @@ def node_row(result: NodeResult, excluded: list[Exclusion]) -> dict[str, Any]:
             for (claim, request), c in result.candidates.items()
         }
     return row
+
+
+def rows_in(facts: SimulationFacts, lang: str) -> list[dict[str, Any]]:
+    """The nodes[] table with its reasons (and failure summaries) in `lang`; English is `rows` itself."""
+    lang = data_lang(lang)
+    if lang == "en":
+        return facts.rows
+    out = []
+    for result, row in zip(facts.results, facts.rows, strict=True):
+        row = dict(row)
+        reason = row_reason(result, facts.excluded.get(result.node, []))
+        if reason is not None:
+            row["reason"] = say(reason, lang)
+        if result.failure is not None and result.failure.phrase is not None:
+            row["failure"] = {**row["failure"], "summary": say(result.failure.phrase, lang)}
+        out.append(row)
+    return out
 
 
 def counts_for(result: NodeResult, failure: Failure) -> CandidateCounts | None:

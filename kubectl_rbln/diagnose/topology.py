@@ -14,7 +14,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from kubectl_rbln.diagnose.simulation import short_reason
+from kubectl_rbln.catalog import Phrase, say
+from kubectl_rbln.diagnose.simulation import reason_phrase
 from kubectl_rbln.domain import (
     DEFAULT_RCT,
     DRANET_NUMA_ATTR,
@@ -125,6 +126,10 @@ class FitSummary:
     pods: int | None  # more Pods of the RCT the node takes, one after the other; None: no RCT to try
     capped: bool = False  # stopped counting at MAX_PODS
     reason: str = ""  # why the next one does not fit (the simulation's first reason)
+    phrase: Phrase | str = ""  # `reason` in any language (the text view's)
+
+    def reason_in(self, lang: str) -> str:
+        return say(self.phrase, lang) if self.phrase else self.reason
 
     def to_dict(self) -> dict[str, Any]:
         return {"podsFit": self.pods, "capped": self.capped, "nextFailsBecause": self.reason or None}
@@ -453,17 +458,18 @@ def count_fits(
         claim = ClaimToAllocate(namespace, f"{name}-pod-{index + 1}", spec)
         result = allocate(node_obj, [claim], slices, snapshot.device_classes, allocated, features)
         if not result.fits:
-            return FitSummary(index, reason=_failure_text(result)), taken
+            phrase = _failure_phrase(result)
+            return FitSummary(index, reason=say(phrase, "en"), phrase=phrase), taken
         keys = [r.key for r in result.results.get(claim.key, []) if not r.admin_access]
         taken.append(keys)
         allocated.update(keys)
     return FitSummary(limit, capped=True), taken
 
 
-def _failure_text(result: NodeResult) -> str:
+def _failure_phrase(result: NodeResult) -> Phrase | str:
     if result.error is not None:
-        return f"allocator error: {result.error.message}"
-    return short_reason(result) or "no solution"
+        return Phrase("reason-allocator-error", {"message": result.error.message})
+    return reason_phrase(result) or Phrase("reason-no-solution")
 
 
 def _node_spots(
@@ -555,7 +561,8 @@ def node_topology_from_result(
         summary = FitSummary(1)
         _mark_next_pods(spots, [[r.key for rs in result.results.values() for r in rs if not r.admin_access]])
     else:
-        summary = FitSummary(0, reason=_failure_text(result))
+        phrase = _failure_phrase(result)
+        summary = FitSummary(0, reason=say(phrase, "en"), phrase=phrase)
     return _assemble(node, spots, numa_attr, root_attr, summary)
 
 

@@ -16,6 +16,7 @@ from kubectl_rbln.diagnose.engine import run_rules
 from kubectl_rbln.diagnose.findings import Finding
 from kubectl_rbln.diagnose.pod_events import relevant_events
 from kubectl_rbln.diagnose.rules import WHY_RULES
+from kubectl_rbln.diagnose.simulation import rows_in
 from kubectl_rbln.dra.allocator import Features
 from kubectl_rbln.dra.model import Pod, ResourceClaimTemplate, Snapshot
 
@@ -39,6 +40,10 @@ class PodDiagnosis:
     def nodes(self) -> list[dict[str, Any]]:
         return self.context.simulation.rows if not self.context.simulation_blocked else []
 
+    def nodes_in(self, lang: str) -> list[dict[str, Any]]:
+        """`nodes` with the simulation's reasons in `lang` (the table reads them; English is `nodes`)."""
+        return rows_in(self.context.simulation, lang) if not self.context.simulation_blocked else []
+
     def verdict(self, lang: str) -> str:
         return verdict_for(self.pod, self.findings, lang, refused=scheduler_refused(self.context))
 
@@ -49,7 +54,7 @@ class PodDiagnosis:
             "node": self.pod.node_name,
             "verdict": self.verdict(lang),
             "findings": [f.to_dict(lang) for f in self.findings],
-            "nodes": self.nodes,
+            "nodes": self.nodes_in(lang),
             "closestNode": self.closest_node,
             "events": relevant_events(self.context),
             "assumptions": self.features,

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from kubectl_rbln.catalog import Phrase
 from kubectl_rbln.dra.model import Device
 from kubectl_rbln.dra.quantity import format_quantity
 
@@ -62,6 +63,20 @@ class Shortfall:
             f"{format_quantity(self.needed)} needed, {format_quantity(max(self.left, Fraction(0)))} left "
             f"of {format_quantity(self.total)} (allocated devices consuming it: {used})"
         )
+
+    @property
+    def phrase(self) -> Phrase:
+        """`summary` in any language."""
+        where = {"counter": self.counter, "set": self.counter_set, "scope": self.scope}
+        if self.total is None:
+            return Phrase("counter-missing", where)
+        quantities = {
+            "needed": format_quantity(self.needed),
+            "left": format_quantity(max(self.left, Fraction(0))),
+            "total": format_quantity(self.total),
+        }
+        used = ", ".join(self.consumers) or Phrase("no-names")
+        return Phrase("counter-short", {**where, **quantities, "used": used})
 
 
 class CounterTracker:

@@ -13,6 +13,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from kubectl_rbln.catalog import Phrase, Said, say
 from kubectl_rbln.dra.cel import CelError, compile_selector
 from kubectl_rbln.dra.constraints import lookup_attribute, typed
 from kubectl_rbln.dra.model import Device, Version
@@ -49,6 +50,24 @@ class CandidateCounts:
             f"{self.needed} needed"
         )
 
+    @property
+    def phrase(self) -> Phrase:
+        """`summary` in any language."""
+        driver: Phrase | str = "/".join(self.drivers) or Phrase("any-driver")
+        values = {
+            "request": self.request,
+            "on": self.on_node,
+            "driver": driver,
+            "class_match": self.class_match,
+        }
+        more = {
+            "class": self.device_class,
+            "match": self.request_match,
+            "free": self.free,
+            "needed": self.needed,
+        }
+        return Phrase("candidate-counts", {**values, **more})
+
 
 @dataclass(slots=True)
 class SelectorExclusion:
@@ -66,6 +85,18 @@ class SelectorExclusion:
         seen = "; ".join(f"{attr} values {dict(vals)}" for attr, vals in self.values.items())
         text = f"{self.excluded} excluded by {term}{self.owner} selector #{self.index}"
         return f"{text} ({seen})" if seen else text
+
+    @property
+    def phrase(self) -> Phrase:
+        """`summary` in any language."""
+        values = {"count": self.excluded, "conjunct": self.conjunct, "owner": self.owner, "index": self.index}
+        head = Phrase("sim-excluded-conjunct" if self.conjunct else "sim-excluded", values)
+        if not self.values:
+            return head
+        seen = [Phrase("sim-values", {"attr": a, "values": str(dict(v))}) for a, v in self.values.items()]
+        return Phrase(
+            "", parts=(head, Phrase("sim-seen", {"seen": Phrase("", parts=tuple(seen), sep="; ")})), sep=" "
+        )
 
 
 @dataclass(slots=True)
@@ -110,6 +141,12 @@ class Failure:
     capacity_needed: str | None = None
     capacity_left: str | None = None
     capacity_reason: str | None = None  # capacity | policy | missing
+    phrase: Phrase | None = None  # `summary` in any language, where the catalog has its words
+
+    def say(self, phrase: Phrase) -> None:
+        """Set the summary from a catalog phrase: English here, the reader's language in a table."""
+        self.phrase = phrase
+        self.summary = say(phrase, "en")
 
 
 def value_text(value: Any) -> str:
@@ -292,26 +329,31 @@ def _request_failure(
         verdicts.append((alt, c))
     alt, c = verdicts[0]
     claim = state.claims[alt.claim].key
-    base = Failure("", "", claim=claim, request=alt.name, details=[v[1].summary for v in verdicts])
+    base = Failure("", "", claim=claim, request=alt.name, details=[Said(v[1].phrase) for v in verdicts])
     drivers = "/".join(c.drivers) or "any driver"
     if c.on_node == 0:
         incomplete = [
             p.id for p in state.pools if p.driver in c.drivers and (p.incomplete or p.invalid_reason)
         ]
         base.kind = "no-devices"
-        base.summary = f"request {alt.name} of claim {claim}: no device of {drivers} on this node"
+        where = {"request": alt.name, "claim": claim}
+        phrase = Phrase("sim-no-device", {**where, "drivers": drivers})
         if incomplete:
             base.kind = "incomplete-pool"
-            base.summary += f" (pools skipped as incomplete or invalid: {', '.join(incomplete)})"
+            pools_note = Phrase("sim-pools-skipped", {"pools": ", ".join(incomplete)})
+            phrase = Phrase("", parts=(phrase, pools_note), sep=" ")
+        base.say(phrase)
         return base
     if c.request_match < c.needed:
         base.kind = "selector"
         base.exclusions = _exclusions(state, alt, c)
-        top = base.exclusions[0].summary if base.exclusions else ""
-        base.summary = (
-            f"request {alt.name} of claim {claim}: {c.request_match} of {c.on_node} {drivers} devices "
-            f"match its selectors, {c.needed} needed" + (f"; {top}" if top else "")
-        )
+        values = {"request": alt.name, "claim": claim, "match": c.request_match, "on": c.on_node}
+        phrase = Phrase("sim-selector", {**values, "drivers": drivers, "needed": c.needed})
+        if base.exclusions:
+            phrase = Phrase(
+                "", parts=(phrase, Phrase("sim-then", {"text": base.exclusions[0].phrase})), sep=""
+            )
+        base.say(phrase)
         return base
     if c.free < c.needed:
         held = [state.devices[p].id for p, o in enumerate(alt.outcome) if o == 1 and state.is_allocated[p]]
@@ -322,26 +364,20 @@ def _request_failure(
         ]
         if skipped and c.free + len(skipped) >= c.needed:
             base.kind = "incomplete-pool"
-            base.summary = (
-                f"request {alt.name} of claim {claim}: matching devices are in pools that are "
-                f"incomplete or invalid ({', '.join(sorted(set(skipped)))}), {c.free} usable, "
-                f"{c.needed} needed"
-            )
+            pools = ", ".join(sorted(set(skipped)))
+            values = {"request": alt.name, "claim": claim, "pools": pools, "free": c.free}
+            base.say(Phrase("sim-incomplete-pools", {**values, "needed": c.needed}))
             return base
         base.kind = "exhausted"
         base.holders = held
         # free devices a selector drops (say, NICs back with rdma=false): "free, but ...", issue 12 4d
         base.exclusions = _exclusions(state, alt, c, free_only=True)
-        base.summary = (
-            f"request {alt.name} of claim {claim}: {c.request_match} devices match but "
-            f"{len(held)} are allocated to other claims; {c.free} free, {c.needed} needed"
-        )
+        values = {"request": alt.name, "claim": claim, "match": c.request_match, "held": len(held)}
+        base.say(Phrase("sim-exhausted", {**values, "free": c.free, "needed": c.needed}))
         return base
     base.kind = "tainted"
-    base.summary = (
-        f"request {alt.name} of claim {claim}: {c.free} free matching devices, but only {c.usable} "
-        f"have no untolerated taint; {c.needed} needed"
-    )
+    values = {"request": alt.name, "claim": claim, "free": c.free, "usable": c.usable}
+    base.say(Phrase("sim-tainted", {**values, "needed": c.needed}))
     return base
 
 
@@ -428,18 +464,14 @@ def _counters_alone(state: Any, alts: list[Any], tracker: Any, gate_off: bool) -
     fit = len(usable) - len(blocked)
     base = Failure("counters", "", claim=claim, request=alt.name)
     if gate_off:
-        base.summary = (
-            f"request {alt.name} of claim {claim}: {len(blocked)} of {len(usable)} usable devices consume "
-            "shared counters, which the scheduler refuses while DRAPartitionableDevices is off; "
-            f"{fit} left, {alt.count} needed"
-        )
+        values = {"request": alt.name, "claim": claim, "blocked": len(blocked), "usable": len(usable)}
+        base.say(Phrase("sim-counters-gate-off", {**values, "fit": fit, "needed": alt.count}))
         return base
     shortfalls = list(blocked.values())
     first = shortfalls[0]
-    base.summary = (
-        f"request {alt.name} of claim {claim}: {len(blocked)} of {len(usable)} usable devices do not fit "
-        f"the shared counters left, {fit} do, {alt.count} needed; {first.summary}"
-    )
+    values = {"request": alt.name, "claim": claim, "blocked": len(blocked), "usable": len(usable)}
+    head = Phrase("sim-counters-alone", {**values, "fit": fit, "needed": alt.count})
+    base.say(Phrase("", parts=(head, Phrase("sim-then", {"text": first.phrase})), sep=""))
     base.details = sorted({s.summary for s in shortfalls})
     return _counters(base, (first.counter_set, first.counter), first.needed, first.left, first.consumers)
 
@@ -481,10 +513,13 @@ def _capacity_alone(state: Any, alt: Any, usable: list[int], blocked: dict[int, 
     shorts = list(blocked.values())
     first = next((s for s in shorts if s.reason == "capacity"), shorts[0])
     fit = len(usable) - len(blocked)
+    values = {"request": alt.name, "claim": claim, "blocked": len(blocked), "usable": len(usable)}
+    head = Phrase("sim-capacity-alone", {**values, "fit": fit, "needed": alt.count})
+    phrase = Phrase("", parts=(head, Phrase("sim-then", {"text": first.summary})), sep="")
     base = Failure(
         "capacity",
-        f"request {alt.name} of claim {claim}: {len(blocked)} of {len(usable)} usable devices cannot "
-        f"serve its capacity request, {fit} can, {alt.count} needed; {first.summary}",
+        say(phrase, "en"),
+        phrase=phrase,
         claim=claim,
         request=alt.name,
         details=sorted({s.summary for s in shorts}),
@@ -592,34 +627,26 @@ def _constraint_failure(state: Any, ci: int, index: int) -> Failure | None:
         lacking=lacking,
     )
     need_text = ", ".join(f"{n} {r}" for r, n in needed.items())
-    per_value = (
-        "; ".join(
-            f"{c.attribute}={g.value}: " + ", ".join(f"{g.counts.get(r, 0)} {r}" for r in needed)
-            for g in groups.values()
-        )
-        or "no candidate has the attribute"
-    )
+    per_value: Phrase | str = "; ".join(
+        f"{c.attribute}={g.value}: " + ", ".join(f"{g.counts.get(r, 0)} {r}" for r in needed)
+        for g in groups.values()
+    ) or Phrase("sim-no-candidate-has-it")
+    where = {"claim": claim, "index": index, "attribute": c.attribute, "over": over, "values": per_value}
     if kind == "matchAttribute":
         if any(g.viable for g in groups.values()):
             return _distinct_within_groups(state, ci, failure, groups, members)
-        failure.summary = (
-            f"claim {claim}, constraint #{index} matchAttribute {c.attribute} over [{over}]: "
-            f"no single value has enough devices for every request ({need_text} needed) — "
-            f"{per_value}"
-        )
+        phrase = Phrase("sim-match-no-value", {**where, "needed": need_text})
     else:
         total = sum(needed.values())
         if len(groups) >= total and all(
             sum(1 for g in groups.values() if g.counts.get(r, 0)) >= n for r, n in needed.items()
         ):
             return None
-        failure.summary = (
-            f"claim {claim}, constraint #{index} distinctAttribute {c.attribute} over [{over}]: "
-            f"{len(groups)} distinct values among candidates, {total} devices need distinct "
-            f"values — {per_value}"
-        )
+        phrase = Phrase("sim-distinct-too-few", {**where, "distinct": len(groups), "total": total})
     if lacking:
-        failure.summary += f"; {len(lacking)} candidate(s) lack {c.attribute}"
+        lack = Phrase("sim-candidates-lack", {"count": len(lacking), "attribute": c.attribute})
+        phrase = Phrase("", parts=(phrase, lack), sep="")
+    failure.say(phrase)
     return failure
 
 
@@ -645,18 +672,31 @@ def _distinct_within_groups(
                     distinct.add(typed(v))
             need = sum(a.count for a in _covered(state, ci, other.requests))
             notes.append(
-                f"{failure.attribute}={g.value}: {len(distinct)} distinct {other.attribute}, {need} needed"
+                Phrase(
+                    "sim-group-distinct",
+                    {
+                        "group": f"{failure.attribute}={g.value}",
+                        "distinct": len(distinct),
+                        "attribute": other.attribute,
+                        "needed": need,
+                    },
+                )
             )
             ok = ok or len(distinct) >= need
         if not ok:
-            failure.summary = (
-                f"claim {failure.claim}: within every {failure.attribute} group the devices share "
-                f"{other.attribute} (constraint #{j} distinctAttribute) — " + "; ".join(notes)
+            values = {
+                "claim": failure.claim,
+                "attribute": failure.attribute,
+                "other": other.attribute,
+                "index": j,
+            }
+            failure.say(
+                Phrase("sim-groups-share", {**values, "notes": Phrase("", parts=tuple(notes), sep="; ")})
             )
             failure.constraint_index = j
             failure.constraint_kind = "distinctAttribute"
             failure.attribute = other.attribute  # the constraint that fails; groups stay per match value
-            failure.details = notes
+            failure.details = [say(note, "en") for note in notes]
             return failure
     return None
 
@@ -676,9 +716,9 @@ def _competition(state: Any, counts: dict[tuple[str, str], CandidateCounts]) -> 
         wanted += sum(a.count for a in alts)
         names += [f"{state.claims[a.claim].key}/{a.name}" for a in alts]
     if wanted > len(pool_union) and len(names) > 1:
-        return Failure(
-            "exhausted",
-            f"requests {', '.join(names)} together need {wanted} devices, "
-            f"only {len(pool_union)} matching devices are free on this node",
+        failure = Failure("exhausted", "")
+        failure.say(
+            Phrase("sim-competition", {"names": ", ".join(names), "wanted": wanted, "free": len(pool_union)})
         )
+        return failure
     return None

@@ -19,6 +19,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from kubectl_rbln.catalog import Phrase, join_and, say
 from kubectl_rbln.diagnose.context import is_device_pod, probe_pod
 from kubectl_rbln.diagnose.findings import Finding
 from kubectl_rbln.diagnose.rules.attributes import devices_by_driver
@@ -63,15 +64,21 @@ class IntentChange:
 class Candidate:
     recipe: str
     params: RecipeParams
-    adaptations: tuple[str, ...] = ()
+    adaptations: tuple[str | Phrase, ...] = ()  # how the recipe was adapted, each in the reader's words
     intent: IntentChange | None = None
 
     @property
     def label(self) -> str:
-        return self.recipe + (f" ({'; '.join(self.adaptations)})" if self.adaptations else "")
+        return self.label_in("en")
+
+    def label_in(self, lang: str) -> str:
+        notes = [say(a, lang) for a in self.adaptations]
+        return self.recipe + (f" ({'; '.join(notes)})" if notes else "")
 
 
-Blocker = Finding | str  # an error finding of the simulation, else a node's reason or the verdict
+WITHOUT_SUBSYSTEM = "suggest-adapt-no-subsystem"  # the adaptation that gives up the NIC model pin
+# An error finding of the simulation, else a node's reason, else the Pod's diagnosis (its verdict).
+Blocker = Finding | PodDiagnosis | str
 
 
 @dataclass(slots=True)
@@ -156,16 +163,14 @@ def numa_attributes(snapshot: Snapshot) -> list[str]:
     return [NUMA_ATTR, *common]
 
 
-def nic_variants(subsystems: Counter[str]) -> list[tuple[str, tuple[str, ...]]]:
+def nic_variants(subsystems: Counter[str]) -> list[tuple[str, tuple[Phrase, ...]]]:
     """The recipe's selector, then its pciSubsystem term set to each RDMA NIC model found, then removed."""
-    variants: list[tuple[str, tuple[str, ...]]] = [(NIC_SELECTOR, ())]
+    variants: list[tuple[str, tuple[Phrase, ...]]] = [(NIC_SELECTOR, ())]
     others = [value for value, _ in subsystems.most_common() if value and value != REFERENCE_SUBSYSTEM]
     for value in others:
-        variants.append(
-            (nic_selector(value), (f'NIC selector pciSubsystem == "{value}" (the RDMA NICs found)',))
-        )
+        variants.append((nic_selector(value), (Phrase("suggest-adapt-subsystem", {"value": value}),)))
     if len(subsystems) > 1 or (others and REFERENCE_SUBSYSTEM not in subsystems):
-        variants.append((nic_selector(None), ("NIC selector without the pciSubsystem term",)))
+        variants.append((nic_selector(None), (Phrase(WITHOUT_SUBSYSTEM),)))
     return variants
 
 
@@ -176,7 +181,7 @@ def unpublished_nic_attributes(snapshot: Snapshot) -> tuple[str, ...]:
     return tuple(sorted(a for a in cached_references(NIC_SELECTOR).attributes if a not in published))
 
 
-def intent_variants(snapshot: Snapshot) -> list[tuple[str, tuple[str, ...], IntentChange]]:
+def intent_variants(snapshot: Snapshot) -> list[tuple[str, tuple[Phrase, ...], IntentChange]]:
     """When a term of the NIC selector reads what no NIC publishes: one selector per RDMA NIC model
     (pciVendor and pciDevice, most common first), on what those NICs do publish."""
     missing = unpublished_nic_attributes(snapshot)
@@ -187,11 +192,11 @@ def intent_variants(snapshot: Snapshot) -> list[tuple[str, tuple[str, ...], Inte
         if device.attributes.get(RDMA_ATTR) is True:
             values = ((a, device.attributes.get(a)) for a in (PCI_VENDOR_ATTR, PCI_DEVICE_ATTR))
             models[tuple((a, v) for a, v in values if isinstance(v, str) and v)] += 1
-    variants: list[tuple[str, tuple[str, ...], IntentChange]] = []
+    variants: list[tuple[str, tuple[Phrase, ...], IntentChange]] = []
     short = ", ".join(a.split("/", 1)[1] for a in missing)
     for pins, count in models.most_common():
-        on = " and ".join(a.split("/", 1)[1] for a, _ in pins) or "rdma only"
-        note = f"NIC selector on {on}: no NIC publishes {short} (change of intent)"
+        on = join_and([a.split("/", 1)[1] for a, _ in pins]) or Phrase("suggest-rdma-only")
+        note = Phrase("suggest-adapt-intent", {"on": on, "short": short})
         variants.append((nic_model_selector(pins), (note,), IntentChange(missing, pins, count)))
     return variants
 
@@ -208,7 +213,7 @@ def candidates(snapshot: Snapshot, current: CurrentRct, only: str | None = None)
     found: list[Candidate] = []
     if subsystems and current.has_nic:
         for numa in numa_attributes(snapshot):
-            numa_note = () if numa == NUMA_ATTR else (f"matchAttribute {numa}",)
+            numa_note: tuple[str | Phrase, ...] = () if numa == NUMA_ATTR else (f"matchAttribute {numa}",)
             for selector, notes in nic_variants(subsystems):
                 found.append(
                     Candidate(
@@ -270,7 +275,14 @@ def _blockers(diagnosis: PodDiagnosis) -> list[Blocker]:
     reasons: list[Blocker] = [
         f"{r['name']}: {r.get('reason', '')}" for r in diagnosis.nodes if r.get("reason")
     ]
-    return reasons[:3] or [diagnosis.verdict("en")]
+    return reasons[:3] or [diagnosis]  # its verdict, in the reader's language
+
+
+def _same(a: Blocker, b: Blocker) -> bool:
+    """Equal blockers (a diagnosis only to itself: comparing two would compare their snapshots)."""
+    if isinstance(a, PodDiagnosis) or isinstance(b, PodDiagnosis):
+        return a is b
+    return a == b
 
 
 def verify(
@@ -288,7 +300,7 @@ def verify(
         nodes = set(simulation.fitting) | set(simulation.fits_elsewhere)
         full_fit = full_fit or bool(simulation.fitting)
         if not nodes:
-            blockers += [b for b in _blockers(diagnosis) if b not in blockers]
+            blockers += [b for b in _blockers(diagnosis) if not any(_same(b, x) for x in blockers)]
             findings += diagnosis.findings
         fit_sets.append(nodes)
     if not full_fit or not all(fit_sets):

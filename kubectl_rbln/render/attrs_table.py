@@ -6,17 +6,18 @@ Fits 100 columns: long names are cut with `…`, node lists go to notes under th
 
 from __future__ import annotations
 
-import textwrap
 from typing import Any
 
-from tabulate import tabulate
-
-from kubectl_rbln.render.output import Report
+from kubectl_rbln.app.attrs import AttrsReport
+from kubectl_rbln.catalog import sentence
+from kubectl_rbln.diagnose.attrs import remediation_lines
+from kubectl_rbln.render.columns import plain_table
 from kubectl_rbln.render.sanitize import clean_tree
-from kubectl_rbln.render.why_table import pasteable, render_finding
+from kubectl_rbln.render.why_table import pasteable, render_finding, severity_word
+from kubectl_rbln.text import cut_width, display_width, wrap_width
 
 WIDTH = 100
-VERDICT_MARK = {"present": "present", "partial": "PARTIAL", "absent": "ABSENT", "optional": "optional"}
+VERDICTS = ("present", "partial", "absent", "optional")
 SHORT_KIND = {
     "selector": "selector",
     "guarded": "guarded",
@@ -24,17 +25,19 @@ SHORT_KIND = {
     "matchAttribute": "match",
     "distinctAttribute": "distinct",
 }
+# A value-format note (diagnose/attrs.py writes the English one into the document): its sentence key.
+FORMAT_NOTES = ("attrs-note-bdf", "attrs-note-types")
 
 
 def cut(text: str, width: int, wide: bool) -> str:
-    return text if wide or len(text) <= width else text[: width - 1] + "…"
+    return text if wide or display_width(text) <= width else cut_width(text, width)
 
 
 def wrap(text: str, first: str, rest: str, wide: bool) -> list[str]:
-    """A note or comment wrapped to 100 columns (one line with -o wide)."""
+    """A note or comment wrapped to 100 display columns (one line with -o wide)."""
     if wide:
         return [first + text]
-    return textwrap.wrap(text, WIDTH, initial_indent=first, subsequent_indent=rest, break_on_hyphens=False)
+    return wrap_width(text, WIDTH, first, rest)
 
 
 def fix_lines(lines: list[str], wide: bool) -> list[str]:
@@ -56,7 +59,15 @@ def ratio(coverage: dict[str, Any] | None, which: str) -> str:
     return f"{coverage['devices']}/{coverage['devicesOfDriver']}"
 
 
-def required_table(report: dict[str, Any], wide: bool) -> list[str]:
+def verdict_word(verdict: str, lang: str) -> str:
+    return sentence(f"attrs-verdict-{verdict}", lang) if verdict in VERDICTS else verdict
+
+
+def columns(key: str, lang: str) -> list[str]:
+    return sentence(key, lang).split("|")
+
+
+def required_table(report: dict[str, Any], wide: bool, lang: str = "en") -> list[str]:
     rows = []
     notes = []
     for row in report["required"]:
@@ -68,62 +79,71 @@ def required_table(report: dict[str, Any], wide: bool) -> list[str]:
                 cut(kinds, 14, wide),
                 ratio(row["coverage"], "nodes"),
                 ratio(row["coverage"], "devices"),
-                VERDICT_MARK.get(row["verdict"], row["verdict"]),
+                verdict_word(row["verdict"], lang),
             ]
         )
         missing = (row["coverage"] or {}).get("missingOn") or []
         if row["verdict"] in ("partial", "absent"):
-            note = f"{row['attribute']} ({row['driver']}): {row['verdict']}"
+            note = f"{row['attribute']} ({row['driver']}): {verdict_word(row['verdict'], lang)}"
             absent = set(row.get("driverAbsentOn") or [])
             if missing:
-                note += f"; missing on {', '.join(missing)}"
+                note += "; " + sentence("attrs-missing-on", lang, nodes=", ".join(missing))
                 if absent >= set(missing):
-                    note += f" (no {row['driver']} devices there)"
+                    note += " " + sentence("attrs-no-driver-there", lang, driver=row["driver"])
             if row["nearMisses"]:
-                note += f"; near miss: {', '.join(row['nearMisses'])}"
+                note += "; " + sentence("attrs-near-miss", lang, names=", ".join(row["nearMisses"]))
             notes.append(note)
-    lines = ["REQUIRED (what the RCT reads, per driver)"]
-    lines += tabulate(
-        rows, headers=["ATTRIBUTE", "DRIVER", "USED BY", "NODES", "DEVICES", "VERDICT"], tablefmt="plain"
-    ).splitlines()
+    lines = [sentence("attrs-required-heading", lang)]
+    lines += plain_table(rows, headers=columns("attrs-required-columns", lang))
     if not rows:
-        lines.append("  (the RCT reads no attribute)")
+        lines.append("  " + sentence("attrs-reads-nothing", lang))
     for note in notes:
         lines += wrap(note, "  ! ", "    ", wide)
     return lines
 
 
-def formats_table(report: dict[str, Any], wide: bool) -> list[str]:
+def format_note(note: str, lang: str) -> str:
+    for key in FORMAT_NOTES:
+        if note == sentence(key, "en"):
+            return sentence(key, lang)
+    return note
+
+
+def formats_table(report: dict[str, Any], wide: bool, lang: str = "en") -> list[str]:
     rows = [row for row in report["formats"] if wide or not row["ok"]]
     if not rows:
-        checked = len(report["formats"])
-        return [f"VALUE FORMATS: {checked} checked (pcieRoot pciDDDD:BB, numaNode int), all as expected"]
+        return [sentence("attrs-formats-all-ok", lang, count=len(report["formats"]))]
     table = [
         [
             cut(r["attribute"], 34, wide),
             cut(r["driver"], 17, wide),
             cut(r["found"], 32, wide),
-            "ok" if r["ok"] else r["severity"],
+            sentence("attrs-format-ok", lang) if r["ok"] else severity_word(r["severity"], lang),
         ]
         for r in rows
     ]
-    lines = ["VALUE FORMATS (what constraints compare)"]
-    lines += tabulate(
-        table, headers=["ATTRIBUTE", "DRIVER", "FOUND", "RESULT"], tablefmt="plain"
-    ).splitlines()
+    lines = [sentence("attrs-formats-heading", lang)]
+    lines += plain_table(table, headers=columns("attrs-formats-columns", lang))
     for r in rows:
         if r["note"]:
-            lines += wrap(f"{r['attribute']} ({r['driver']}): {r['note']}", "  ! ", "    ", wide)
+            note = format_note(r["note"], lang)
+            lines += wrap(f"{r['attribute']} ({r['driver']}): {note}", "  ! ", "    ", wide)
     return lines
 
 
-def advertised_table(report: dict[str, Any], wide: bool) -> list[str]:
-    lines = ["ADVERTISED (every device of every slice; unqualified names qualified with the driver)"]
+def advertised_table(report: dict[str, Any], wide: bool, lang: str = "en") -> list[str]:
+    lines = [sentence("attrs-advertised-heading", lang)]
     for driver in report["drivers"]:
         entries = report["advertised"].get(driver["driver"], [])
         lines.append(
-            f"{driver['driver']}: {driver['devices']} devices on {len(driver['nodes'])} node(s), "
-            f"{len(entries)} attributes and capacities"
+            sentence(
+                "attrs-advertised-driver",
+                lang,
+                driver=driver["driver"],
+                devices=driver["devices"],
+                nodes=len(driver["nodes"]),
+                count=len(entries),
+            )
         )
         rows = []
         for entry in entries:
@@ -137,61 +157,55 @@ def advertised_table(report: dict[str, Any], wide: bool) -> list[str]:
                     cut(missing, 24, wide) or "-",
                 ]
             )
-        table = tabulate(
-            rows, headers=["ATTRIBUTE", "TYPE", "DEVICES", "NODES", "MISSING ON"], tablefmt="plain"
-        )
-        lines += ["  " + line for line in table.splitlines()]
+        table = plain_table(rows, headers=columns("attrs-advertised-columns", lang))
+        lines += ["  " + line for line in table]
     return lines
 
 
-def render_attrs(attrs: Report, *, lang: str = "en", color: bool = False, wide: bool = False) -> str:
+def render_attrs(attrs: AttrsReport, *, lang: str = "en", color: bool = False, wide: bool = False) -> str:
     """Draw an AttrsReport (app/attrs.py) from its document: the table shows what `-o json` says."""
     report = clean_tree(attrs.to_document(lang))  # cluster text may carry terminal control sequences
     rct = report["rct"]
-    origin = {
-        "cluster": "as stored, read from the bundle"
-        if str(report.get("source", "")).startswith("files")
-        else "read back from the cluster",
-        "file": "from the file given",
-        "recipe": "the reference recipe",
-    }[rct["origin"]]
+    origin = rct["origin"]
+    if origin == "cluster" and str(report.get("source", "")).startswith("files"):
+        origin = "bundle"
     lines = [
-        f"RCT {rct['namespace']}/{rct['name']} ({origin}"
+        f"RCT {rct['namespace']}/{rct['name']} ({sentence(f'attrs-origin-{origin}', lang)}"
         + (f", {rct['apiVersion']})" if rct.get("apiVersion") else ")")
     ]
     if rct.get("note"):
-        lines.append(f"  {rct['note']}")
+        note = rct["note"]
+        if rct["origin"] == "recipe":
+            note = sentence("attrs-recipe-note", lang, name=rct["name"], namespace=rct["namespace"])
+        lines += wrap(note, "  ", "  ", wide)
     nodes = report["nodes"]
-    lines.append(f"Device nodes: {len(nodes)} ({cut(', '.join(nodes), 80, wide)})")
+    lines.append(
+        sentence("attrs-device-nodes", lang, count=len(nodes), nodes=cut(", ".join(nodes), 80, wide))
+    )
     lines.append("")
-    lines += required_table(report, wide)
+    lines += required_table(report, wide, lang)
     for dropped in report["droppedFields"]:
         lines += wrap(
-            f"stored RCT lacks {dropped['field']}: {dropped['gate']} is off on the API server",
+            sentence("attrs-dropped-field", lang, field=dropped["field"], gate=dropped["gate"]),
             "  ! ",
             "    ",
             wide,
         )
     lines.append("")
-    lines += formats_table(report, wide)
+    lines += formats_table(report, wide, lang)
     lines.append("")
-    lines += advertised_table(report, wide)
+    lines += advertised_table(report, wide, lang)
     if report["remediation"]:
-        lines += ["", "FIX"]
-        lines += fix_lines(report["remediation"], wide)
+        lines += ["", sentence("attrs-fix-heading", lang)]
+        lines += fix_lines(clean_tree(remediation_lines(attrs.diagnosis.remediation, lang)), wide)
     if report["findings"] and wide:
-        lines += ["", "FINDINGS"]
+        lines += ["", sentence("attrs-findings-heading", lang)]
         for finding in report["findings"]:
-            lines += render_finding(finding, color=color, wide=wide)
+            lines += render_finding(finding, color=color, wide=wide, lang=lang)
     verdicts = [r["verdict"] for r in report["required"]]
     bad = sum(v in ("absent", "partial") for v in verdicts)
-    lines += [
-        "",
-        f"{len(verdicts) - bad}/{len(verdicts)} required keys published everywhere"
-        + (
-            f"; {len(report['findings'])} finding(s) (-o wide or -o json shows them)"
-            if report["findings"] and not wide
-            else ""
-        ),
-    ]
+    summary = sentence("attrs-summary", lang, ok=len(verdicts) - bad, total=len(verdicts))
+    if report["findings"] and not wide:
+        summary += sentence("attrs-summary-findings", lang, count=len(report["findings"]))
+    lines += ["", summary]
     return "\n".join(lines) + "\n"

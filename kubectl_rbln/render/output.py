@@ -13,6 +13,7 @@ from typing import Any, Protocol, TextIO
 
 import yaml
 
+from kubectl_rbln.catalog import machine_document
 from kubectl_rbln.errors import InputError
 
 
@@ -86,6 +87,8 @@ def emit(
     """The one output switch of every command: table and wide draw `text()`, the rest the document."""
     out = stream or sys.stdout
     if jq_expr or output in ("json", "yaml"):
-        emit_document(report.to_document(lang), output, jq_expr, stream=out)
+        with machine_document():  # evidence and the simulation's reasons stay English in a document
+            document = report.to_document(lang)
+        emit_document(document, output, jq_expr, stream=out)
     else:
         out.write(text())

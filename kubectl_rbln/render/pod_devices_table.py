@@ -73,6 +73,20 @@ def render_rows(
     return plain_table(rows, headers=headers, disable_numparse=True)
 
 
+def probe_message(entry: dict[str, Any], lang: str) -> str:
+    """Why the Pod was not probed: a known reason in the catalog's words, else the message as given."""
+    probe = entry["probe"]
+    if probe.get("reason") == "not-running" and entry.get("phase"):
+        return sentence(
+            "pod-devices-not-running",
+            lang,
+            phase=entry["phase"],
+            pod=entry["name"],
+            namespace=entry["namespace"],
+        )
+    return one_line(probe["message"])
+
+
 def render_details(entry: dict[str, Any], *, color: bool, wide: bool, lang: str = "en") -> list[str]:
     """Findings and the probe problem of one Pod; nothing for a healthy one."""
     probe = entry["probe"]
@@ -85,7 +99,7 @@ def render_details(entry: dict[str, Any], *, color: bool, wide: bool, lang: str 
         head = sentence("pod-devices-where-unscheduled", lang, pod=pod, container=entry["container"])
     lines = ["", click.style(head, bold=True) if color else head]
     if probe["status"] != "ok":
-        lines += _wrapped(sentence("pod-devices-probe", lang, message=one_line(probe["message"])), wide)
+        lines += _wrapped(sentence("pod-devices-probe", lang, message=probe_message(entry, lang)), wide)
     if entry["rdmaMode"] == "shared" and entry.get("seen"):
         seen = entry["seen"]
         text = sentence(

@@ -6,15 +6,15 @@ stdout carries nothing but the ResourceClaimTemplate, so `suggest-rct > fixed.ya
 
 from __future__ import annotations
 
-from typing import Any
-
 import yaml
 
 from kubectl_rbln.app.suggest_rct import SuggestRctReport, blocker_text
-from kubectl_rbln.catalog import sentence
+from kubectl_rbln.catalog import Phrase, say, sentence
 from kubectl_rbln.domain import NIC_DRIVER, RDMA_ATTR
-from kubectl_rbln.remedy.suggest import Attempt, IntentChange, NoFix
-from kubectl_rbln.text import strip_controls
+from kubectl_rbln.remedy.suggest import WITHOUT_SUBSYSTEM, Attempt, IntentChange, NoFix
+from kubectl_rbln.text import display_width, strip_controls, wrap_width
+
+WIDTH = 100
 
 
 def render_suggest_yaml(report: SuggestRctReport) -> str:
@@ -26,7 +26,7 @@ def render_suggest_yaml(report: SuggestRctReport) -> str:
 
 def _blockers(attempt: Attempt, lang: str) -> str:
     texts = list(dict.fromkeys(blocker_text(b, lang) for b in attempt.blockers))
-    return "; ".join(texts) or "does not fit"
+    return "; ".join(texts) or sentence("suggest-does-not-fit", lang)
 
 
 def _no_fix(reason: NoFix, lang: str) -> str:
@@ -39,18 +39,18 @@ def _no_fix(reason: NoFix, lang: str) -> str:
         return sentence("suggest-capacity", lang)
     if reason.kind == "attempt":
         attempt = values["attempt"]
-        return f"{attempt.candidate.label}: {_blockers(attempt, lang)}"
+        return f"{attempt.candidate.label_in(lang)}: {_blockers(attempt, lang)}"
     return sentence("suggest-more-variants", lang, count=values["count"])
 
 
-def gives_up(recipe: str, adaptations: tuple[str, ...], lang: str = "en") -> list[str]:
+def gives_up(recipe: str, adaptations: tuple[str | Phrase, ...], lang: str = "en") -> list[str]:
     """What the suggested recipe gives up against the reference configuration, in the catalog's words."""
     keys = []
     if recipe == "numa-unaligned":
         keys.append("suggest-gives-up-alignment")
     if recipe == "npu-only":
         keys.append("suggest-gives-up-rdma")
-    if any("without the pciSubsystem" in a for a in adaptations):
+    if any(isinstance(a, Phrase) and a.key == WITHOUT_SUBSYSTEM for a in adaptations):
         keys.append("suggest-gives-up-nic-pin")
     return [sentence(key, lang, attribute=RDMA_ATTR) for key in keys or ["suggest-gives-up-nothing"]]
 
@@ -68,14 +68,33 @@ def change_of_intent(intent: IntentChange, lang: str = "en") -> str:
     )
 
 
-def _assumptions(assumptions: dict[str, Any]) -> str:
+def _assumptions(report: SuggestRctReport, lang: str) -> str:
+    assumptions = report.assumptions
     gates = assumptions.get("gates", {})
-    consumable = "on" if gates.get("consumable_capacity") else "off"
-    why = (assumptions.get("why") or {}).get("consumable_capacity", "the default")
-    return (
-        f"  simulated: Kubernetes {assumptions.get('kubernetesMinor')}, "
-        f"DRAConsumableCapacity {consumable} ({why}); --k8s-version and --feature-gates override"
+    state = sentence("word-on" if gates.get("consumable_capacity") else "word-off", lang)
+    reason = report.reasons.get("consumable_capacity")
+    why = (
+        say(reason, lang)
+        if reason is not None
+        else (assumptions.get("why") or {}).get("consumable_capacity", "the default")
     )
+    return "  " + sentence(
+        "suggest-simulated", lang, minor=assumptions.get("kubernetesMinor"), state=state, why=why
+    )
+
+
+# How remedy/suggest.py marks a Pod the simulation made up, and the sentence that says it.
+MADE_UP = {
+    " (as a new replica)": "suggest-new-replica",
+    " (a Pod that only uses the RCT)": "suggest-probe-pod",
+}
+
+
+def _probe(name: str, lang: str) -> str:
+    for mark, key in MADE_UP.items():
+        if name.endswith(mark):
+            return f"{name[: -len(mark)]} {sentence(key, lang)}"
+    return name
 
 
 def _explain(report: SuggestRctReport, lang: str) -> list[str]:
@@ -83,40 +102,49 @@ def _explain(report: SuggestRctReport, lang: str) -> list[str]:
     result = report.result
     current = result.current
     ns, name = current.namespace, current.name
-    where = f"{ns}/{name}" + (
-        "" if current.exists else " (not in the cluster: the reference recipe's counts)"
-    )
+    where = f"{ns}/{name}" + ("" if current.exists else " " + sentence("suggest-not-in-cluster", lang))
     if result.chosen is None:
-        lines = [f"suggest-rct: no ResourceClaimTemplate can fix this cluster for {where}."]
+        lines = [sentence("suggest-none-fits", lang, where=where)]
         lines += [f"  - {_no_fix(reason, lang)}" for reason in result.no_fix]
-        return [*lines, _assumptions(report.assumptions)]
+        return [*lines, _assumptions(report, lang)]
     chosen = result.chosen.candidate
-    lines = [f"suggest-rct: {chosen.recipe} for {where}, as resource.k8s.io/{result.api_version}"]
-    lines += [f"  adapted: {note}" for note in chosen.adaptations]
+    lines = [sentence("suggest-chosen", lang, recipe=chosen.recipe, where=where, version=result.api_version)]
+    adapted = sentence("suggest-label-adapted", lang)
+    lines += [f"  {adapted} {say(note, lang)}" for note in chosen.adaptations]
     if chosen.intent is not None:
         lines.append(f"  {change_of_intent(chosen.intent, lang)}")
-    lines += [f"  not {a.candidate.label}: {_blockers(a, lang)}" for a in result.attempts[:-1]]
-    lines += [f"  gives up: {line}" for line in gives_up(chosen.recipe, chosen.adaptations, lang)]
+    lines += [
+        "  "
+        + sentence("suggest-not-this", lang, label=a.candidate.label_in(lang), blockers=_blockers(a, lang))
+        for a in result.attempts[:-1]
+    ]
+    gives = sentence("suggest-label-gives-up", lang)
+    lines += [f"  {gives} {line}" for line in gives_up(chosen.recipe, chosen.adaptations, lang)]
     lines.append(
-        f"  verified: the simulation of `why --with-rct` fits {', '.join(result.probes)} "
-        f"on {', '.join(result.chosen.fits_on)}"
+        "  "
+        + sentence(
+            "suggest-verified",
+            lang,
+            pods=", ".join(_probe(p, lang) for p in result.probes),
+            nodes=", ".join(result.chosen.fits_on),
+        )
     )
-    lines += [_assumptions(report.assumptions), ""]
-    lines.append(
-        "Kubernetes rejects an apply that changes an existing RCT's spec, so save, delete, then apply:"
-    )
+    lines += [_assumptions(report, lang), ""]
+    lines.append(sentence("suggest-apply-heading", lang))
     lines.append(f"  kubectl rbln suggest-rct -n {ns} --rct {name} > {name}.yaml")
     if current.exists:
         lines.append(f"  kubectl -n {ns} delete resourceclaimtemplate {name}")
     lines.append(f"  kubectl -n {ns} apply -f {name}.yaml")
-    lines.append("Chart values: " + " ".join(f"--set {s}" for s in report.chart_sets))
+    lines.append(
+        sentence("suggest-chart-values", lang) + " " + " ".join(f"--set {s}" for s in report.chart_sets)
+    )
     return lines
 
 
-def _values(report: SuggestRctReport) -> list[str]:
+def _values(report: SuggestRctReport, lang: str) -> list[str]:
     if report.values_checks is None:
         return []
-    lines = ["", f"Chart values ({report.values_path}):"]
+    lines = ["", sentence("suggest-values-heading", lang, path=report.values_path)]
     for check in report.values_checks:
         mark = "ok  " if check.ok else ("FAIL" if check.severity == "error" else "warn")
         lines.append(f"  {mark} {check.message}")
@@ -125,4 +153,12 @@ def _values(report: SuggestRctReport) -> list[str]:
 
 def render_suggest_explanation(report: SuggestRctReport, lang: str = "en") -> str:
     """Everything a person reads (stderr): the reasoning, then the chart values' checks."""
-    return "\n".join(_explain(report, lang) + _values(report)) + "\n"
+    lines = []
+    for line in _explain(report, lang) + _values(report, lang):
+        text = line.lstrip(" ")
+        if display_width(line) <= WIDTH or text.startswith("kubectl "):  # a command pastes whole
+            lines.append(line)
+            continue
+        indent = line[: len(line) - len(text)]
+        lines += wrap_width(text, WIDTH, indent, indent + "    ")
+    return "\n".join(lines) + "\n"

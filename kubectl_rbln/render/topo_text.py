@@ -175,7 +175,7 @@ def summary_lines(topo: NodeTopology, rct: RctChoice, lang: str = "en") -> list[
     pods = "Pod" if s.pods == 1 and not s.capped else "Pods"
     lines = [sentence("topo-summary-fit", lang, node=topo.node, count=count, pods=pods, rct=rct.key)]
     if s.pods == 0 and s.reason:
-        lines.append("  " + sentence("topo-why-not", lang, reason=s.reason))
+        lines.append("  " + sentence("topo-why-not", lang, reason=s.reason_in(lang)))
     return lines
 
 

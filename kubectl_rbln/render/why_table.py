@@ -13,7 +13,7 @@ from typing import Any
 import click
 
 from kubectl_rbln.app.topo import NodeView
-from kubectl_rbln.catalog import sentence
+from kubectl_rbln.catalog import load_sentences, sentence
 from kubectl_rbln.render.columns import plain_table
 from kubectl_rbln.render.sanitize import clean_tree, strip_controls_keep_color
 from kubectl_rbln.render.topo_text import render_node
@@ -62,6 +62,19 @@ def pasteable(line: str) -> str:
     return "# " + line
 
 
+# Evidence keys whose value is a message in Kubernetes' (or a driver's) own words: quoted in a
+# translated view, so the English reads as the cluster's.
+MESSAGE_KEYS = frozenset(
+    ("schedulerSays", "event", "schedulerEvent", "schedulerError", "message", "scheduler", "apiServer")
+)
+
+
+def evidence_label(key: str, lang: str) -> str:
+    """An evidence key as the table names it (`evidence-<key>` in the catalog); the key itself if none."""
+    texts = load_sentences().get(f"evidence-{key}")
+    return (texts.get(lang) or texts.get("en") or key) if texts else key
+
+
 def severity_word(severity: str, lang: str) -> str:
     return sentence(f"severity-{severity}", lang) if severity in SYMBOLS else severity
 
@@ -85,12 +98,13 @@ def render_finding(
         value = evidence[key]
         if value in (None, [], {}, ""):
             continue
-        shown = (
-            json.dumps(value, ensure_ascii=False, default=str)
-            if wide
-            else _short(value, width - display_width(key) - 6)
-        )
-        lines.append(f"    {key}: {shown}")
+        label = evidence_label(key, lang)
+        room = width - display_width(label) - 6
+        if lang != "en" and key in MESSAGE_KEYS and isinstance(value, str):  # the cluster's English, quoted
+            shown = f'"{value}"' if wide else f'"{_short(value, room - 2)}"'
+        else:
+            shown = json.dumps(value, ensure_ascii=False, default=str) if wide else _short(value, room)
+        lines.append(f"    {label}: {shown}")
     fix = sentence("label-fix", lang)
     indent = " " * (4 + display_width(fix) + 1)
     for index, command in enumerate(finding.get("remediation") or []):

@@ -15,6 +15,7 @@ Plus the particle chooser and the display-width helpers the renderers use.
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -39,17 +40,11 @@ ALLOWED = {
     "service", "support", "operator", "driver", "runtime", "spec", "base", "state", "status",
     "reason", "timeout", "failure", "netns", "kubelet", "plugin", "recipe", "attach", "string",
     "int", "bool", "quantity", "version", "selector", "match", "distinct", "guarded", "capacity",
+    "sudo", "crictl",
 }  # fmt: skip
-# Not yet localized (left for a follow-up, see the report of issue 13): attrs' and suggest-rct's
-# renderers, and the simulation's per-node reasons (dra/explain) shown in why's NODES table and in
-# topo's "why not" line.
-PENDING = {"attrs", "suggest-rct"}
+COMMANDS = ["why", "check", "attrs", "topo", "suggest-rct", "pod-devices"]
 # Width: pod-devices' table rows pass 100 columns in English too (the VERDICT column), left.
-WIDTH_PENDING = PENDING | {"pod-devices"}
-# Prose: why/check/topo/pod-devices still show English from below render/: the simulation's
-# reasons (dra/explain: "no device of dra.net on this node"), evidence values written by rules
-# ("seen: no /dev/rsd*"), app/ messages ("pod is Pending, not Running: nothing to probe").
-PROSE_PENDING = {"why", "check", "topo", "pod-devices"}
+WIDTH_PENDING = {"pod-devices"}
 
 
 def _is_command(text: str) -> bool:
@@ -66,7 +61,7 @@ def _unbreakable(line: str) -> bool:
 def english_runs(text: str) -> list[str]:
     """Runs of 3+ plain English words (not names, not allowed terms) in one rendered output."""
     runs: list[str] = []
-    in_events = False
+    in_events = in_quote = False
     for line in text.splitlines():
         stripped = line.strip()
         if stripped in ("이벤트", "EVENTS"):  # the events' own messages are Kubernetes'
@@ -77,8 +72,25 @@ def english_runs(text: str) -> list[str]:
         in_events = False
         if _is_command(stripped):
             continue
+        if in_quote:  # a quoted message wrapped onto this line: quoted up to its closing mark
+            if '"' not in stripped:
+                continue
+            stripped = stripped.split('"', 1)[1]
+            in_quote = False
+        stripped = QUOTED.sub(" | ", stripped)
+        if '"' in stripped:  # opened here: closed on a later line, unless the line was cut (…)
+            stripped, in_quote = stripped.split('"', 1)[0], not stripped.endswith("…")
         run: list[str] = []
-        for token in [*TOKEN.findall(QUOTED.sub(" | ", stripped)), "|"]:
+        in_command = False  # an inline command (`... 확인: kubectl get nodes -o wide`) runs to `:` `,` `;`
+        for token in [*TOKEN.findall(stripped), "|"]:
+            if token.lstrip("(") in COMMAND_WORDS:
+                in_command = True
+            if in_command:
+                in_command = not token.endswith((":", ",", ";", ")")) and token != "|"
+                if len(run) >= 3:
+                    runs.append(" ".join(run))
+                run = []
+                continue
             if PLAIN.match(token) and token.strip("()[],.;:").lower() not in ALLOWED:
                 run.append(token)
                 continue
@@ -90,10 +102,14 @@ def english_runs(text: str) -> list[str]:
 
 def test_the_detector_finds_english_prose_and_passes_names() -> None:
     assert english_runs("해결: kubectl get pods -n serving") == []
+    assert english_runs("# taint: kubectl get nodes -o wide") == []
+    assert english_runs("확인: kubectl rbln why: this is not a command") == ["this is not a command"]
     assert english_runs('노드 npu-node-01에 dra.net 디바이스 없음: "cannot allocate all claims"') == []
     assert english_runs("Pod serving/a 상태 Pending (Unschedulable): DeviceClass가 없습니다") == []
     assert english_runs("dra.net: missing on every node of the pool") == ["missing on every node of the pool"]
     assert english_runs("RCT npu-rdma (read back from the cluster)") == ["(read back from the cluster)"]
+    assert english_runs('로그에서 "RSD group creation returned no\n  device path"를 찾으세요') == []
+    assert english_runs('"a" then b "c\n  d" and nothing more here') == ["and nothing more here"]
 
 
 @pytest.fixture(scope="module")
@@ -112,12 +128,8 @@ def test_korean_lines_fit_in_100_columns(korean: list[tuple[str, str, str]]) -> 
     assert not over, "\n".join(over[:20])
 
 
-@pytest.mark.parametrize("command", ["why", "check", "topo", "pod-devices", *sorted(PENDING)])
+@pytest.mark.parametrize("command", COMMANDS)
 def test_no_english_prose_in_korean_output(korean: list[tuple[str, str, str]], command: str) -> None:
-    if command in PENDING:
-        pytest.xfail(f"{command}'s renderer is not localized yet")
-    if command in PROSE_PENDING:
-        pytest.xfail(f"{command}: English from below render/ (simulation reasons, evidence, app messages)")
     found = {
         run: f"{scenario} {name}"
         for scenario, name, text in korean
@@ -164,3 +176,95 @@ def test_display_width_helpers() -> None:
     assert all(display_width(line) <= 20 for line in lines)
     token = "kubectl-get-a-very-long-command-token"
     assert wrap_width(token + " x", 10) == [token, "x"]
+
+
+def test_evidence_keys_read_as_korean_labels_in_the_table() -> None:
+    from kubectl_rbln.render.why_table import evidence_label, render_finding
+
+    finding = {"severity": "error", "slug": "x", "title": "t", "evidence": {"schedulerSays": "m", "zzNew": 1}}
+    text = "\n".join(render_finding(finding, color=False, wide=False, lang="ko"))
+    assert '스케줄러 메시지: "m"' in text and "zzNew: 1" in text  # an unknown key falls back to itself
+    assert evidence_label("schedulerSays", "en") == "schedulerSays"
+
+
+def test_every_evidence_key_of_every_scenario_has_a_korean_label() -> None:
+    from kubectl_rbln.app.why import WhyRequest, why
+    from kubectl_rbln.catalog import load_sentences
+    from kubectl_rbln.dra.normalize import build_snapshot
+    from testing.synthetic.scenarios import SCENARIOS
+
+    keys: set[str] = set()
+    for scenario in SCENARIOS.values():
+        ns, pod = scenario.pending_pod
+        document = why(build_snapshot(scenario.build("v1")), WhyRequest(pods=(f"{ns}/{pod}",))).to_document(
+            "en"
+        )
+        for diagnosis in document["pods"]:
+            for finding in diagnosis.get("findings") or []:
+                keys.update(finding.get("evidence") or {})
+    assert keys
+    assert not sorted(k for k in keys if "ko" not in load_sentences().get(f"evidence-{k}", {}))
+
+
+# One term per concept, the Korean product document's (seed 001): 게시 for publish, ResourceClaim
+# (never a bare 클레임), 할당기 for the allocator. Remediation lines are another owner's and not scanned.
+BANNED_TERMS = re.compile(r"광고|노출|보고합니다|클레임|allocator")
+
+
+def test_korean_titles_summaries_and_sentences_use_one_term_per_concept() -> None:
+    from kubectl_rbln.catalog import load_catalog, load_sentences
+
+    texts = [(key, words.get("ko", "")) for key, words in load_sentences().items()]
+    for slug, entry in load_catalog().items():
+        for case in [None, *entry.cases]:
+            words = entry.words(case)
+            texts += [(f"{slug}/{case}/title", words.title.get("ko", ""))]
+            texts += [(f"{slug}/{case}/summary", words.summary.get("ko", ""))]
+    found = [f"{where}: {m.group(0)}" for where, text in texts for m in BANNED_TERMS.finditer(text)]
+    assert not found, "\n".join(found)
+
+
+def test_phrased_summaries_say_the_same_english_as_before() -> None:
+    from kubectl_rbln.catalog import say
+    from kubectl_rbln.dra.explain import SelectorExclusion
+
+    for conjunct in (None, "a == b"):
+        for values in ({}, {"dra.net/rdma": {"false": 5}}):
+            exclusion = SelectorExclusion("request nic", 0, "expr", conjunct, 5, values)
+            assert say(exclusion.phrase, "en") == exclusion.summary
+    from kubectl_rbln.dra.explain import CandidateCounts
+
+    for drivers in ([], ["dra.net"]):
+        counts = CandidateCounts("c", "nic", "dranet", drivers, 2, 5, 5, 0, 0, 0)
+        assert say(counts.phrase, "en") == counts.summary
+
+
+def test_machine_documents_keep_evidence_and_reasons_english_in_korean() -> None:
+    import io
+
+    import yaml
+
+    from kubectl_rbln.app.attrs import AttrsRequest, attrs
+    from kubectl_rbln.app.why import WhyRequest, why
+    from kubectl_rbln.dra.normalize import build_snapshot
+    from kubectl_rbln.render.output import emit
+    from testing.synthetic.scenarios import SCENARIOS
+
+    ns_rct = ("serving", "npu-rdma")
+    for name in ("nic-vendor-mismatch", "npu-pcieroot-bdf-format", "deviceclass-missing"):
+        scenario = SCENARIOS[name]
+        snapshot = build_snapshot(scenario.build("v1"))
+        ns, pod = scenario.pending_pod
+        for report in (
+            why(snapshot, WhyRequest(pods=(f"{ns}/{pod}",))),
+            attrs(snapshot, AttrsRequest(*ns_rct)),
+        ):
+            for output in ("json", "yaml"):
+                out = io.StringIO()
+                emit(report, output=output, jq_expr=None, lang="ko", text=lambda: "", stream=out)
+                document = yaml.safe_load(out.getvalue())
+                for pod_doc in document.get("pods", []):
+                    for node in pod_doc["nodes"]:
+                        assert not re.search("[가-힣]", node.get("reason", "")), node
+                    for finding in pod_doc["findings"]:
+                        assert not re.search("[가-힣]", json.dumps(finding["evidence"], ensure_ascii=False))

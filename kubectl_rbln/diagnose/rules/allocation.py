@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from kubectl_rbln.catalog import Names
+from kubectl_rbln.catalog import Names, Phrase, Said
 from kubectl_rbln.diagnose.context import PodContext
 from kubectl_rbln.diagnose.events import SchedulingMessage
 from kubectl_rbln.diagnose.findings import Finding
@@ -42,7 +42,7 @@ def failure_evidence(ctx: PodContext, nodes: list[str]) -> tuple[dict[str, Any],
     drivers = sorted({d for c in _counts(ctx, nodes) for d in c.drivers})
     evidence: dict[str, Any] = {
         "nodes": _capped(nodes),
-        "example": f"{nodes[0]}: {sample.summary}",
+        "example": Said(Phrase("node-says", {"node": nodes[0], "text": sample.phrase or sample.summary})),
         "schedulerSays": f"{len(nodes)} {sample.scheduler_message}",
     }
     values = ctx.values(nodes=Names(nodes), request=sample.request, node=nodes[0], driver=drivers)
@@ -61,7 +61,7 @@ def _selector_failure(ctx: PodContext) -> tuple[list[str], dict[str, Any], dict[
     sample = _sample(ctx, nodes)
     exclusion = sample.exclusions[0] if sample.exclusions else None
     if exclusion is not None:
-        evidence["excludedBy"] = exclusion.summary
+        evidence["excludedBy"] = Said(exclusion.phrase)
         evidence["valuesSeen"] = exclusion.values
     evidence["counts"] = sample.details
     term = (exclusion.conjunct or exclusion.expression) if exclusion else ""
@@ -252,7 +252,7 @@ def _free_but_failing(ctx: PodContext, nodes: list[str]) -> tuple[dict[str, Any]
         for attribute, found in top.values.items()
         for value in found
     ]
-    evidence = {"freeButFailing": top.summary, "freeValuesSeen": top.values}
+    evidence = {"freeButFailing": Said(top.phrase), "freeValuesSeen": top.values}
     values = {
         "term": top.conjunct or top.expression,
         "seen": seen or ["<no value>"],

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
-from kubectl_rbln.catalog import Names
+from kubectl_rbln.catalog import Names, Phrase, Said
 from kubectl_rbln.diagnose.context import PodContext
 from kubectl_rbln.diagnose.findings import Finding
 from kubectl_rbln.diagnose.registry import rule
@@ -58,7 +58,12 @@ def requirements(snapshot: Snapshot, spec: ClaimSpec) -> list[Requirement]:
                 refs = cached_references(expression)
                 for attribute in sorted(refs.attributes - refs.guarded):
                     found.append(
-                        Requirement(attribute, drivers, f"selector of request {request.name}", "selector")
+                        Requirement(
+                            attribute,
+                            drivers,
+                            Said(Phrase("required-by-selector", {"request": request.name})),
+                            "selector",
+                        )
                     )
     for constraint in spec.constraints:
         compared = constraint.match_attribute or constraint.distinct_attribute
@@ -67,7 +72,14 @@ def requirements(snapshot: Snapshot, spec: ClaimSpec) -> list[Requirement]:
         kind = "matchAttribute" if constraint.match_attribute else "distinctAttribute"
         covered = constraint.requests or list(per_request)
         drivers = frozenset(d for name in covered for d in per_request.get(name.split("/")[0], set()))
-        found.append(Requirement(compared, drivers, f"{kind} over [{', '.join(covered)}]", kind))
+        found.append(
+            Requirement(
+                compared,
+                drivers,
+                Said(Phrase("required-by-constraint", {"kind": kind, "covered": ", ".join(covered)})),
+                kind,
+            )
+        )
     return found
 
 

@@ -10,16 +10,24 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from kubectl_rbln.catalog import Names
+from kubectl_rbln.catalog import Names, Phrase, Said
 from kubectl_rbln.diagnose.context import PodContext, is_device_pod
 from kubectl_rbln.diagnose.events import classify_event
 from kubectl_rbln.diagnose.findings import Finding
 from kubectl_rbln.diagnose.placement import exclusions
 from kubectl_rbln.diagnose.registry import rule
-from kubectl_rbln.domain import CLASS_CREATORS, REFERENCE_CLASSES
+from kubectl_rbln.domain import CLASS_CREATORS, NIC_CLASS, REFERENCE_CLASSES
 from kubectl_rbln.dra.model import DeviceClass, Node, ResourceSlice, Snapshot
 from kubectl_rbln.dra.references import class_drivers
 from kubectl_rbln.selectors import node_selector_matches
+
+
+def _creator(class_name: str) -> str:
+    """Who makes a DeviceClass (seed 001's table): the operator by name, else in the reader's words."""
+    if class_name == NIC_CLASS:
+        return Said(Phrase("creator-nic-class"))
+    return CLASS_CREATORS.get(class_name) or Said(Phrase("creator-driver"))
+
 
 # Lists whose absence weakens a `why` answer (exec probes and logs of other Pods do not).
 RESOURCE_NAMES = {
@@ -109,7 +117,7 @@ def missing_class_findings(ctx: PodContext, pairs: list[tuple[str, str]]) -> Ite
             "deviceClass": class_name,
             "requests": requests,
             "classesPresent": sorted(classes),
-            "createdBy": CLASS_CREATORS.get(class_name, "the DRA driver's installation"),
+            "createdBy": _creator(class_name),
             "event": f"request {requests[0]}: device class {class_name} does not exist",
         }
         yield Finding("device-class-missing", values, evidence)
