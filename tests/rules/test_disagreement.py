@@ -191,7 +191,7 @@ def test_why_f_end_to_end(tmp_path, lang):
     lines = text.stdout.splitlines()
     verdict = " ".join(line.strip() for line in lines[: lines.index("")])  # wraps at 100 columns
     assert ("disagree" if lang == "en" else "결과가 다르며") in verdict, verdict
-    assert "simulation-disagrees" in text.stdout and "recordedAt: 2026-09-14T05:45:00Z" in text.stdout
+    assert "simulation-disagrees" in text.stdout and "2026-09-14T05:45:00Z" in text.stdout  # label in lang
     doc = subprocess.run(
         [*base, "-o", "json"], capture_output=True, text=True, timeout=120, env=env, cwd=REPO
     )
