@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from testing.synthetic.builder import ClusterBuilder, Knobs
+from testing.synthetic.shapes import to_api_shape
 
 SLUGS = frozenset(
     {
@@ -108,5 +109,40 @@ def seeded_scenario(
         must=frozenset(must),
         must_not=frozenset(must_not) - frozenset(must),
         shape_matters=shape_matters,
+        knobs=resolved,
+    )
+
+
+Objects = list[dict[str, Any]]
+Edit = Callable[[Objects, ClusterBuilder], Objects]
+
+
+def edited_scenario(
+    name: str,
+    description: str,
+    edit: Edit,
+    *,
+    must: set[str],
+    must_not: set[str] | frozenset[str] = frozenset(),
+    pending_pod: tuple[str, str] | None = None,
+    knobs: Knobs | None = None,
+) -> Scenario:
+    """An upstream report's cluster: the builder's objects edited in v1, then put in the asked shape."""
+    resolved = knobs or Knobs()
+
+    def build(api_version: str) -> Objects:
+        builder = ClusterBuilder(SEED, "v1", resolved)
+        return [to_api_shape(o, api_version) for o in edit(builder.build(), builder)]
+
+    unknown = (set(must) | set(must_not)) - SLUGS
+    if unknown:
+        raise ValueError(f"scenario {name}: unknown slugs {sorted(unknown)}")
+    return Scenario(
+        name=name,
+        description=description,
+        build=build,
+        pending_pod=pending_pod or ClusterBuilder(SEED, "v1", resolved).target_pod(),
+        must=frozenset(must),
+        must_not=frozenset(must_not) - frozenset(must),
         knobs=resolved,
     )

@@ -10,6 +10,7 @@ The driver's DaemonSet Pods are added where the report needs them, as `dump` rea
 from __future__ import annotations
 
 import copy
+import zlib
 from collections.abc import Callable
 from typing import Any
 
@@ -63,7 +64,8 @@ def event(pod: dict[str, Any], reason: str, message: str, count: int, **more: An
         "apiVersion": "v1",
         "kind": "Event",
         "metadata": {
-            "name": f"{meta['name']}.{abs(hash(reason)) % 10**12:x}",
+            # a stable suffix (str hash() is salted per process): bundles and docs stay reproducible
+            "name": f"{meta['name']}.{zlib.crc32(reason.encode()):x}",
             "namespace": meta["namespace"],
         },
         "involvedObject": {

@@ -21,7 +21,7 @@ from kubectl_rbln.domain import NPU_DRIVER
 from kubectl_rbln.dra.allocator import Features
 from testing.synthetic.builder import ClusterBuilder
 from testing.synthetic.knobs import Knobs
-from testing.synthetic.scenario_kit import SEED, SLUGS, Scenario
+from testing.synthetic.scenario_kit import SEED, Scenario, edited_scenario
 from testing.synthetic.shapes import to_api_shape
 
 Objects = list[dict[str, Any]]
@@ -132,8 +132,7 @@ def _allocate(objects: Objects, builder: ClusterBuilder, stage: str) -> Objects:
     )
     if stage != "waiting":
         error = (
-            f"claim {claim_name} binding failed: reason=AttachFailed, "
-            'message="CXL switch port 3 is down"'
+            f'claim {claim_name} binding failed: reason=AttachFailed, message="CXL switch port 3 is down"'
             if stage == "failed"
             else "device binding timeout"
         )
@@ -214,22 +213,8 @@ def _event(pod: dict[str, Any], reason: str, message: str, kind: str, at: dateti
 def _scenario(
     name: str, description: str, edit: Callable[[Objects, ClusterBuilder], Objects], must: set[str]
 ) -> Scenario:
-    def build(api_version: str) -> Objects:
-        builder = ClusterBuilder(SEED, "v1", _KNOBS)
-        return [to_api_shape(o, api_version) for o in edit(builder.build(), builder)]
-
-    unknown = (set(must) | set(_WRONG)) - SLUGS
-    if unknown:
-        raise ValueError(f"scenario {name}: unknown slugs {sorted(unknown)}")
-    return Scenario(
-        name=name,
-        description=description,
-        build=build,
-        pending_pod=ClusterBuilder(SEED, "v1", _KNOBS).target_pod(),
-        must=frozenset(must),
-        must_not=(_WRONG | {"scheduler-error"}) - frozenset(must),
-        knobs=_KNOBS,
-    )
+    wrong = _WRONG | {"scheduler-error"}
+    return edited_scenario(name, description, edit, must=must, must_not=wrong, knobs=_KNOBS)
 
 
 def scenarios() -> list[Scenario]:

@@ -15,8 +15,7 @@ from typing import Any
 from kubectl_rbln.domain import NPU_CLASS
 from testing.synthetic.builder import ClusterBuilder
 from testing.synthetic.knobs import Knobs
-from testing.synthetic.scenario_kit import SEED, SLUGS, Scenario
-from testing.synthetic.shapes import to_api_shape
+from testing.synthetic.scenario_kit import Scenario, edited_scenario
 
 Objects = list[dict[str, Any]]
 Edit = Callable[[Objects, ClusterBuilder], Objects]
@@ -26,34 +25,11 @@ ONE_RUNNING = {"prefill_running": 0, "decode_running": 1, "prefill_pending": 0, 
 MONITOR_NS, MONITOR_POD = "rbln-monitoring", "npu-health-7c9d4-x2x8q"
 
 
-def _family(
-    name: str,
-    description: str,
-    edit: Edit,
-    *,
-    must: set[str],
-    must_not: set[str] | frozenset[str] = frozenset(),
-    pending_pod: tuple[str, str] | None = None,
-    **knobs: Any,
-) -> Scenario:
-    resolved = Knobs(**knobs)
-
-    def build(api_version: str) -> Objects:
-        builder = ClusterBuilder(SEED, "v1", resolved)
-        objects = edit(builder.build(), builder)
-        return [to_api_shape(o, api_version) for o in objects]
-
-    unknown = (set(must) | set(must_not)) - SLUGS
-    if unknown:
-        raise ValueError(f"scenario {name}: unknown slugs {sorted(unknown)}")
-    return Scenario(
-        name=name,
-        description=description,
-        build=build,
-        pending_pod=pending_pod or ClusterBuilder(SEED, "v1", resolved).target_pod(),
-        must=frozenset(must),
-        must_not=frozenset(must_not) - frozenset(must),
-        knobs=resolved,
+def _family(name: str, description: str, edit: Edit, *, must: set[str], **kw: Any) -> Scenario:
+    must_not = kw.pop("must_not", frozenset())
+    pending_pod = kw.pop("pending_pod", None)
+    return edited_scenario(
+        name, description, edit, must=must, must_not=must_not, pending_pod=pending_pod, knobs=Knobs(**kw)
     )
 
 

@@ -13,11 +13,9 @@ from __future__ import annotations
 from typing import Any
 
 from kubectl_rbln.recipes import recipe_devices
-from testing.synthetic.builder import ClusterBuilder
 from testing.synthetic.ids import ts
 from testing.synthetic.knobs import Knobs
-from testing.synthetic.scenario_kit import SEED, SLUGS, Scenario
-from testing.synthetic.shapes import to_api_shape
+from testing.synthetic.scenario_kit import Scenario, edited_scenario
 
 Objects = list[dict[str, Any]]
 ALL_PENDING = {"prefill_running": 0, "decode_running": 0, "prefill_pending": 0, "decode_pending": 1}
@@ -35,28 +33,17 @@ def _rct_replaced(objects: Objects) -> Objects:
 
 
 def scenarios() -> list[Scenario]:
-    must = {"claim-stale"}
-    must_not = {"constraint-unsatisfiable", "claim-not-allocated", "simulation-disagrees"}
-    if (must | must_not) - SLUGS:
-        raise ValueError(f"unknown slugs {sorted((must | must_not) - SLUGS)}")
-    knobs = Knobs(nics_per_numa=1, **ALL_PENDING)
-
-    def build(api_version: str) -> Objects:
-        objects = _rct_replaced(ClusterBuilder(SEED, "v1", knobs).build())
-        return [to_api_shape(o, api_version) for o in objects]
-
     return [
-        Scenario(
-            name="rct-fixed-claim-stale",
-            description=(
+        edited_scenario(
+            "rct-fixed-claim-stale",
+            (
                 "One RDMA NIC per NUMA node; the numa-aligned RCT could not hold, so the user applied "
                 "numa-unaligned.yaml. The Pending Pod still holds the claim generated from the old RCT "
                 "(kubernetes/kubernetes#129362): only re-creating the Pod gives it a claim of the new RCT."
             ),
-            build=build,
-            pending_pod=ClusterBuilder(SEED, "v1", knobs).target_pod(),
-            must=frozenset(must),
-            must_not=frozenset(must_not),
-            knobs=knobs,
+            lambda objects, _builder: _rct_replaced(objects),
+            must={"claim-stale"},
+            must_not={"constraint-unsatisfiable", "claim-not-allocated", "simulation-disagrees"},
+            knobs=Knobs(nics_per_numa=1, **ALL_PENDING),
         )
     ]

@@ -16,8 +16,7 @@ from typing import Any
 from kubectl_rbln.domain import NIC_CLASS, NIC_DRIVER, NPU_CLASS, RDMA_ATTR, RDMA_DEVICE_ATTR
 from testing.synthetic.builder import ClusterBuilder
 from testing.synthetic.knobs import Knobs
-from testing.synthetic.scenario_kit import SEED, SLUGS, Scenario
-from testing.synthetic.shapes import to_api_shape
+from testing.synthetic.scenario_kit import Scenario, edited_scenario
 
 Objects = list[dict[str, Any]]
 Edit = Callable[[Objects, ClusterBuilder], Objects]
@@ -30,36 +29,9 @@ ALL_PENDING: dict[str, int] = {
 }
 
 
-def _family(
-    name: str,
-    description: str,
-    edit: Edit,
-    *,
-    must: set[str],
-    must_not: set[str] | frozenset[str] = frozenset(),
-    **knobs: Any,
-) -> Scenario:
-    """A scenario whose objects are the builder's, edited in v1 and then put in the asked shape."""
-
-    resolved = Knobs(**knobs)
-
-    def build(api_version: str) -> Objects:
-        builder = ClusterBuilder(SEED, "v1", resolved)
-        objects = edit(builder.build(), builder)
-        return [to_api_shape(o, api_version) for o in objects]
-
-    unknown = (set(must) | set(must_not)) - SLUGS
-    if unknown:
-        raise ValueError(f"scenario {name}: unknown slugs {sorted(unknown)}")
-    return Scenario(
-        name=name,
-        description=description,
-        build=build,
-        pending_pod=ClusterBuilder(SEED, "v1", resolved).target_pod(),
-        must=frozenset(must),
-        must_not=frozenset(must_not) - frozenset(must),
-        knobs=resolved,
-    )
+def _family(name: str, description: str, edit: Edit, *, must: set[str], **kw: Any) -> Scenario:
+    must_not = kw.pop("must_not", frozenset())
+    return edited_scenario(name, description, edit, must=must, must_not=must_not, knobs=Knobs(**kw))
 
 
 def _of_kind(objects: Objects, kind: str) -> Objects:

@@ -21,7 +21,7 @@ from testing.synthetic.scenarios import SCENARIOS
 BIN = Path(sys.executable).parent
 KUBECTL = BIN / "kubectl"
 SEED_SCENARIOS = {  # the product documents' own failure modes: tests/e2e/test_why_live.py covers them
-    name for name, scenario in SCENARIOS.items() if scenario.build.__module__.endswith(".scenario_kit")
+    name for name, scenario in SCENARIOS.items() if scenario.build.__qualname__.startswith("seeded_scenario.")
 }
 UPSTREAM = sorted(name for name in SCENARIOS if name not in SEED_SCENARIOS)
 
