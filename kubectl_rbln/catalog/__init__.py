@@ -26,7 +26,7 @@ from kubectl_rbln.catalog.entries import (
     load_sentences,
     parse_catalog,
 )
-from kubectl_rbln.catalog.fill import Names, fill, fill_lines, placeholders
+from kubectl_rbln.catalog.fill import ListWords, Names, fill, fill_lines, placeholders
 
 __all__ = [
     "LANGUAGES",
@@ -88,7 +88,7 @@ def render_words(slug: str, lang: str, values: Mapping[str, Any], case: str | No
     return render_entry(load_catalog()[slug], lang, values, case)
 
 
-def _line_texts(line: Line, values: Mapping[str, Any], more: str) -> list[str]:
+def _line_texts(line: Line, values: Mapping[str, Any], more: ListWords) -> list[str]:
     if line.each is None:
         return fill_lines(line.text, values, more)
     return [fill(line.text, {**values, line.each: item}, more) for item in values.get(line.each) or []]
@@ -121,12 +121,14 @@ def render_entry(
     )
 
 
-def _more(lang: str) -> str:
-    """How a long list ends and how an empty one reads, in `lang` ("…and 2 more|none")."""
+def _more(lang: str) -> ListWords:
+    """How a long list ends ("a, b and 2 more") and how an empty one reads ("none"), in `lang`."""
     more = load_sentences().get("more-names", {})
     empty = load_sentences().get("no-names", {})
-    return (
-        (more.get(lang) or more.get("en") or "{names} and {count} more") + "|" + (empty.get(lang) or "none")
+    default = ListWords()
+    return ListWords(
+        more=more.get(lang) or more.get("en") or default.more,
+        none=empty.get(lang) or empty.get("en") or default.none,
     )
 
 

@@ -113,7 +113,11 @@ def common_options(*, all_namespaces: bool = True, output: bool = True) -> Calla
             ),
             click.option("--context", metavar="NAME", help="Kubeconfig context to use."),
             click.option(
-                "-n", "--namespace", metavar="NS", help="Namespace (default: the context's, else default)."
+                "-n",
+                "--namespace",
+                metavar="NS",
+                help="Namespace (default: the context's, else default; with -f, the bundle's: "
+                "one namespace is read, several are all read and said so).",
             ),
             click.option(
                 "--request-timeout",
