@@ -38,6 +38,8 @@ __all__ = [
     "RenderedWords",
     "Said",
     "Words",
+    "alternative",
+    "alternative_prefix",
     "data_lang",
     "docs_path",
     "fill",
@@ -88,7 +90,9 @@ def render_words(slug: str, lang: str, values: Mapping[str, Any], case: str | No
     return render_entry(load_catalog()[slug], lang, values, case)
 
 
-def _line_texts(line: Line, values: Mapping[str, Any], more: ListWords) -> list[str]:
+def _line_texts(line: Line, values: Mapping[str, Any], more: ListWords, lang: str) -> list[str]:
+    if line.alt:
+        return [alternative(fill(line.text, values, more), lang)]
     if line.each is None:
         return fill_lines(line.text, values, more)
     return [fill(line.text, {**values, line.each: item}, more) for item in values.get(line.each) or []]
@@ -107,9 +111,8 @@ def render_entry(
     language = lang if lang in words.title else "en"
     lines = words.remediation.get(language) or words.remediation.get("en", [])
     more = _more(language)
-    remediation = [
-        text for line in lines if line.applies(dict(values)) for text in _line_texts(line, values, more)
-    ]
+    shown = [line for line in lines if line.applies(dict(values))]
+    remediation = [text for line in shown for text in _line_texts(line, values, more, language)]
     return RenderedWords(
         slug=entry.slug,
         severity=words.severity,
@@ -119,6 +122,17 @@ def render_entry(
         remediation=remediation,
         docs=docs_path(entry.slug, language),
     )
+
+
+def alternative(label: str, lang: str) -> str:
+    """The heading of an alternative fix path: `# Alternative, LABEL:` in the reader's language."""
+    texts = load_sentences().get("fix-alternative") or {"en": "# Alternative, {label}:"}
+    return fill(texts.get(lang) or texts["en"], {"label": label})
+
+
+def alternative_prefix(lang: str) -> str:
+    """What every alternative heading starts with in `lang` (the tests split a fix at it)."""
+    return alternative("\0", lang).split("\0", 1)[0]
 
 
 def _more(lang: str) -> ListWords:

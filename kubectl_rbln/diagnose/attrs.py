@@ -440,7 +440,7 @@ def remediation(source: RctSource, required: list[Required], drops: dict[str, st
         lines += [
             Phrase("attrs-fix-lost-field", {"gate": gate}),
             f"kubectl -n {ns} delete resourceclaimtemplate {name}",
-            f"kubectl -n {ns} apply -f {name}.yaml",
+            f"kubectl -n {ns} apply -f <{name}.yaml>",  # the user's manifest: the stored one lost the field
         ]
     return lines
 
