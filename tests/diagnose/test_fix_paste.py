@@ -10,6 +10,8 @@ direct ResourceClaim) and over every fix `why`, `check` and `attrs` print for ev
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from kubectl_rbln.catalog import alternative_prefix, load_catalog, render_entry
@@ -66,3 +68,16 @@ def test_memlock_drop_ins_are_heredocs_and_root_mode_is_the_labelled_alternative
         crio = render_entry(entry, lang, {**values, "runtime_crio": True}).remediation
         assert not [line for line in crio if line.startswith(alternative_prefix(lang))][:-1]
         assert "containerd.service.d" not in "\n".join(crio)
+
+
+def test_korean_fix_lines_use_the_product_documents_terms() -> None:
+    """Korean fixes say ResourceClaim (never a bare 클레임) and 게시 (never 보고/광고/노출) for publish."""
+    banned = re.compile(r"광고|노출|보고합니다|클레임")
+    found = [
+        f"{slug}/{case}: {line.text}"
+        for slug, entry in load_catalog().items()
+        for case, words in entry.all_words()
+        for line in words.remediation.get("ko", [])
+        if banned.search(line.text)
+    ]
+    assert not found, "\n".join(found)
