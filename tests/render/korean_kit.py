@@ -1,5 +1,5 @@
 """Every human output of every synthetic scenario, in one language: why, check, attrs, topo,
-suggest-rct (its stderr explanation) and pod-devices (with made-up probes, as
+suggest-rct (its stderr explanation, also with chart values files) and pod-devices (with made-up probes, as
 tests/pod_devices does), table and wide. The Korean output test reads all of it."""
 
 from __future__ import annotations
@@ -26,6 +26,13 @@ from kubectl_rbln.render.why_table import render_why
 from testing.synthetic.scenarios import SCENARIOS
 
 NS, RCT = "serving", "npu-rdma"
+# Chart values files that reach every check of `suggest-rct --values` (remedy/chart_values.py).
+VALUES: list[dict[str, Any]] = [
+    {},
+    {"devices": {"npu": {"count": 2, "mode": "devicePlugin"}, "rdma": {"mode": "devicePlugin"}}},
+    {"devices": {"claimTemplateName": "other", "rdma": {"enabled": False, "mode": "devicePlugin"}}, "tp": 2},
+    {"devices": {"npu": {"count": 4}}, "dp": 2, "tp": 2},
+]
 
 
 def _call(render: Callable[..., str], *args: Any, lang: str, **kwargs: Any) -> str:
@@ -83,3 +90,8 @@ def outputs(lang: str, names: list[str] | None = None) -> Iterator[tuple[str, st
             )
         suggested = suggest_rct(snapshot, SuggestRequest(NS, RCT))
         yield scenario.name, "suggest-rct", render_suggest_explanation(suggested, lang)
+        for index, values in enumerate(VALUES):
+            request = SuggestRequest(NS, RCT, values=values, values_path=f"values-{index}.yaml")
+            yield scenario.name, f"suggest-rct/values-{index}", render_suggest_explanation(
+                suggest_rct(snapshot, request), lang
+            )

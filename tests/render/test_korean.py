@@ -1,14 +1,13 @@
 """Korean output reads as Korean (issue 13): every scenario's human output, rendered with lang ko.
 
-Two checks over tests/render/korean_kit.py's outputs (why, check, attrs, topo, suggest-rct and
-pod-devices of every synthetic scenario):
+Two checks over tests/render/korean_kit.py's outputs (why, check, attrs, topo and suggest-rct, with and
+without a chart values file, of every synthetic scenario; pod-devices is rewritten elsewhere):
 
 - width: no line passes 100 display columns (Hangul counts two), except a line that cannot be
   broken: a command (it must paste whole) or one token wider than the room;
-- prose: no run of three or more plain English words outside names, commands, flags, field names,
-  quoted Kubernetes messages and the allow-list of terms the Korean product document keeps in
-  English (Pod, Pending, feature gate...). A word with `.`, `/`, `=`, `-`, `_`, a digit or inner
-  capitals is a name, so a run of plain words is what a translator would have translated.
+- prose: no English word outside names, commands, Kubernetes messages (the scenario's own objects,
+  or the scheduler's texts), field names and the terms the Korean product document keeps in English
+  (tests/render/korean_prose.py says exactly what passes).
 
 Plus the particle chooser and the display-width helpers the renderers use.
 """
@@ -19,32 +18,20 @@ import json
 import re
 
 import pytest
-from korean_kit import outputs
+from korean_kit import VALUES, outputs
+from korean_prose import corpus, english_words
 
 from kubectl_rbln.catalog import sentence
 from kubectl_rbln.catalog.fill import fill
 from kubectl_rbln.render.why_table import COMMAND_WORDS
 from kubectl_rbln.text import cut_width, display_width, wrap_width
+from testing.synthetic.scenarios import SCENARIOS
 
 WIDTH = 100
-QUOTED = re.compile(r'"[^"]*"|\'[^\']*\'|`[^`]*`')
 TOKEN = re.compile(r"\S+")
-PLAIN = re.compile(r"^[(\[]?[A-Za-z][a-z]*[)\],.;:]?$")
-# English the Korean product document and the Korean catalog keep as they are: Kubernetes states
-# and objects, product and tool names, and terms used untranslated in seed 001.
-ALLOWED = {
-    "pod", "pods", "pending", "running", "unschedulable", "succeeded", "failed", "feature", "gate",
-    "gates", "binding", "condition", "conditions", "taint", "taints", "shared", "exclusive",
-    "entrypoint", "sandbox", "helm", "memlock", "unlimited", "containerd", "kubernetes", "root",
-    "modelserver", "prefill", "decode", "dranet", "broadcom", "allocated", "true", "false",
-    "service", "support", "operator", "driver", "runtime", "spec", "base", "state", "status",
-    "reason", "timeout", "failure", "netns", "kubelet", "plugin", "recipe", "attach", "string",
-    "int", "bool", "quantity", "version", "selector", "match", "distinct", "guarded", "capacity",
-    "sudo", "crictl",
-}  # fmt: skip
-COMMANDS = ["why", "check", "attrs", "topo", "suggest-rct", "pod-devices"]
-# Width: pod-devices' table rows pass 100 columns in English too (the VERDICT column), left.
-WIDTH_PENDING = {"pod-devices"}
+COMMANDS = ["why", "check", "attrs", "topo", "suggest-rct"]
+# pod-devices is being rewritten by another change (its table rows pass 100 columns in English too).
+PENDING = {"pod-devices"}
 
 
 def _is_command(text: str) -> bool:
@@ -58,58 +45,39 @@ def _unbreakable(line: str) -> bool:
     return any(display_width(t) > 40 for t in TOKEN.findall(line))  # a long name or URL
 
 
-def english_runs(text: str) -> list[str]:
-    """Runs of 3+ plain English words (not names, not allowed terms) in one rendered output."""
-    runs: list[str] = []
-    in_events = in_quote = False
-    for line in text.splitlines():
-        stripped = line.strip()
-        if stripped in ("이벤트", "EVENTS"):  # the events' own messages are Kubernetes'
-            in_events = True
-            continue
-        if in_events and line.startswith("  "):
-            continue
-        in_events = False
-        if _is_command(stripped):
-            continue
-        if in_quote:  # a quoted message wrapped onto this line: quoted up to its closing mark
-            if '"' not in stripped:
-                continue
-            stripped = stripped.split('"', 1)[1]
-            in_quote = False
-        stripped = QUOTED.sub(" | ", stripped)
-        if '"' in stripped:  # opened here: closed on a later line, unless the line was cut (…)
-            stripped, in_quote = stripped.split('"', 1)[0], not stripped.endswith("…")
-        run: list[str] = []
-        in_command = False  # an inline command (`... 확인: kubectl get nodes -o wide`) runs to `:` `,` `;`
-        for token in [*TOKEN.findall(stripped), "|"]:
-            if token.lstrip("(") in COMMAND_WORDS:
-                in_command = True
-            if in_command:
-                in_command = not token.endswith((":", ",", ";", ")")) and token != "|"
-                if len(run) >= 3:
-                    runs.append(" ".join(run))
-                run = []
-                continue
-            if PLAIN.match(token) and token.strip("()[],.;:").lower() not in ALLOWED:
-                run.append(token)
-                continue
-            if len(run) >= 3:
-                runs.append(" ".join(run))
-            run = []
-    return runs
+BUNDLE = corpus(
+    [
+        {"kind": "Event", "message": "0/3 nodes are available: 2 cannot allocate all claims."},
+        {"kind": "ResourceClaimTemplate", "spec": {"devices": {"requests": [{"name": "nic"}]}}},
+    ]
+)
 
 
-def test_the_detector_finds_english_prose_and_passes_names() -> None:
-    assert english_runs("해결: kubectl get pods -n serving") == []
-    assert english_runs("# taint: kubectl get nodes -o wide") == []
-    assert english_runs("확인: kubectl rbln why: this is not a command") == ["this is not a command"]
-    assert english_runs('노드 npu-node-01에 dra.net 디바이스 없음: "cannot allocate all claims"') == []
-    assert english_runs("Pod serving/a 상태 Pending (Unschedulable): DeviceClass가 없습니다") == []
-    assert english_runs("dra.net: missing on every node of the pool") == ["missing on every node of the pool"]
-    assert english_runs("RCT npu-rdma (read back from the cluster)") == ["(read back from the cluster)"]
-    assert english_runs('로그에서 "RSD group creation returned no\n  device path"를 찾으세요') == []
-    assert english_runs('"a" then b "c\n  d" and nothing more here') == ["and nothing more here"]
+@pytest.mark.parametrize(
+    ("text", "english"),
+    [
+        ("해결: kubectl get pods -n serving", []),
+        ("# taint: kubectl get nodes -o wide", []),
+        ("확인: kubectl rbln why: this is not a command", ["this is not a command"]),
+        ('노드 npu-node-01에 dra.net 디바이스 없음: "cannot allocate all claims"', []),
+        ("Pod serving/a 상태 Pending (Unschedulable): DeviceClass가 없습니다", []),
+        ("dra.net: missing on every node of the pool", ["missing on every node of the pool"]),
+        ("RCT npu-rdma (read back from the cluster)", ["read back from the cluster"]),
+        ("이벤트: 0/3 nodes are available: 2 cannot\n  allocate all claims.", []),  # the bundle's, wrapped
+        ('스케줄러: "0/3 nodes are available: 1 node is full"', ["node is full"]),  # not the bundle's
+        ("요청 nic의 셀렉터", []),  # a request name of the bundle
+        ("request nic 셀렉터 #0", ["request"]),  # one English word is enough
+        ("저장된 값: missing", ["missing"]),
+        ('차이: ["spec", "recreated"]', ["recreated"]),  # quoted is no excuse
+        ("found: 0/16 standard, 16 bdf (0000:17:02.0)", ["found", "standard", "bdf"]),
+        ("속성  사용처  노드\ndra.net/rdma  selector  2/2", ["selector"]),
+        ("-o wide 또는 -o json으로 확인", []),  # a flag's value
+        ("pcieRoot  npu.rebellions.ai  0/16 standard, 16 bdf (0000:17:…", ["standard", "bdf"]),
+        ("마지막 단어는 잘림: allocat…", []),
+    ],
+)
+def test_the_detector_finds_english_prose_and_passes_names(text: str, english: list[str]) -> None:
+    assert english_words(text, BUNDLE) == english
 
 
 @pytest.fixture(scope="module")
@@ -121,7 +89,7 @@ def test_korean_lines_fit_in_100_columns(korean: list[tuple[str, str, str]]) -> 
     over = [
         f"{scenario} {command}: {display_width(line)}: {line}"
         for scenario, command, text in korean
-        if not command.endswith("wide") and command.split("/")[0] not in WIDTH_PENDING
+        if not command.endswith("wide") and command.split("/")[0] not in PENDING
         for line in text.splitlines()
         if display_width(line) > WIDTH and not _unbreakable(line)
     ]
@@ -130,12 +98,16 @@ def test_korean_lines_fit_in_100_columns(korean: list[tuple[str, str, str]]) -> 
 
 @pytest.mark.parametrize("command", COMMANDS)
 def test_no_english_prose_in_korean_output(korean: list[tuple[str, str, str]], command: str) -> None:
-    found = {
-        run: f"{scenario} {name}"
-        for scenario, name, text in korean
-        if name.split("/")[0] == command
-        for run in english_runs(text)
-    }
+    bundles = {name: corpus([*scenario.build("v1"), *VALUES]) for name, scenario in SCENARIOS.items()}
+    found: dict[str, str] = {}
+    seen = 0
+    for scenario, name, text in korean:
+        if name.split("/")[0] != command:
+            continue
+        seen += 1
+        for run in english_words(text, bundles[scenario]):
+            found.setdefault(run, f"{scenario} {name}")
+    assert seen >= len(SCENARIOS)
     assert not found, "\n".join(f"{where}: {run}" for run, where in list(found.items())[:30])
 
 
