@@ -134,7 +134,7 @@ def _blank(match: re.Match[str]) -> str:
     return re.sub(r"[^\n]", " ", match.group(0))
 
 
-def _fix_lines(lines: list[str]) -> set[int]:
+def fix_lines(lines: list[str]) -> set[int]:
     """The lines of `해결:` blocks: the label's line and the deeper-indented lines under it."""
     out: set[int] = set()
     indent = None
@@ -153,7 +153,7 @@ def _fix_lines(lines: list[str]) -> set[int]:
 def _tokens(text: str) -> list[tuple[str, int, bool]]:
     """(token, line number, in a fix block) of every line that is not a command; Hangul splits."""
     text = text.replace('\\"', '"')
-    fixes = _fix_lines(text.splitlines())
+    fixes = fix_lines(text.splitlines())
     lines = SPANS.sub(_blank, text).splitlines()
     out: list[tuple[str, int, bool]] = []
     for number, line in enumerate(lines):
