@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 from kubectl_rbln.app.attrs import AttrsRequest, attrs
@@ -95,3 +96,33 @@ def outputs(lang: str, names: list[str] | None = None) -> Iterator[tuple[str, st
             yield scenario.name, f"suggest-rct/values-{index}", render_suggest_explanation(
                 suggest_rct(snapshot, request), lang
             )
+
+
+# What only the command line prints (headings naming the input, notes and hints on stderr), on the
+# repository's example bundles: the same Korean checks read it.
+CLI_BUNDLES = ("examples/pending-decode.json", "examples/healthy.json")
+CLI_RUNS: list[list[str]] = [
+    ["why", "-n", "serving"],
+    ["why", "-A"],
+    ["why", "-n", "servng"],
+    ["check", "-n", "serving"],
+    ["check"],
+    ["attrs", "-n", "serving"],
+    ["attrs", "-n", "serving", "-o", "wide"],
+    ["topo", "-n", "serving"],
+    ["suggest-rct", "-n", "serving"],
+    ["suggest-rct", "-n", "serving", "--recipe", "numa-unaligned"],
+]
+
+
+def cli_outputs(lang: str, repo: Path) -> Iterator[tuple[str, str, str, str]]:
+    """(bundle, command line, stdout, stderr) of each CLI_RUNS run on each CLI_BUNDLES bundle."""
+    from click.testing import CliRunner
+
+    from kubectl_rbln.cli.group import cli
+
+    for bundle in CLI_BUNDLES:
+        for run in CLI_RUNS:
+            args = [*run, "-f", str(repo / bundle), "--no-color", "--lang", lang]
+            result = CliRunner().invoke(cli, args, prog_name="kubectl rbln")
+            yield bundle, " ".join(run), result.stdout, result.stderr

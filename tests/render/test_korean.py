@@ -170,9 +170,16 @@ def _display_prefix(row: str, column: int) -> str | None:
     return row if width == column else (row if width < column else None)
 
 
+@pytest.fixture(scope="module")
+def bundles() -> dict[str, tuple[str, frozenset[str]]]:
+    """Each scenario's own texts (and the values files the kit checks): what may stay English."""
+    return {name: corpus([*scenario.build("v1"), *VALUES]) for name, scenario in SCENARIOS.items()}
+
+
 @pytest.mark.parametrize("command", COMMANDS)
-def test_no_english_prose_in_korean_output(korean: list[tuple[str, str, str]], command: str) -> None:
-    bundles = {name: corpus([*scenario.build("v1"), *VALUES]) for name, scenario in SCENARIOS.items()}
+def test_no_english_prose_in_korean_output(
+    korean: list[tuple[str, str, str]], bundles: dict[str, tuple[str, frozenset[str]]], command: str
+) -> None:
     found: dict[str, str] = {}
     seen = 0
     for scenario, name, text in korean:
@@ -333,3 +340,26 @@ def test_korean_outputs_use_one_term_per_concept(korean: list[tuple[str, str, st
             if number not in fixes and BANNED_TERMS.search(line)
         ]
     assert not found, "\n".join(found[:20])
+
+
+def test_no_english_prose_in_what_the_command_line_prints_in_korean() -> None:
+    """Headings that name the input (`파일 examples/...`), notes and hints on stderr: the CLI's own text."""
+    from pathlib import Path
+
+    from korean_kit import cli_outputs
+
+    repo = Path(__file__).resolve().parents[2]
+    found: dict[str, str] = {}
+    runs = 0
+    for bundle, command, stdout, stderr in cli_outputs("ko", repo):
+        runs += 1
+        document = json.loads((repo / bundle).read_text(encoding="utf-8"))
+        for text in (stdout, stderr):
+            for run in english_words(text, corpus([document, *VALUES, command.split()])):
+                found.setdefault(run, f"{bundle} {command}")
+        # stderr's notes and hints are one line each (grep-able); stdout is read on a terminal
+        over = [line for line in stdout.splitlines() if display_width(line) > WIDTH and not _is_command(line)]
+        yaml_out = command.startswith("suggest-rct")  # stdout is the manifest, a file
+        assert "wide" in command or yaml_out or not over, f"{bundle} {command}: " + "\n".join(over)
+    assert runs >= 20
+    assert not found, "\n".join(f"{where}: {run}" for run, where in found.items())
