@@ -65,8 +65,8 @@ def render_check(report: dict[str, Any], *, color: bool, wide: bool, lang: str =
         )
         rows = [[*r[:3], cut_width(r[3], max(room, 24))] for r in rows]
     source = source_words(str(report["source"] or ""), lang)
-    key = "check-heading" if source else "check-heading-no-source"
-    heading = sentence(key, lang, namespace=report["namespace"], rct=report["rct"], source=source)
+    heading_key = "check-heading" if source else "check-heading-no-source"
+    heading = sentence(heading_key, lang, namespace=report["namespace"], rct=report["rct"], source=source)
     lines = [*(wrap_width(heading, WIDTH, "", "    ") if not wide else [heading]), ""]
     lines += plain_table(rows, headers=headers)
     lines += ["", sentence("check-summary", lang, **report["summary"])]
