@@ -363,3 +363,17 @@ def test_no_english_prose_in_what_the_command_line_prints_in_korean() -> None:
         assert "wide" in command or yaml_out or not over, f"{bundle} {command}: " + "\n".join(over)
     assert runs >= 20
     assert not found, "\n".join(f"{where}: {run}" for run, where in found.items())
+
+
+def test_korean_drawing_legends_keep_names_whole(korean: list[tuple[str, str, str]]) -> None:
+    """`A  Pod  ResourceClaim NAME` is longer in Korean: the claim moves under the Pod, never cut (pasted
+    into `kubectl get resourceclaim`)."""
+    legends = [
+        (scenario, line)
+        for scenario, name, text in korean
+        if name.split("/")[0] in ("topo", "why") and not name.endswith("wide")
+        for line in text.splitlines()
+        if re.match(r"^  [A-Z]{1,2}  \S+/\S+", line) or re.match(r"^     ResourceClaim \S+$", line)
+    ]
+    assert len(legends) > 50
+    assert not [f"{scenario}: {line}" for scenario, line in legends if line.endswith("…")]
