@@ -6,6 +6,7 @@ render time. Nothing else in the package writes a finding's title, detail or fix
 
 from __future__ import annotations
 
+import copy
 import os
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -109,6 +110,7 @@ def render_entry(
     """The one place a finding's words are filled: every command and test goes through here."""
     words = entry.words(case)
     language = lang if lang in words.title else "en"
+    values = {name: _said_words(value, language) for name, value in values.items()}
     lines = words.remediation.get(language) or words.remediation.get("en", [])
     more = _more(language)
     shown = [line for line in lines if line.applies(dict(values))]
@@ -122,6 +124,17 @@ def render_entry(
         remediation=remediation,
         docs=docs_path(entry.slug, language),
     )
+
+
+def _said_words(value: Any, lang: str) -> Any:
+    """A value as the finding's words say it: a Said (or a list of them, a Names too) in `lang`."""
+    if isinstance(value, Said):
+        return value.text(lang)
+    if isinstance(value, list) and any(isinstance(v, Said) for v in value):
+        out = copy.copy(value)
+        out[:] = [v.text(lang) if isinstance(v, Said) else v for v in value]
+        return out
+    return value
 
 
 def alternative(label: str, lang: str) -> str:
