@@ -29,7 +29,7 @@ from tests.conftest import EXAMPLES, REPO
 from tests.diagnose.test_fix_files import unapplicable
 
 sys.path.insert(0, str(REPO / "tests" / "render"))  # test_korean imports its kit as a sibling module
-from tests.render.test_korean import english_runs  # noqa: E402  (the detector the Korean tests use)
+from tests.render.korean_prose import corpus, english_words  # noqa: E402  (the Korean tests' detector)
 
 pytestmark = pytest.mark.slow
 BIN = Path(sys.executable).parent
@@ -231,7 +231,8 @@ def test_warning_verdicts_say_what_holds_the_pod_and_fixes_paste_safely(cli: Run
 def test_korean_output_reads_korean(cli: Run, command: str) -> None:
     result = cli(command, "-f", str(EXAMPLE), "--lang", "ko")
     text = result.stdout + (result.stderr if command == "suggest-rct" else "")
-    assert not english_runs(text), english_runs(text)[:5]
+    names = corpus([json.loads(EXAMPLE.read_text(encoding="utf-8"))])  # the bundle's own names are not prose
+    assert not english_words(text, names), english_words(text, names)[:5]
     assert "을(를)" not in text and "(으)로" not in text and " more" not in text
 
 

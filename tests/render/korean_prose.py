@@ -86,7 +86,7 @@ KUBERNETES_MESSAGES = (
 )
 
 # Words inside fix lines (`해결:` blocks), whose texts another change rewrites: reported, not failed.
-FIX_TEXT_OWNED_ELSEWHERE = frozenset(("hard limit", "verbosity", "in", "attach", "fabric attach"))
+FIX_TEXT_OWNED_ELSEWHERE: frozenset[str] = frozenset()
 
 SPANS = re.compile(
     "|".join(
