@@ -4,6 +4,9 @@ The server side of what kubelet streams: stdout on channel 1, stderr on 2, then
 the exit status on channel 3 (a Status for v4/v5, which is where kubectl and the
 Python client's `returncode` read the exit code), then a close frame.
 Nothing is ever run: an unrecorded command fails with exit code 126 and says so.
+A capture that `dump` recorded as failed (`error.reason`) fails again the same way: `forbidden`
+is refused with 403 before the upgrade (`refusal`), `timeout` never answers (held until the client
+gives up), `too-large` streams more than any client reads.
 A capture's optional `delaySeconds` holds the reply back, so tests can play a
 command that hangs; the wait ends early when the client closes the connection.
 """
@@ -42,6 +45,20 @@ class ExecResult:
     delay_seconds: float = 0.0
 
 
+TOO_LARGE = 1024 * 1024  # what a recorded "too-large" capture streams: past every reader's limit
+
+
+def refusal(store: ObjectStore, namespace: str, pod: str, container: str, command: list[str]) -> str:
+    """The API server's 403 message when `dump` recorded this exec as forbidden, else ""."""
+    capture = store.find_capture(namespace, pod, container, tuple(command))
+    if capture is None or capture.error_reason != "forbidden":
+        return ""
+    return (
+        f'pods "{pod}" is forbidden: cannot create resource "pods/exec" in API group "" '
+        f'in the namespace "{namespace}" (as recorded in the bundle)'
+    )
+
+
 def replay(store: ObjectStore, namespace: str, pod: str, container: str, command: list[str]) -> ExecResult:
     """The recorded output of `command`, or a 126 failure naming what is missing."""
     capture = store.find_capture(namespace, pod, container, tuple(command))
@@ -51,6 +68,10 @@ def replay(store: ObjectStore, namespace: str, pod: str, container: str, command
             f"in container {container!r} of pod {namespace}/{pod}\n"
         )
         return ExecResult(b"", message.encode("utf-8"), NO_CAPTURE_EXIT_CODE)
+    if capture.error_reason == "timeout":
+        return ExecResult(b"", b"", 1, MAX_DELAY)
+    if capture.error_reason == "too-large":
+        return ExecResult(b"x" * TOO_LARGE, b"", 0)
     out, err = capture.stdout.encode("utf-8"), capture.stderr.encode("utf-8")
     return ExecResult(out, err, capture.exit_code, capture.delay_seconds)
 
