@@ -20,7 +20,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from kubectl_rbln.replay.store import ObjectStore
+from kubectl_rbln.cluster.exec_probe import PROBE_COMMANDS
+from kubectl_rbln.replay.store import ExecCapture, ObjectStore
 from kubectl_rbln.replay.ws import (
     OP_CLOSE,
     ByteReader,
@@ -50,7 +51,7 @@ TOO_LARGE = 1024 * 1024  # what a recorded "too-large" capture streams: past eve
 
 def refusal(store: ObjectStore, namespace: str, pod: str, container: str, command: list[str]) -> str:
     """The API server's 403 message when `dump` recorded this exec as forbidden, else ""."""
-    capture = store.find_capture(namespace, pod, container, tuple(command))
+    capture = find(store, namespace, pod, container, command)
     if capture is None or capture.error_reason != "forbidden":
         return ""
     return (
@@ -59,9 +60,21 @@ def refusal(store: ObjectStore, namespace: str, pod: str, container: str, comman
     )
 
 
+def find(
+    store: ObjectStore, namespace: str, pod: str, container: str, command: list[str]
+) -> ExecCapture | None:
+    """The capture of `command`; for the pod-devices probe, one of an older probe version when the
+    bundle predates the current one (its output names its version, and the plugin reads them all)."""
+    capture = store.find_capture(namespace, pod, container, tuple(command))
+    if capture is None and tuple(command) in PROBE_COMMANDS:
+        for older in PROBE_COMMANDS:
+            capture = capture or store.find_capture(namespace, pod, container, older)
+    return capture
+
+
 def replay(store: ObjectStore, namespace: str, pod: str, container: str, command: list[str]) -> ExecResult:
     """The recorded output of `command`, or a 126 failure naming what is missing."""
-    capture = store.find_capture(namespace, pod, container, tuple(command))
+    capture = find(store, namespace, pod, container, command)
     if capture is None:
         message = (
             f"kubectl-rbln replay: no exec capture recorded for {json.dumps(command)} "
