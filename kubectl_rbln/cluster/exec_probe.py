@@ -133,15 +133,19 @@ class ProbeRun:
         ""  # forbidden | timeout | not-found | bad-request | unauthorized | connection | not-captured
     )
     error: str = ""  # one sanitized line
+    values: dict[str, Any] = field(default_factory=dict)  # what the catalog's words for `error_kind` need
 
 
 @dataclass(frozen=True, slots=True)
 class ProbeProblem:
-    """Why a Pod has no probe result: `short` fits a table cell, `message` is the one clear line."""
+    """Why a Pod has no probe result: `short` fits a table cell, `message` is the one clear line
+    (English, for -o json); `values` fill the catalog's `pod-devices-probe-<kind>` words; `detail`
+    is what the cluster or the Pod said (stderr, the API server's message), shown quoted."""
 
     kind: str
     short: str
     message: str
+    values: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,7 +229,12 @@ class ProbeResult:
 
 
 class ProbeParseError(ValueError):
-    """The output is not the probe's: a wrapper image, a truncated stream, or a hostile Pod."""
+    """The output is not the probe's: a wrapper image, a truncated stream, or a hostile Pod.
+    `got` is its first line when the header is wrong, "" when the end marker is missing."""
+
+    def __init__(self, message: str, got: str = "") -> None:
+        super().__init__(message)
+        self.got = got
 
 
 # ---------------------------------------------------------------- parsing
@@ -271,7 +280,7 @@ def parse_probe(stdout: str) -> ProbeResult:
     header = lines[0].strip() if lines else ""
     if header not in (PROBE_HEADER, PROBE_HEADER_V1):
         first = one_line(lines[0] if lines else "", 80) or "nothing"
-        raise ProbeParseError(f"the probe's output does not start with its header (got: {first})")
+        raise ProbeParseError(f"the probe's output does not start with its header (got: {first})", first)
     sections: dict[str, list[str]] = {}
     current: str | None = None
     ended = False
@@ -367,25 +376,31 @@ def interpret(run: ProbeRun) -> tuple[ProbeResult | None, ProbeProblem | None]:
     """A run's parsed result, or the one problem that stands in for it."""
     container = run.target.container
     if run.error_kind:
-        return None, ProbeProblem(run.error_kind, _SHORT.get(run.error_kind, "error"), run.error)
+        kind = run.error_kind
+        return None, ProbeProblem(kind, _SHORT.get(kind, "error"), run.error, run.values)
     stderr = one_line(run.stderr)
-    if run.exit_code in NO_SHELL_EXIT_CODES and not run.stdout.startswith(PROBE_HEADER):
+    values: dict[str, Any] = {"exit_code": run.exit_code, "detail": stderr}
+    if run.exit_code in NO_SHELL_EXIT_CODES and not run.stdout.startswith((PROBE_HEADER, PROBE_HEADER_V1)):
         detail = f": {stderr}" if stderr else ""
         return None, ProbeProblem(
             "no-shell",
             "no shell",
             f'cannot start sh in container "{container}" (exit code {run.exit_code}{detail}); '
             "an image without a shell cannot be probed",
+            values,
         )
     if run.exit_code not in (0, None):
         detail = f": {stderr}" if stderr else ""
         return None, ProbeProblem(
-            "exit-code", f"exit {run.exit_code}", f"the probe exited with code {run.exit_code}{detail}"
+            "exit-code",
+            f"exit {run.exit_code}",
+            f"the probe exited with code {run.exit_code}{detail}",
+            values,
         )
     try:
         return parse_probe(run.stdout), None
     except ProbeParseError as exc:
-        return None, ProbeProblem("bad-output", "bad output", str(exc))
+        return None, ProbeProblem("bad-output", "bad output", str(exc), {"got": exc.got})
 
 
 _SHORT = {
@@ -417,9 +432,12 @@ def from_captures(captures: Iterable[ExecCapture], target: ProbeTarget) -> Probe
         if capture is None:
             continue
         if capture.error_reason:
-            return ProbeRun(target, error_kind=capture.error_reason, error=one_line(capture.error))
+            values = {k: one_line(str(v)) for k, v in capture.error_values.items()}
+            return ProbeRun(
+                target, error_kind=capture.error_reason, error=one_line(capture.error), values=values
+            )
         if len(capture.stdout) + len(capture.stderr) > MAX_OUTPUT:
-            return ProbeRun(target, error_kind="too-large", error=too_large_message())
+            return ProbeRun(target, error_kind="too-large", error=too_large_message(), values=_limit())
         return ProbeRun(target, capture.stdout, capture.stderr, capture.exit_code)
     return ProbeRun(
         target,
@@ -427,6 +445,10 @@ def from_captures(captures: Iterable[ExecCapture], target: ProbeTarget) -> Probe
         error=f'the bundle has no pod-devices probe for container "{target.container}" '
         "(take the bundle with `kubectl rbln dump`, which records it for running device Pods)",
     )
+
+
+def _limit() -> dict[str, Any]:
+    return {"limit": f"{MAX_OUTPUT // 1024} KiB"}
 
 
 def too_large_message() -> str:
@@ -446,7 +468,7 @@ def capture_item(run: ProbeRun) -> dict[str, Any]:
         "command": list(PROBE_COMMAND),
     }
     if run.exit_code is None:
-        item["error"] = {"reason": run.error_kind or "connection", "message": run.error}
+        item["error"] = {"reason": run.error_kind or "connection", "message": run.error, "values": run.values}
         return item
     item.update({"stdout": run.stdout, "stderr": run.stderr, "exitCode": run.exit_code})
     return item
@@ -537,10 +559,11 @@ def _collect(ws: Any, target: ProbeTarget, deadline: float, timeout: float) -> P
                 target,
                 error_kind="timeout",
                 error=f"the probe did not finish within {timeout:g}s (--timeout)",
+                values={"timeout": f"{timeout:g}s"},
             )
         ws.update(timeout=min(remaining, 1.0))
         if len(ws.peek_stdout(timeout=0)) + len(ws.peek_stderr(timeout=0)) > MAX_OUTPUT:
-            return ProbeRun(target, error_kind="too-large", error=too_large_message())
+            return ProbeRun(target, error_kind="too-large", error=too_large_message(), values=_limit())
     stdout = ws.read_stdout(timeout=0)
     stderr = ws.read_stderr(timeout=0)
     code, message = _exit_status(ws.read_channel(3, timeout=0))
@@ -551,6 +574,7 @@ def _collect(ws: Any, target: ProbeTarget, deadline: float, timeout: float) -> P
             stderr,
             error_kind="bad-request",
             error=f"exec failed: {one_line(message) or 'no exit status received'}",
+            values={"status": "-", "detail": one_line(message)},
         )
     return ProbeRun(target, stdout, stderr, code)
 
@@ -578,8 +602,16 @@ _HANDSHAKE = re.compile(r"Handshake status (\d{3})")
 
 
 def _failed(target: ProbeTarget, exc: BaseException, timeout: float) -> ProbeRun:
-    kind, message = describe_exec_failure(str(getattr(exc, "reason", "") or exc), target, timeout)
-    return ProbeRun(target, error_kind=kind, error=message)
+    text = str(getattr(exc, "reason", "") or exc)
+    kind, message = describe_exec_failure(text, target, timeout)
+    match = _HANDSHAKE.search(text)
+    values = {
+        "namespace": target.namespace,
+        "timeout": f"{timeout:g}s",
+        "status": match.group(1) if match else "-",
+        "detail": _server_message(text) or ("" if kind in ("forbidden", "timeout") else one_line(text)),
+    }
+    return ProbeRun(target, error_kind=kind, error=message, values=values)
 
 
 def describe_exec_failure(text: str, target: ProbeTarget, timeout: float) -> tuple[str, str]:

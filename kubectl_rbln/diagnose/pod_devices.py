@@ -179,6 +179,7 @@ def blocker(pod: Pod, container: str) -> ProbeProblem | None:
             "not running",
             f"pod is {pod.phase}, not Running: nothing to probe "
             f"(kubectl rbln why {pod.name} -n {pod.namespace} explains a Pending Pod)",
+            {"phase": pod.phase},
         )
     names = [c.name for c in pod.containers]
     if container not in names:
@@ -187,12 +188,16 @@ def blocker(pod: Pod, container: str) -> ProbeProblem | None:
             "no container",
             f'container "{container}" not found in the pod (containers: {", ".join(names) or "none"}); '
             "choose one with -c",
+            {"containers": ", ".join(names) or "-"},
         )
     state = next((s for s in pod.container_states if s.name == container), None)
     if state is not None and state.state and state.state != "running":
         why = state.reason or state.state
         return ProbeProblem(
-            "container-not-running", "not running", f'container "{container}" is not running ({why})'
+            "container-not-running",
+            "not running",
+            f'container "{container}" is not running ({why})',
+            {"why": why},
         )
     return None
 
@@ -481,7 +486,7 @@ def device_unhealthy(where: Where, health: list[ResourceHealth]) -> Finding | No
     bad = [h for h in health if h.health == "Unhealthy"]
     if not bad:
         return None
-    devices = [f"{h.resource_id}{': ' + h.message if h.message else ''}" for h in bad]
+    devices = [f'{h.resource_id}: "{h.message}"' if h.message else h.resource_id for h in bad]
     values = {**where.values(), "devices": devices, "count": len(bad)}
     evidence = {"allocatedResourcesStatus": [f"{h.name} {h.resource_id} {h.health}" for h in health]}
     return Finding("device-unhealthy", values, evidence)
@@ -684,6 +689,7 @@ class PodEntry:
                 "reason": problem.kind,
                 "short": problem.short,
                 "message": problem.message,
+                "values": problem.values,
             },
             "verdict": self.verdict,
             "findings": [f.to_dict(lang) for f in self.findings],

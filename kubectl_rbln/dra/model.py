@@ -420,6 +420,7 @@ class ExecCapture:
     exit_code: int
     error_reason: str = ""  # the exec never ran to an exit code: forbidden | timeout | too-large | ...
     error: str = ""  # its one line, as the live run printed it
+    error_values: dict[str, Any] = field(default_factory=dict)  # the values its words need (timeout ...)
 
 
 @dataclass(slots=True)

@@ -610,6 +610,7 @@ def normalize_exec_capture(obj: dict[str, Any]) -> ExecCapture:
         exit_code=_i(obj.get("exitCode")),
         error_reason=_s(error.get("reason")),
         error=_s(error.get("message")),
+        error_values=_d(error.get("values")),
     )
 
 

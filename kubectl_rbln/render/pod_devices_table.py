@@ -7,11 +7,12 @@ that came from a Pod is sanitized again here, whatever the caller did.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import click
 
-from kubectl_rbln.catalog import sentence
+from kubectl_rbln.catalog import load_sentences, sentence
 from kubectl_rbln.render.columns import plain_table
 from kubectl_rbln.render.why_table import COLORS, SYMBOLS, WIDTH, render_finding
 from kubectl_rbln.text import one_line, strip_controls, wrap_width
@@ -63,8 +64,10 @@ def cells(entry: dict[str, Any], lang: str = "en", wide: bool = False) -> dict[s
     return {"npus": npus, "nics": nics, "rds": rds, "memlock": memlock, "health": health_cell(entry, lang)}
 
 
-def _verdict(entry: dict[str, Any], color: bool) -> str:
+def _verdict(entry: dict[str, Any], color: bool, lang: str = "en") -> str:
     verdict = strip_controls(entry["verdict"])
+    if not entry["findings"] and entry["probe"]["status"] != "ok":
+        verdict = _probe_words(entry, "pod-devices-short-", lang) or verdict
     if entry["findings"]:
         severity = entry["findings"][0]["severity"]
         text = f"{SYMBOLS.get(severity, '-')} {verdict}"
@@ -88,7 +91,7 @@ def render_rows(
         row = [name, entry["node"] or "-", c["npus"], c["nics"], c["rds"], c["memlock"]]
         if with_health:
             row.append(c["health"])
-        rows.append([strip_controls(str(cell)) for cell in row] + [_verdict(entry, color)])
+        rows.append([strip_controls(str(cell)) for cell in row] + [_verdict(entry, color, lang)])
     if with_health:
         headers.insert(-1, sentence("pod-devices-health-column", lang))
     if not wide:
@@ -97,8 +100,31 @@ def render_rows(
     return plain_table(rows, headers=headers, disable_numparse=True)
 
 
+def _probe_words(entry: dict[str, Any], prefix: str, lang: str) -> str:
+    """The catalog's words for why the Pod was not probed, or "" when it has none or a value is
+    missing (a bundle from an older dump): the caller then shows the English message."""
+    probe = entry["probe"]
+    values = {
+        "pod": entry["name"],
+        "namespace": entry["namespace"],
+        "container": entry["container"],
+        "phase": entry.get("phase") or "",
+        **(probe.get("values") or {}),
+    }
+    key = prefix + str(probe.get("reason") or "")
+    if prefix != "pod-devices-short-" and probe.get("reason") == "bad-output" and not values.get("got"):
+        key += "-end"
+    if key not in load_sentences():
+        return ""
+    wanted = set(re.findall(r"\{(\w+)", load_sentences()[key]["en"]))
+    if any(values.get(name) in (None, "") for name in wanted):
+        return ""
+    return sentence(key, lang, **{k: strip_controls(str(v)) for k, v in values.items()})
+
+
 def probe_message(entry: dict[str, Any], lang: str) -> str:
-    """Why the Pod was not probed: a known reason in the catalog's words, else the message as given."""
+    """Why the Pod was not probed, in the catalog's words; what the cluster or the Pod said follows
+    quoted (it is theirs, in their language). Without the words, the English message as given."""
     probe = entry["probe"]
     if probe.get("reason") == "not-running" and entry.get("phase"):
         return sentence(
@@ -108,7 +134,11 @@ def probe_message(entry: dict[str, Any], lang: str) -> str:
             pod=entry["name"],
             namespace=entry["namespace"],
         )
-    return one_line(probe["message"])
+    text = _probe_words(entry, "pod-devices-probe-", lang)
+    if not text:
+        return one_line(probe["message"])
+    detail = one_line(str((probe.get("values") or {}).get("detail") or ""))
+    return f'{text}: "{detail}"' if detail else text
 
 
 def render_details(entry: dict[str, Any], *, color: bool, wide: bool, lang: str = "en") -> list[str]:
@@ -183,7 +213,8 @@ def device_lines(entry: dict[str, Any], lang: str) -> list[str]:
                 )
             )
     for health in entry.get("health") or []:
-        lines.append(f"{health['name']} {health['resourceID']}: {health['health']}")
+        message = f' "{health["message"]}"' if health.get("message") else ""
+        lines.append(f"{health['name']} {health['resourceID']}: {health['health']}{message}")
     return lines
 
 

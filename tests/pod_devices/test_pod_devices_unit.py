@@ -193,7 +193,7 @@ def test_unhealthy_device_in_allocated_resources_status() -> None:
     entry = _entry(cluster, pod)
     assert [f["slug"] for f in entry["findings"]] == ["device-unhealthy"]
     assert (
-        "npu.rebellions.ai/npu-node-01/rbln1: ECC error count exceeded threshold"
+        'npu.rebellions.ai/npu-node-01/rbln1: "ECC error count exceeded threshold"'
         in entry["findings"][0]["title"]
     )
     assert [h["health"] for h in entry["health"]] == ["Healthy", "Unhealthy"]

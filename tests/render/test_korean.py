@@ -43,8 +43,8 @@ ALLOWED = {
     "sudo", "crictl",
 }  # fmt: skip
 COMMANDS = ["why", "check", "attrs", "topo", "suggest-rct", "pod-devices"]
-# Width: pod-devices' table rows pass 100 columns in English too (the VERDICT column), left.
-WIDTH_PENDING = {"pod-devices"}
+# Width: every command fits (pod-devices too: its NODE column and device details are -o wide only).
+WIDTH_PENDING: set[str] = set()
 
 
 def _is_command(text: str) -> bool:
