@@ -29,7 +29,15 @@ from __future__ import annotations
 from typing import Any
 
 from kubectl_rbln.cluster.exec_probe import MAX_OUTPUT, PROBE_COMMAND, PROBE_COMMAND_V1, format_probe_output
-from kubectl_rbln.domain import NIC_DRIVER, NPU_DRIVER, PCI_ADDRESS_ATTR, RDMA_DEVICE_ATTR, RDS_LABEL
+from kubectl_rbln.domain import (
+    NIC_DRIVER,
+    NIC_RESOURCE_PREFIX,
+    NPU_DRIVER,
+    NPU_RESOURCE_PREFIX,
+    PCI_ADDRESS_ATTR,
+    RDMA_DEVICE_ATTR,
+    RDS_LABEL,
+)
 from testing.synthetic import build_cluster
 
 NS = "serving"
@@ -58,6 +66,8 @@ EXPECTED: dict[str, list[str]] = {
     "memlock": ["memlock-limit"],
     "unhealthy": ["device-unhealthy"],
     "escapes": [],
+    "device-plugin": ["npu-count-mismatch"],
+    "old-capture-short": ["nic-count-mismatch"],
 }
 # case -> why it could not be probed (probe.reason)
 FAILING: dict[str, str] = {
@@ -75,7 +85,7 @@ class Cases:
 
     def __init__(self) -> None:
         self.objects = build_cluster(
-            seed=5, captures=False, npu_nodes=12, prefill_running=10, decode_running=10, decode_pending=1
+            seed=5, captures=False, npu_nodes=12, prefill_running=12, decode_running=10, decode_pending=1
         )
         self.hca: dict[tuple[str, str], str] = {}
         for obj in self.objects:
@@ -246,6 +256,12 @@ def build_cases() -> tuple[list[dict[str, Any]], dict[str, str]]:
     add("rds-missing", rds=[])
     add("memlock", memlock="8192")
     add("unhealthy")
+    one = cases.healthy(names["old-capture-short"])  # v1: one HCA and its uverbs device, counted
+    v1 = {**one, "version": 1, "infiniband": one["infiniband"][:1], "uverbs": one["uverbs"][:1]}
+    objects.append(capture(names["old-capture-short"], format_probe_output(**v1), command=PROBE_COMMAND_V1))
+    device_plugin(cases, names["device-plugin"])
+    one = cases.healthy(names["device-plugin"])  # counts only: 3 of its 4 NPUs, both uverbs open
+    add("device-plugin", npus=one["npus"][:3])
     unhealthy(cases, names["unhealthy"])
     one = cases.healthy(names["escapes"])
     add("escapes", infiniband=[one["infiniband"][0] + ESCAPES], memlock="unlimited" + ESCAPES)
@@ -256,6 +272,20 @@ def build_cases() -> tuple[list[dict[str, Any]], dict[str, str]]:
     objects.append(capture(names["hang"], stdout, delaySeconds=HANG_SECONDS))
     objects.append(capture(names["too-large"], "x" * (MAX_OUTPUT + 1)))
     return objects, names
+
+
+def device_plugin(cases: Cases, pod: str) -> None:
+    """The Pod as device-plugin mode writes it: extended resources, no claim (seed 000: `rebellions.ai/ATOM`
+    NPUs, `rdma/hca` NICs); the node's allocation is the same devices."""
+    obj = cases.pod(pod)
+    obj["spec"].pop("resourceClaims", None)
+    obj["status"].pop("resourceClaimStatuses", None)
+    resources = obj["spec"]["containers"][0]["resources"]
+    resources.pop("claims", None)
+    for kind in ("requests", "limits"):
+        resources.setdefault(kind, {}).update(
+            {NPU_RESOURCE_PREFIX + "ATOM": "4", NIC_RESOURCE_PREFIX + "hca": "2"}
+        )
 
 
 def unhealthy(cases: Cases, pod: str) -> None:
