@@ -487,6 +487,8 @@ class ExecProbeRunner:
         self._local = threading.local()
         self._configuration = load_configuration(ctx)  # a bad kubeconfig ends the command here (exit 3)
         _bound_websocket_blocking(self.timeout)
+        import kubernetes.client  # noqa: PLC0415, F401 - imported here, not in the first worker: the
+        import kubernetes.stream  # noqa: PLC0415, F401 - progress clock then measures only the probes
 
     def _core(self) -> Any:
         """This worker's CoreV1Api over its own ApiClient; the Configuration is loaded once."""

@@ -161,3 +161,55 @@ def test_dump_records_every_probe_and_f_reads_it_as_live(cases: tuple[Path, Path
     offline = rbln(bundle.parent, "pod-devices", "-f", str(dumped), "-n", NS)
     assert live.returncode == offline.returncode == 1
     assert offline.stdout.replace("-f)", "") == live.stdout  # the same table and the same failure lines
+
+
+def _on_a_terminal(tmp_path: Path, *args: str) -> tuple[str, float]:
+    """Run the CLI with stderr on a pseudo-terminal; what it wrote there, and how long it took."""
+    import pty  # noqa: PLC0415
+
+    leader, follower = pty.openpty()
+    started = time.monotonic()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "kubectl_rbln", *args],
+        env=env(tmp_path),
+        stdout=subprocess.DEVNULL,
+        stderr=follower,
+    )
+    os.close(follower)
+    chunks = []
+    while True:
+        try:
+            data = os.read(leader, 4096)
+        except OSError:  # the child closed its end
+            break
+        if not data:
+            break
+        chunks.append(data)
+    process.wait(timeout=120)
+    os.close(leader)
+    return b"".join(chunks).decode("utf-8", "replace"), time.monotonic() - started
+
+
+def test_progress_on_a_terminal_when_slow(cases: tuple[Path, Path, dict[str, str]]) -> None:
+    bundle, kubeconfig, names = cases
+    base = ["pod-devices", "--kubeconfig", str(kubeconfig), "-n", NS]
+    slow, took = _on_a_terminal(
+        bundle.parent, *base, names["hang"], names["healthy-prefill"], "--timeout", "3s"
+    )
+    assert took >= 3 and "probing Pods: 1/2" in slow  # the quick Pod done, the hanging one waited for
+    assert slow.rstrip(" ").endswith("\r")  # the line is cleared before the table
+
+
+def test_pods_are_probed_concurrently_within_the_bound(cases: tuple[Path, Path, dict[str, str]]) -> None:
+    """The hanging Pod holds one worker for its whole --timeout; the other Pods finish meanwhile."""
+    bundle, kubeconfig, names = cases
+    args = ["pod-devices", "--kubeconfig", str(kubeconfig), "-n", NS, "--timeout", "4s", "-o", "json"]
+    started = time.monotonic()
+    run = rbln(bundle.parent, *args, "--parallel", "2")
+    took = time.monotonic() - started
+    report = json.loads(run.stdout)
+    assert by_case(report, names)["hang"]["probe"]["reason"] == "timeout"
+    assert all(
+        e["probe"]["status"] == "ok" for e in report["pods"] if e["name"] in {names[c] for c in EXPECTED}
+    )
+    assert took < 4 * 3, took  # one worker on the hang, the other on 20 quick Pods: not 4 s each

@@ -244,3 +244,23 @@ def test_audit_finds_nics_sharing_a_pcie_root_and_numa_mixups() -> None:
 
 def test_the_probe_is_one_constant_command() -> None:
     assert PROBE_COMMAND[:2] == ("sh", "-c") and len(PROBE_COMMAND) == 3
+
+
+def test_progress_waits_a_second_then_shows_and_clears(capsys) -> None:  # type: ignore[no-untyped-def]
+    import time
+
+    from kubectl_rbln.cli.pod_devices import Progress
+
+    with Progress(3, "probing Pods", enabled=True) as progress:
+        progress.update(3, 3)  # all done at once
+    assert capsys.readouterr().err == ""
+    with Progress(3, "probing Pods", enabled=True) as progress:
+        progress.update(1, 3)
+        time.sleep(Progress.DELAY + 0.5)
+        progress.update(2, 3)
+    err = capsys.readouterr().err
+    assert err.startswith("\rprobing Pods: 1/3\rprobing Pods: 2/3") and err.endswith(" " * 40 + "\r")
+    with Progress(3, "probing Pods", enabled=False) as progress:  # stderr is not a terminal
+        time.sleep(Progress.DELAY + 0.3)
+        progress.update(3, 3)
+    assert capsys.readouterr().err == ""
