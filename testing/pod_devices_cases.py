@@ -264,10 +264,16 @@ def build_cases() -> tuple[list[dict[str, Any]], dict[str, str]]:
     add("device-plugin", npus=one["npus"][:3])
     unhealthy(cases, names["unhealthy"])
     one = cases.healthy(names["escapes"])
-    add("escapes", infiniband=[one["infiniband"][0] + ESCAPES], memlock="unlimited" + ESCAPES)
+    hostile = [("veth" + ESCAPES, "up" + ESCAPES, "1500", ""), *one["interfaces"]]  # a Pod's own names
+    add(
+        "escapes",
+        infiniband=[one["infiniband"][0] + ESCAPES],
+        memlock="unlimited" + ESCAPES,
+        interfaces=hostile,
+    )
     forbidden = {"reason": "forbidden", "message": "exec forbidden: recorded by dump"}
     objects.append(capture(names["forbidden"], error=forbidden))
-    objects.append(capture(names["no-shell"], stderr=NO_SHELL + "\n", exitCode=126))
+    objects.append(capture(names["no-shell"], stderr=NO_SHELL + ESCAPES + "\n", exitCode=126))
     stdout = format_probe_output(**cases.healthy(names["hang"]))
     objects.append(capture(names["hang"], stdout, delaySeconds=HANG_SECONDS))
     objects.append(capture(names["too-large"], "x" * (MAX_OUTPUT + 1)))

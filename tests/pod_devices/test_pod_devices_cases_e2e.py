@@ -136,6 +136,8 @@ def test_table_is_clean_and_says_each_thing_once(cases: tuple[Path, Path, dict[s
     assert len(pending) == 1 and "pod is Pending, not Running" in pending[0]
     assert all(len(line) <= 100 for line in lines[: len(names) + 1])
     wide = rbln(bundle.parent, *args, "-o", "wide").stdout
+    assert not any(ch in wide for ch in ("\x1b", "\x07", "\x9b")), "terminal control bytes in -o wide"
+    assert 'executable file not found in $PATH: unknown"' in out  # quoted, its escapes removed
     assert wide.splitlines()[0].split()[1] == "NODE"
     assert "NIC pci-0000-" in wide and "in the Pod as net1 (up, mtu 9000), RDMA bnxt_re" in wide
     assert "not in the Pod" in wide and "NPUs: allocated rbln0, rbln1, rbln2, rbln3; seen /dev/rbln0" in wide
