@@ -181,6 +181,7 @@ def match_labels(reqs: list[LabelRequirement], obj: dict[str, Any]) -> bool:
 
 # ---------------------------------------------------------------- fields
 
+
 @dataclass(frozen=True)
 class FieldRequirement:
     field: str

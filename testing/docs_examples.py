@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kubectl_rbln.text import cut_width
+from testing import docs_pod_devices
 from testing.synthetic.builder import write_bundle
 from testing.synthetic.scenarios import SCENARIOS
 
@@ -212,6 +213,7 @@ def drift(repo: Path = REPO) -> dict[Path, list[str]]:
             if current != wanted:
                 diff = difflib.unified_diff(current, wanted, str(example.page), "tool", lineterm="")
                 out.setdefault(example.page, []).extend(diff)
+    out.update(docs_pod_devices.drift(repo))  # issue 14: pod-devices examples, their own bundle
     return out
 
 
@@ -230,6 +232,7 @@ def write(repo: Path = REPO) -> list[Path]:
             if lines != before:
                 page.write_text("\n".join(lines), encoding="utf-8")
                 changed.append(page)
+    changed += docs_pod_devices.write(repo)  # issue 14: pod-devices examples, their own bundle
     return changed
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import threading
 from typing import Any
 
 import click
@@ -42,10 +43,12 @@ def pod_devices(
 ) -> int:
     """Show what each device Pod really received, seen from inside, against what was allocated.
 
-    Runs one fixed, read-only probe per Pod through exec (the entries of
-    /sys/class/infiniband, /dev/infiniband/uverbs*, /dev/rbln*, /dev/rsd*,
-    /dev/rblnfs* and `ulimit -H -l`), then compares it with the Pod's
-    ResourceClaim allocation, the node's RDS label and its run mode.
+    Runs one fixed, read-only probe per Pod through exec (network interfaces,
+    RDMA devices with their port state, /dev/infiniband/uverbs* and whether
+    each opens, /dev/rbln*, /dev/rsd*, /dev/rblnfs* and `ulimit -H -l`), then
+    matches each allocated NPU and NIC (by PCI address, then by name) with
+    what the Pod sees, beside the device health in the Pod's status.
+    -o wide adds the nodes, device names and PCI addresses.
 
     \b
     kubectl rbln pod-devices -n serving               every device Pod in the namespace
@@ -63,6 +66,7 @@ def run_pod_devices(
 ) -> int:
     """Read once, probe the Pods (the I/O), compare (app.pod_devices), print; returns the exit code."""
     from kubectl_rbln.app.pod_devices import PodDevicesRequest, pod_devices, probe_targets  # noqa: PLC0415
+    from kubectl_rbln.catalog import sentence  # noqa: PLC0415
     from kubectl_rbln.cluster.exec_probe import ExecProbeRunner, from_captures  # noqa: PLC0415
     from kubectl_rbln.cluster.source import load_snapshot, namespace_scope  # noqa: PLC0415
     from kubectl_rbln.render.output import emit  # noqa: PLC0415
@@ -80,8 +84,9 @@ def run_pod_devices(
     else:
         assert collected.context is not None  # load_snapshot resolves one whenever it reads a cluster
         runner = ExecProbeRunner(collected.context, timeout=timeout, workers=parallel)
-        runs = runner.run_all(targets, progress=_progress if sys.stderr.isatty() else None)
-        _progress_done(len(targets))
+        label = sentence("pod-devices-progress", opts.lang)
+        with Progress(len(targets), label, enabled=sys.stderr.isatty()) as progress:
+            runs = runner.run_all(targets, progress=progress.update)
     report = pod_devices(snapshot, request, runs)
     color = opts.color and sys.stdout.isatty()
     emit(
@@ -96,12 +101,49 @@ def run_pod_devices(
     return report.exit_code(opts.fail_on)
 
 
-def _progress(done: int, total: int) -> None:
-    sys.stderr.write(f"\rprobing Pods: {done}/{total}")
-    sys.stderr.flush()
+class Progress:
+    """`probing Pods: 3/20` on stderr, only on a terminal and only once probing has taken more than
+    DELAY seconds: a quick run prints nothing, a slow one shows it is alive. Cleared at the end."""
 
+    DELAY = 1.0
 
-def _progress_done(total: int) -> None:
-    if total and sys.stderr.isatty():
-        sys.stderr.write("\r" + " " * 40 + "\r")
+    def __init__(self, total: int, label: str, *, enabled: bool) -> None:
+        self.total = total
+        self.label = label
+        self.enabled = enabled and total > 0
+        self.done = 0
+        self.shown = False
+        self._lock = threading.Lock()
+        self._timer: threading.Timer | None = None
+
+    def __enter__(self) -> Progress:
+        if self.enabled:
+            self._timer = threading.Timer(self.DELAY, self._show)
+            self._timer.daemon = True
+            self._timer.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+        with self._lock:
+            self.enabled = False
+            if self.shown:
+                sys.stderr.write("\r" + " " * 40 + "\r")
+                sys.stderr.flush()
+
+    def update(self, done: int, total: int) -> None:
+        with self._lock:
+            self.done = done
+            if self.shown and self.enabled:
+                self._write()
+
+    def _show(self) -> None:
+        with self._lock:
+            if self.enabled:
+                self.shown = True
+                self._write()
+
+    def _write(self) -> None:
+        sys.stderr.write(f"\r{self.label}: {self.done}/{self.total}")
         sys.stderr.flush()

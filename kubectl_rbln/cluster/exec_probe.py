@@ -35,13 +35,16 @@ from kubectl_rbln.dra.model import ExecCapture
 from kubectl_rbln.dra.normalize import PLUGIN_API_VERSION
 from kubectl_rbln.text import one_line, safe_token
 
-PROBE_HEADER = "@@rbln-probe v1"
-PROBE_SCRIPT = """\
+PROBE_HEADER_V1 = "@@rbln-probe v1"
+PROBE_HEADER = "@@rbln-probe v2"
+PROBE_VERSION = 2
+# The v1 script, kept verbatim: bundles taken before v2 recorded it, and -f finds a capture by argv.
+PROBE_SCRIPT_V1 = """\
 echo '@@rbln-probe v1'
 echo '@@infiniband'
 for f in /sys/class/infiniband/*; do [ -e "$f" ] && echo "${f##*/}"; done
 echo '@@uverbs'
-for f in /dev/infiniband/uverbs*; do [ -e "$f" ] || continue; n="${f##*/}"; d=''; \
+for f in /dev/infiniband/uverbs*; do [ -e "$f" ] || continue; n="${f##*/}"; d=''; \\
 read -r d 2>/dev/null < "/sys/class/infiniband_verbs/$n/ibdev"; echo "$n $d"; done
 echo '@@npu'
 for f in /dev/rbln[0-9]*; do [ -e "$f" ] && echo "${f##*/}"; done
@@ -57,8 +60,50 @@ echo '@@netns'
 m=''; read -r m 2>/dev/null < /sys/module/ib_core/parameters/netns_mode; echo "$m"
 echo '@@end'
 """
+# v2 adds, with shell builtins only (`cd -P` + `pwd -P` resolve a sysfs device link without readlink):
+# - @@net: each network interface but lo: operstate, MTU and the PCI address behind its device link
+#   (dranet moves the allocated netdev into the Pod's netns and may rename it: pkg/driver/hostdevice.go);
+# - @@rdma: each RDMA device: its first port's state and link layer, its PCI address and the uverbs
+#   device sysfs names for it (dranet moves the RDMA link only in exclusive mode: pkg/driver/nri_hooks.go);
+# - @@uverbs: whether each /dev/infiniband/uverbsN opens read-write, as libibverbs opens it (dranet
+#   injects these character devices through NRI, apart from the netdev: nri_hooks.go createContainer).
+PROBE_SCRIPT = """\
+echo '@@rbln-probe v2'
+echo '@@net'
+for f in /sys/class/net/*; do [ -e "$f" ] || continue; n="${f##*/}"; [ "$n" = lo ] && continue; \\
+s=''; m=''; p=''; read -r s 2>/dev/null < "$f/operstate"; read -r m 2>/dev/null < "$f/mtu"; \\
+[ -e "$f/device" ] && p=$(cd -P "$f/device" 2>/dev/null && pwd -P); \\
+echo "$n state=$s mtu=$m pci=${p##*/}"; done
+echo '@@rdma'
+for f in /sys/class/infiniband/*; do [ -e "$f" ] || continue; n="${f##*/}"; s=''; l=''; p=''; u=''; \\
+for q in "$f"/ports/*; do [ -e "$q" ] || continue; read -r s 2>/dev/null < "$q/state"; \\
+read -r l 2>/dev/null < "$q/link_layer"; break; done; p=$(cd -P "$f/device" 2>/dev/null && pwd -P); \\
+for v in "$f"/device/infiniband_verbs/uverbs*; do [ -e "$v" ] && u="${v##*/}"; done; \\
+s="${s#*: }"; echo "$n port=$s link=$l pci=${p##*/} uverbs=$u"; done
+echo '@@infiniband'
+for f in /sys/class/infiniband/*; do [ -e "$f" ] && echo "${f##*/}"; done
+echo '@@uverbs'
+for f in /dev/infiniband/uverbs*; do [ -e "$f" ] || continue; n="${f##*/}"; d=''; o=no; \\
+read -r d 2>/dev/null < "/sys/class/infiniband_verbs/$n/ibdev"; (exec 3<>"$f") 2>/dev/null && o=yes; \\
+echo "$n $d open=$o"; done
+echo '@@npu'
+for f in /dev/rbln[0-9]*; do [ -e "$f" ] && echo "${f##*/}"; done
+echo '@@rsd'
+for f in /dev/rsd*; do [ -e "$f" ] && echo "${f##*/}"; done
+echo '@@rds'
+for f in /dev/rblnfs*; do [ -e "$f" ] && echo "${f##*/}"; done
+echo '@@memlock'
+ulimit -H -l
+echo '@@uid'
+id -u 2>/dev/null
+echo '@@netns'
+m=''; read -r m 2>/dev/null < /sys/module/ib_core/parameters/netns_mode; echo "$m"
+echo '@@end'
+"""
 PROBE_COMMAND: tuple[str, ...] = ("sh", "-c", PROBE_SCRIPT)
-SECTIONS = ("infiniband", "uverbs", "npu", "rsd", "rds", "memlock", "uid", "netns")
+PROBE_COMMAND_V1: tuple[str, ...] = ("sh", "-c", PROBE_SCRIPT_V1)
+PROBE_COMMANDS = (PROBE_COMMAND, PROBE_COMMAND_V1)  # newest first: what -f accepts from a bundle
+SECTIONS = ("net", "rdma", "infiniband", "uverbs", "npu", "rsd", "rds", "memlock", "uid", "netns")
 MAX_OUTPUT = 64 * 1024  # the probe prints a few hundred bytes; more is a misbehaving Pod
 MAX_ENTRIES = 256
 DEFAULT_CONTAINER = "modelserver"
@@ -88,24 +133,65 @@ class ProbeRun:
         ""  # forbidden | timeout | not-found | bad-request | unauthorized | connection | not-captured
     )
     error: str = ""  # one sanitized line
+    values: dict[str, Any] = field(default_factory=dict)  # what the catalog's words for `error_kind` need
 
 
 @dataclass(frozen=True, slots=True)
 class ProbeProblem:
-    """Why a Pod has no probe result: `short` fits a table cell, `message` is the one clear line."""
+    """Why a Pod has no probe result: `short` fits a table cell, `message` is the one clear line
+    (English, for -o json); `values` fill the catalog's `pod-devices-probe-<kind>` words; `detail`
+    is what the cluster or the Pod said (stderr, the API server's message), shown quoted."""
 
     kind: str
     short: str
     message: str
+    values: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class NetIf:
+    """One network interface the Pod sees (v2): dranet moved it in, maybe under another name."""
+
+    name: str
+    state: str = ""  # operstate: up | down | unknown | ...
+    mtu: str = ""
+    pci: str = ""  # 0000:1a:00.0 when its device link resolves to a PCI function, else ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "state": self.state, "mtu": self.mtu, "pci": self.pci}
+
+
+@dataclass(frozen=True, slots=True)
+class RdmaDev:
+    """One RDMA device the Pod sees (v2): an entry of /sys/class/infiniband with its first port."""
+
+    name: str
+    port: str = ""  # ACTIVE | DOWN | INIT | ... ("4: ACTIVE" without its number)
+    link: str = ""  # Ethernet (RoCE) | InfiniBand
+    pci: str = ""
+    uverbs: str = ""  # the uverbs device sysfs names for it (uverbs0), "" when sysfs does not say
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "port": self.port,
+            "link": self.link,
+            "pci": self.pci,
+            "uverbs": self.uverbs,
+        }
 
 
 @dataclass(slots=True)
 class ProbeResult:
     """The parsed, sanitized sections."""
 
+    version: int = PROBE_VERSION
+    interfaces: list[NetIf] = field(default_factory=list)  # v2
+    rdma: list[RdmaDev] = field(default_factory=list)  # v2
     infiniband: list[str] = field(default_factory=list)
     uverbs: list[str] = field(default_factory=list)
     uverbs_hca: dict[str, str] = field(default_factory=dict)  # uverbs0 -> bnxt_re0, when sysfs says
+    uverbs_open: dict[str, bool] = field(default_factory=dict)  # v2: uverbs0 -> opened read-write
     npus: list[str] = field(default_factory=list)
     rsd: list[str] = field(default_factory=list)
     rds: list[str] = field(default_factory=list)
@@ -113,8 +199,18 @@ class ProbeResult:
     uid: int | None = None
     netns_mode: str = ""  # "shared" | "exclusive" | "" (ib_core not loaded or unreadable)
 
+    @property
+    def knows_links(self) -> bool:
+        """v2 lists interfaces and RDMA devices; a v1 capture only counts HCAs and uverbs devices."""
+        return self.version >= 2
+
+    def openable(self, uverbs: str) -> bool:
+        """The uverbs device exists and (v2) opened; v1 never tried, so existing is all it can say."""
+        return uverbs in self.uverbs and self.uverbs_open.get(uverbs, not self.knows_links)
+
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
+            "probeVersion": self.version,
             "infiniband": self.infiniband,
             "uverbs": self.uverbs,
             "uverbsHCA": self.uverbs_hca,
@@ -125,10 +221,20 @@ class ProbeResult:
             "uid": self.uid,
             "netnsMode": self.netns_mode,
         }
+        if self.knows_links:
+            out["interfaces"] = [i.to_dict() for i in self.interfaces]
+            out["rdmaDevices"] = [r.to_dict() for r in self.rdma]
+            out["uverbsOpen"] = self.uverbs_open
+        return out
 
 
 class ProbeParseError(ValueError):
-    """The output is not the probe's: a wrapper image, a truncated stream, or a hostile Pod."""
+    """The output is not the probe's: a wrapper image, a truncated stream, or a hostile Pod.
+    `got` is its first line when the header is wrong, "" when the end marker is missing."""
+
+    def __init__(self, message: str, got: str = "") -> None:
+        super().__init__(message)
+        self.got = got
 
 
 # ---------------------------------------------------------------- parsing
@@ -136,18 +242,33 @@ class ProbeParseError(ValueError):
 
 def format_probe_output(
     *,
+    interfaces: Iterable[tuple[str, str, str, str]] = (),
+    rdma: Iterable[tuple[str, str, str, str, str]] = (),
     infiniband: Iterable[str] = (),
-    uverbs: Iterable[tuple[str, str]] = (),
+    uverbs: Iterable[tuple[str, ...]] = (),
     npus: Iterable[str] = (),
     rsd: Iterable[str] = (),
     rds: Iterable[str] = (),
     memlock: str = "unlimited",
     uid: str = "2000",
     netns: str = "",
+    version: int = PROBE_VERSION,
 ) -> str:
-    """What PROBE_SCRIPT prints, section by section: the inverse of `parse_probe`, for synthetic bundles."""
-    lines = [PROBE_HEADER, "@@infiniband", *infiniband, "@@uverbs"]
-    lines += [f"{name} {hca}" for name, hca in uverbs]
+    """What PROBE_SCRIPT prints, section by section: the inverse of `parse_probe`, for synthetic bundles.
+
+    interfaces: (name, operstate, mtu, pci); rdma: (name, port state, link layer, pci, uverbs);
+    uverbs: (name, hca) or (name, hca, "yes"|"no" opened). version=1 prints the old format.
+    """
+    if version == 1:
+        lines = [PROBE_HEADER_V1, "@@infiniband", *infiniband, "@@uverbs"]
+        lines += [f"{u[0]} {u[1]}" for u in uverbs]
+    else:
+        lines = [PROBE_HEADER, "@@net"]
+        lines += [f"{n} state={st} mtu={m} pci={p}" for n, st, m, p in interfaces]
+        lines += ["@@rdma"]
+        lines += [f"{n} port={st} link={lk} pci={p} uverbs={u}" for n, st, lk, p, u in rdma]
+        lines += ["@@infiniband", *infiniband, "@@uverbs"]
+        lines += [f"{u[0]} {u[1]} open={u[2] if len(u) > 2 else 'yes'}" for u in uverbs]
     lines += ["@@npu", *npus, "@@rsd", *rsd, "@@rds", *rds, "@@memlock", memlock, "@@uid", uid]
     lines += ["@@netns", netns, "@@end"]
     return "\n".join(lines) + "\n"
@@ -156,9 +277,10 @@ def format_probe_output(
 def parse_probe(stdout: str) -> ProbeResult:
     """Tagged sections -> ProbeResult; unknown sections are ignored, every entry is sanitized."""
     lines = stdout.splitlines()
-    if not lines or lines[0].strip() != PROBE_HEADER:
+    header = lines[0].strip() if lines else ""
+    if header not in (PROBE_HEADER, PROBE_HEADER_V1):
         first = one_line(lines[0] if lines else "", 80) or "nothing"
-        raise ProbeParseError(f"the probe's output does not start with its header (got: {first})")
+        raise ProbeParseError(f"the probe's output does not start with its header (got: {first})", first)
     sections: dict[str, list[str]] = {}
     current: str | None = None
     ended = False
@@ -174,17 +296,27 @@ def parse_probe(stdout: str) -> ProbeResult:
             sections[current].append(text)
     if not ended:
         raise ProbeParseError("the probe's output is incomplete (no end marker)")
-    result = ProbeResult()
+    result = ProbeResult(version=1 if header == PROBE_HEADER_V1 else PROBE_VERSION)
+    if result.knows_links:
+        result.interfaces = [_net(entry) for entry in sections.get("net") or []]
+        result.rdma = [_rdma(entry) for entry in sections.get("rdma") or []]
+        result.interfaces = [i for i in result.interfaces if i.name]
+        result.rdma = [r for r in result.rdma if r.name]
     result.infiniband = _tokens(sections.get("infiniband"))
     result.npus = _tokens(sections.get("npu"))
     result.rsd = _tokens(sections.get("rsd"))
     result.rds = _tokens(sections.get("rds"))
     for entry in sections.get("uverbs") or []:
-        name, _, hca = entry.partition(" ")
-        name = safe_token(name)
+        words, fields = _split(entry)
+        name = words[0] if words else ""
+        if not name:
+            continue
         result.uverbs.append(name)
-        if hca.strip():
-            result.uverbs_hca[name] = safe_token(hca)
+        if len(words) > 1:
+            result.uverbs_hca[name] = words[1]
+        if "open" in fields:
+            result.uverbs_open[name] = fields["open"] == "yes"
+    result.uverbs = sorted(set(result.uverbs), key=_natural)
     memlock = _tokens(sections.get("memlock"))
     result.memlock = memlock[0] if memlock else ""
     uid = _tokens(sections.get("uid"))
@@ -194,6 +326,41 @@ def parse_probe(stdout: str) -> ProbeResult:
         mode[0] if mode else "", ""
     )
     return result
+
+
+def _split(entry: str) -> tuple[list[str], dict[str, str]]:
+    """One probe line: its bare words and its key=value fields, each sanitized."""
+    words: list[str] = []
+    fields: dict[str, str] = {}
+    for part in entry.split():
+        key, eq, value = part.partition("=")
+        if eq and key.isalpha():
+            fields[key] = safe_token(value) if value else ""
+        elif safe_token(part):
+            words.append(safe_token(part))
+    return words, fields
+
+
+def _net(entry: str) -> NetIf:
+    words, f = _split(entry)
+    return NetIf(words[0] if words else "", f.get("state", ""), f.get("mtu", ""), _pci(f.get("pci", "")))
+
+
+def _rdma(entry: str) -> RdmaDev:
+    words, f = _split(entry)
+    port = f.get("port", "").upper()
+    return RdmaDev(
+        words[0] if words else "", port, f.get("link", ""), _pci(f.get("pci", "")), f.get("uverbs", "")
+    )
+
+
+_PCI = re.compile(r"^[0-9a-f]{4,}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$")
+
+
+def _pci(text: str) -> str:
+    """A PCI address (domain:bus:device.function), lower case; anything else (virtio2) is no address."""
+    text = text.lower()
+    return text if _PCI.match(text) else ""
 
 
 def _tokens(entries: list[str] | None) -> list[str]:
@@ -209,25 +376,31 @@ def interpret(run: ProbeRun) -> tuple[ProbeResult | None, ProbeProblem | None]:
     """A run's parsed result, or the one problem that stands in for it."""
     container = run.target.container
     if run.error_kind:
-        return None, ProbeProblem(run.error_kind, _SHORT.get(run.error_kind, "error"), run.error)
+        kind = run.error_kind
+        return None, ProbeProblem(kind, _SHORT.get(kind, "error"), run.error, run.values)
     stderr = one_line(run.stderr)
-    if run.exit_code in NO_SHELL_EXIT_CODES and not run.stdout.startswith(PROBE_HEADER):
+    values: dict[str, Any] = {"exit_code": run.exit_code, "detail": stderr}
+    if run.exit_code in NO_SHELL_EXIT_CODES and not run.stdout.startswith((PROBE_HEADER, PROBE_HEADER_V1)):
         detail = f": {stderr}" if stderr else ""
         return None, ProbeProblem(
             "no-shell",
             "no shell",
             f'cannot start sh in container "{container}" (exit code {run.exit_code}{detail}); '
             "an image without a shell cannot be probed",
+            values,
         )
     if run.exit_code not in (0, None):
         detail = f": {stderr}" if stderr else ""
         return None, ProbeProblem(
-            "exit-code", f"exit {run.exit_code}", f"the probe exited with code {run.exit_code}{detail}"
+            "exit-code",
+            f"exit {run.exit_code}",
+            f"the probe exited with code {run.exit_code}{detail}",
+            values,
         )
     try:
         return parse_probe(run.stdout), None
     except ProbeParseError as exc:
-        return None, ProbeProblem("bad-output", "bad output", str(exc))
+        return None, ProbeProblem("bad-output", "bad output", str(exc), {"got": exc.got})
 
 
 _SHORT = {
@@ -246,15 +419,26 @@ _SHORT = {
 
 
 def from_captures(captures: Iterable[ExecCapture], target: ProbeTarget) -> ProbeRun:
-    """The recorded probe of one Pod in a bundle (`dump` wrote it), matched on the exact argv."""
-    for capture in captures:
-        if (
-            capture.namespace == target.namespace
-            and capture.pod == target.pod
-            and capture.container in ("", target.container)
-            and tuple(capture.command) == PROBE_COMMAND
-        ):
-            return ProbeRun(target, capture.stdout, capture.stderr, capture.exit_code)
+    """The recorded probe of one Pod in a bundle (`dump` wrote it), matched on the exact argv of any
+    probe version (newest first), read with the same rules as a live run: a recorded failure keeps its
+    cause, and output over MAX_OUTPUT is "too large" here as it is live."""
+    mine = [
+        c
+        for c in captures
+        if c.namespace == target.namespace and c.pod == target.pod and c.container in ("", target.container)
+    ]
+    for command in PROBE_COMMANDS:
+        capture = next((c for c in mine if tuple(c.command) == command), None)
+        if capture is None:
+            continue
+        if capture.error_reason:
+            values = {k: one_line(str(v)) for k, v in capture.error_values.items()}
+            return ProbeRun(
+                target, error_kind=capture.error_reason, error=one_line(capture.error), values=values
+            )
+        if len(capture.stdout) + len(capture.stderr) > MAX_OUTPUT:
+            return ProbeRun(target, error_kind="too-large", error=too_large_message(), values=_limit())
+        return ProbeRun(target, capture.stdout, capture.stderr, capture.exit_code)
     return ProbeRun(
         target,
         error_kind="not-captured",
@@ -263,18 +447,31 @@ def from_captures(captures: Iterable[ExecCapture], target: ProbeTarget) -> Probe
     )
 
 
+def _limit() -> dict[str, Any]:
+    return {"limit": f"{MAX_OUTPUT // 1024} KiB"}
+
+
+def too_large_message() -> str:
+    """The one line for output past MAX_OUTPUT, live and offline alike."""
+    return f"the probe printed more than {MAX_OUTPUT // 1024} KiB; stopped reading"
+
+
 def capture_item(run: ProbeRun) -> dict[str, Any]:
-    """A finished run as the `ExecCapture` item `dump` writes (docs/replay-server.md)."""
-    return {
+    """A run as the `ExecCapture` item `dump` writes (docs/replay-server.md). A run that never got an
+    exit code (forbidden, timeout, too large) is recorded with its cause under `error`, so the bundle
+    says offline what the cluster said live."""
+    item: dict[str, Any] = {
         "apiVersion": PLUGIN_API_VERSION,
         "kind": "ExecCapture",
         "metadata": {"name": run.target.pod, "namespace": run.target.namespace},
         "container": run.target.container,
         "command": list(PROBE_COMMAND),
-        "stdout": run.stdout,
-        "stderr": run.stderr,
-        "exitCode": run.exit_code if run.exit_code is not None else 1,
     }
+    if run.exit_code is None:
+        item["error"] = {"reason": run.error_kind or "connection", "message": run.error, "values": run.values}
+        return item
+    item.update({"stdout": run.stdout, "stderr": run.stderr, "exitCode": run.exit_code})
+    return item
 
 
 # ---------------------------------------------------------------- live: exec over websocket
@@ -290,6 +487,8 @@ class ExecProbeRunner:
         self._local = threading.local()
         self._configuration = load_configuration(ctx)  # a bad kubeconfig ends the command here (exit 3)
         _bound_websocket_blocking(self.timeout)
+        import kubernetes.client  # noqa: PLC0415, F401 - imported here, not in the first worker: the
+        import kubernetes.stream  # noqa: PLC0415, F401 - progress clock then measures only the probes
 
     def _core(self) -> Any:
         """This worker's CoreV1Api over its own ApiClient; the Configuration is loaded once."""
@@ -362,14 +561,11 @@ def _collect(ws: Any, target: ProbeTarget, deadline: float, timeout: float) -> P
                 target,
                 error_kind="timeout",
                 error=f"the probe did not finish within {timeout:g}s (--timeout)",
+                values={"timeout": f"{timeout:g}s"},
             )
         ws.update(timeout=min(remaining, 1.0))
         if len(ws.peek_stdout(timeout=0)) + len(ws.peek_stderr(timeout=0)) > MAX_OUTPUT:
-            return ProbeRun(
-                target,
-                error_kind="too-large",
-                error=f"the probe printed more than {MAX_OUTPUT // 1024} KiB; stopped reading",
-            )
+            return ProbeRun(target, error_kind="too-large", error=too_large_message(), values=_limit())
     stdout = ws.read_stdout(timeout=0)
     stderr = ws.read_stderr(timeout=0)
     code, message = _exit_status(ws.read_channel(3, timeout=0))
@@ -380,6 +576,7 @@ def _collect(ws: Any, target: ProbeTarget, deadline: float, timeout: float) -> P
             stderr,
             error_kind="bad-request",
             error=f"exec failed: {one_line(message) or 'no exit status received'}",
+            values={"status": "-", "detail": one_line(message)},
         )
     return ProbeRun(target, stdout, stderr, code)
 
@@ -407,8 +604,16 @@ _HANDSHAKE = re.compile(r"Handshake status (\d{3})")
 
 
 def _failed(target: ProbeTarget, exc: BaseException, timeout: float) -> ProbeRun:
-    kind, message = describe_exec_failure(str(getattr(exc, "reason", "") or exc), target, timeout)
-    return ProbeRun(target, error_kind=kind, error=message)
+    text = str(getattr(exc, "reason", "") or exc)
+    kind, message = describe_exec_failure(text, target, timeout)
+    match = _HANDSHAKE.search(text)
+    values = {
+        "namespace": target.namespace,
+        "timeout": f"{timeout:g}s",
+        "status": match.group(1) if match else "-",
+        "detail": _server_message(text) or ("" if kind in ("forbidden", "timeout") else one_line(text)),
+    }
+    return ProbeRun(target, error_kind=kind, error=message, values=values)
 
 
 def describe_exec_failure(text: str, target: ProbeTarget, timeout: float) -> tuple[str, str]:
@@ -479,10 +684,11 @@ def dump_targets(objects: Iterable[dict[str, Any]]) -> list[ProbeTarget]:
 
 
 def dump_probes(collector: Any, objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """`dump`'s extra collector: one ExecCapture per running device Pod whose probe ran to an exit code.
+    """`dump`'s extra collector: one ExecCapture per running device Pod, failed probes included.
 
-    A probe that never got one (forbidden, timeout) is recorded once per cause in the
-    collector's problems, so `dump` names it and the bundle says what it lacks.
+    A probe that never got an exit code (forbidden, timeout, too large) is recorded with its
+    cause, so `pod-devices -f` says what the live run said; it is also named once per cause in
+    the collector's problems, so `dump` warns about it on stderr.
     """
     targets = dump_targets(objects)
     if not targets:
@@ -499,8 +705,8 @@ def dump_probes(collector: Any, objects: list[dict[str, Any]]) -> list[dict[str,
             {
                 "kind": "ExecCapture",
                 "code": "forbidden" if kind == "forbidden" else "error",
-                "message": f"pod-devices probe not recorded for {len(group)} Pod(s) ({pods}): "
+                "message": f"pod-devices probe failed for {len(group)} Pod(s) ({pods}), recorded as failed: "
                 f"{group[0].error}",
             }
         )
-    return [capture_item(run) for run in runs if run.exit_code is not None]
+    return [capture_item(run) for run in runs]

@@ -4,13 +4,22 @@ The expectation comes from the cluster: the devices in the allocation of each
 claim the container uses (or, for device-plugin Pods, the extended-resource
 counts), the node's `rebellions.ai/rds.present` label, and the run mode. The
 rules are the by-hand checks of seeds 000-002 and ecosystem-facts.md 1.4 / 2.3:
-- NPUs: one /dev/rbln<N> per allocated NPU, named as the driver names its devices;
+- NPUs: one /dev/rbln<N> per allocated NPU, named as the driver names its devices: an
+  allocated one missing and one visible that was not allocated are separate findings;
   /dev/rsd0 (the claim's RSD group) when more than one NPU is allocated;
-- NICs: one RDMA device per allocated RDMA NIC. In dranet's shared RDMA netns
-  mode /sys/class/infiniband lists every HCA of the host, so the uverbs devices
-  are what counts; in exclusive mode the HCA entries themselves;
+- NICs (probe v2): each allocated dranet NIC is found among the Pod's interfaces by
+  its PCI address (`dra.net/pciAddress`), else by the name dranet reported in the
+  claim's status (`networkData.interfaceName`) or published (`dra.net/ifName`): dranet
+  moves and may rename the netdev (google/dranet pkg/driver/hostdevice.go). Each RDMA
+  NIC then needs its RDMA device (same PCI address, else `dra.net/rdmaDevice`), an
+  ACTIVE port and a uverbs character device that opens, whatever the RDMA netns mode:
+  dranet injects /dev/infiniband/uverbsN through NRI apart from moving the netdev
+  (pkg/driver/nri_hooks.go), so it can go missing on its own. A v1 capture (no links)
+  is still read the old way: uverbs devices counted in shared mode, HCAs otherwise;
 - RDS: /dev/rblnfs* exactly when the node carries the RDS label (and NPUs were allocated);
 - memlock: `unlimited` when the Pod has RDMA NICs and runs non-root.
+- health: the container's `allocatedResourcesStatus` (KEP-4680, beta in 1.36) shown
+  beside the probe; a device reported Unhealthy is a finding.
 The allocation itself is audited against its constraints, because an allocator
 bug (kubernetes/kubernetes#140438) could return duplicates for distinctAttribute.
 """
@@ -20,20 +29,48 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from kubectl_rbln.cluster.exec_probe import ProbeProblem, ProbeResult
+from kubectl_rbln.cluster.exec_probe import NetIf, ProbeProblem, ProbeResult, RdmaDev
 from kubectl_rbln.diagnose.context import PodClaim, find_pods, is_device_pod, pod_context
 from kubectl_rbln.diagnose.findings import Finding, dedupe, ordered
 from kubectl_rbln.domain import (
+    IF_NAME_ATTR,
     NIC_DRIVER,
     NIC_RESOURCE_PREFIX,
     NPU_DRIVER,
     NPU_RESOURCE_PREFIX,
+    PCI_ADDRESS_ATTR,
     RDMA_ATTR,
     RDMA_DEVICE_ATTR,
     RDS_LABEL,
 )
 from kubectl_rbln.dra.constraints import applies, lookup_attribute, typed
-from kubectl_rbln.dra.model import Constraint, Device, Pod, Snapshot
+from kubectl_rbln.dra.model import Constraint, Device, Pod, ResourceHealth, Snapshot
+
+
+@dataclass(frozen=True, slots=True)
+class NicExpect:
+    """One allocated dranet NIC, with what identifies it inside the Pod."""
+
+    device: str  # the ResourceSlice device name (pci-0000-1a-00-0)
+    rdma: bool  # dra.net/rdma (True when the slice is gone: the claim asked for RDMA NICs)
+    pci: str = ""  # dra.net/pciAddress
+    if_name: str = ""  # dra.net/ifName: the host's name, kept in the Pod unless configured
+    pod_if_name: str = ""  # the claim's status.devices[].networkData.interfaceName
+    rdma_device: str = ""  # dra.net/rdmaDevice, where a dranet version publishes it
+
+    def label(self) -> str:
+        """How a finding names it: the device and its PCI address."""
+        return f"{self.device} ({self.pci})" if self.pci else self.device
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "device": self.device,
+            "rdma": self.rdma,
+            "pciAddress": self.pci,
+            "ifName": self.if_name,
+            "interfaceName": self.pod_if_name,
+            "rdmaDevice": self.rdma_device,
+        }
 
 
 @dataclass(slots=True)
@@ -47,6 +84,7 @@ class Expected:
     nics: list[str] = field(default_factory=list)  # RDMA NIC device names (pci-0000-...)
     rdma_devices: list[str] = field(default_factory=list)  # their HCA names (bnxt_re0 ...), when published
     nic_count: int = 0
+    nic_devices: list[NicExpect] = field(default_factory=list)  # every allocated dranet NIC
     rds: bool | None = None  # the node's RDS label; None when the node could not be read
     node: str = ""
 
@@ -63,6 +101,7 @@ class Expected:
             "nics": self.nics,
             "rdmaDevices": self.rdma_devices,
             "nicCount": self.nic_count,
+            "nicDevices": [n.to_dict() for n in self.nic_devices],
             "rds": self.rds,
             "rsd": self.rsd,
         }
@@ -77,6 +116,40 @@ class Seen:
     mode_source: str  # "ib_core" (netns_mode read) | "inferred" | ""
     nic_count: int
     nic_names: list[str]  # HCA names behind what was counted, when all are known
+    links: list[NicLink] = field(default_factory=list)  # probe v2: each allocated NIC as the Pod sees it
+
+
+@dataclass(frozen=True, slots=True)
+class NicLink:
+    """One allocated NIC matched to what the Pod sees (probe v2): its netdev, RDMA device, uverbs."""
+
+    nic: NicExpect
+    netif: NetIf | None
+    hca: RdmaDev | None
+    uverbs: str  # the uverbs device for the HCA ("" when none is known)
+    uverbs_ok: bool
+
+    @property
+    def port_down(self) -> bool:
+        port = self.hca.port if self.hca else ""
+        return bool(port) and port != "ACTIVE"
+
+    @property
+    def usable(self) -> bool:
+        if self.netif is None:
+            return False
+        return not self.nic.rdma or (self.hca is not None and self.uverbs_ok and not self.port_down)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "device": self.nic.device,
+            "pciAddress": self.nic.pci,
+            "interface": self.netif.to_dict() if self.netif else None,
+            "rdmaDevice": self.hca.to_dict() if self.hca else None,
+            "uverbs": self.uverbs,
+            "uverbsOpens": self.uverbs_ok,
+            "usable": self.usable,
+        }
 
 
 # ---------------------------------------------------------------- selection and blockers
@@ -106,6 +179,7 @@ def blocker(pod: Pod, container: str) -> ProbeProblem | None:
             "not running",
             f"pod is {pod.phase}, not Running: nothing to probe "
             f"(kubectl rbln why {pod.name} -n {pod.namespace} explains a Pending Pod)",
+            {"phase": pod.phase},
         )
     names = [c.name for c in pod.containers]
     if container not in names:
@@ -114,12 +188,16 @@ def blocker(pod: Pod, container: str) -> ProbeProblem | None:
             "no container",
             f'container "{container}" not found in the pod (containers: {", ".join(names) or "none"}); '
             "choose one with -c",
+            {"containers": ", ".join(names) or "-"},
         )
     state = next((s for s in pod.container_states if s.name == container), None)
     if state is not None and state.state and state.state != "running":
         why = state.reason or state.state
         return ProbeProblem(
-            "container-not-running", "not running", f'container "{container}" is not running ({why})'
+            "container-not-running",
+            "not running",
+            f'container "{container}" is not running ({why})',
+            {"why": why},
         )
     return None
 
@@ -154,6 +232,7 @@ def expected_devices(snapshot: Snapshot, pod: Pod, container: str) -> Expected:
             wanted = {ref.name: [None] for ref in pod.resource_claims}
         index = device_index(snapshot)
         out = Expected(source="claims", rds=rds, node=pod.node_name or "")
+        nics: list[NicExpect] = []
         for claim in pod_context(snapshot, pod).claims:
             if claim.ref.name not in wanted:
                 continue
@@ -163,36 +242,87 @@ def expected_devices(snapshot: Snapshot, pod: Pod, container: str) -> Expected:
                 device = index.get(result.key)
                 if result.driver == NPU_DRIVER:
                     out.npus.append(result.device)
-                elif result.driver == NIC_DRIVER and (
-                    device is None or lookup_attribute(device, RDMA_ATTR) is True
-                ):
-                    out.nics.append(result.device)
-                    hca = lookup_attribute(device, RDMA_DEVICE_ATTR) if device else None
-                    if isinstance(hca, str) and hca:
-                        out.rdma_devices.append(hca)
+                elif result.driver == NIC_DRIVER:
+                    status = claim.claim.device_status(*result.key) if claim.claim else None
+                    nic = _nic_expect(result.device, device, status.interface_name if status else "")
+                    nics.append(nic)
+                    if nic.rdma:
+                        out.nics.append(result.device)
+                        if nic.rdma_device:
+                            out.rdma_devices.append(nic.rdma_device)
+        out.nic_devices = nics
         out.npu_count, out.nic_count = len(out.npus), len(out.nics)
         return out
     resources = {**(spec.requests if spec else {}), **(spec.limits if spec else {})}
     npu = sum(_count(v) for k, v in resources.items() if k.startswith(NPU_RESOURCE_PREFIX))
-    nic = sum(_count(v) for k, v in resources.items() if k.startswith(NIC_RESOURCE_PREFIX))
-    source = "extended-resources" if npu or nic else "none"
-    return Expected(source=source, npu_count=npu, nic_count=nic, rds=rds, node=pod.node_name or "")
+    rdma = sum(_count(v) for k, v in resources.items() if k.startswith(NIC_RESOURCE_PREFIX))
+    source = "extended-resources" if npu or rdma else "none"
+    return Expected(source=source, npu_count=npu, nic_count=rdma, rds=rds, node=pod.node_name or "")
+
+
+def _nic_expect(name: str, device: Device | None, pod_if_name: str) -> NicExpect:
+    """One allocated dranet NIC and what finds it in the Pod; a NIC whose slice is gone counts as RDMA
+    (the claim asked for RDMA NICs) with nothing but its name to go by."""
+
+    def text(attribute: str) -> str:
+        value = lookup_attribute(device, attribute) if device else None
+        return value if isinstance(value, str) else ""
+
+    rdma = device is None or lookup_attribute(device, RDMA_ATTR) is True
+    pci = text(PCI_ADDRESS_ATTR).lower()  # sysfs prints PCI addresses in lower case
+    return NicExpect(name, rdma, pci, text(IF_NAME_ATTR), pod_if_name, text(RDMA_DEVICE_ATTR))
 
 
 def _count(value: str) -> int:
     return int(value) if value.isdigit() else 0
 
 
-def seen_devices(result: ProbeResult) -> Seen:
-    """Decide the RDMA mode and what to count: uverbs in shared mode, HCA entries otherwise."""
+def seen_devices(result: ProbeResult, expected: Expected | None = None) -> Seen:
+    """What the Pod can use. Probe v2: each allocated NIC matched (`link_nics`), the usable ones
+    counted, or for device-plugin Pods the uverbs devices that open. v1: the RDMA mode decides
+    what is counted, uverbs in shared mode, HCA entries otherwise."""
     mode, source = result.netns_mode or "unknown", "ib_core" if result.netns_mode else ""
     if mode == "unknown" and len(result.infiniband) > len(result.uverbs) > 0:
         mode, source = "shared", "inferred"  # more HCAs than verbs devices: the host's HCAs are visible
+    if result.knows_links and expected is not None:
+        if expected.source == "claims":
+            links = link_nics(expected.nic_devices, result)
+            usable = [link for link in links if link.nic.rdma and link.usable]
+            names = [link.hca.name for link in usable if link.hca is not None]
+            return Seen(result, mode, source, len(usable), sorted(names), links)
+        opened = [u for u in result.uverbs if result.openable(u)]
+        names = [result.uverbs_hca.get(u, "") for u in opened]
+        return Seen(result, mode, source, len(opened), sorted(names) if all(names) else [])
     if mode == "shared":
         hcas = [result.uverbs_hca.get(u, "") for u in result.uverbs]
         names = hcas if all(hcas) else []
         return Seen(result, mode, source, len(result.uverbs), sorted(names))
     return Seen(result, mode, source, len(result.infiniband), list(result.infiniband))
+
+
+def link_nics(nics: list[NicExpect], result: ProbeResult) -> list[NicLink]:
+    """Each allocated NIC matched to the Pod's view: netdev by PCI address, then by name; its RDMA
+    device by PCI address, then by `dra.net/rdmaDevice`; its uverbs device from sysfs, else by HCA."""
+    links = []
+    for nic in nics:
+        netif = _by_pci(result.interfaces, nic.pci) or next(
+            (i for i in result.interfaces if i.name and i.name in (nic.pod_if_name, nic.if_name)), None
+        )
+        hca = _by_pci(result.rdma, nic.pci) or next(
+            (r for r in result.rdma if nic.rdma_device and r.name == nic.rdma_device), None
+        )
+        if netif is None:
+            links.append(NicLink(nic, None, hca, "", False))
+            continue
+        uverbs = ""
+        if hca is not None:
+            uverbs = hca.uverbs or next((u for u, h in result.uverbs_hca.items() if h == hca.name), "")
+        links.append(NicLink(nic, netif, hca, uverbs, bool(uverbs) and result.openable(uverbs)))
+    return links
+
+
+def _by_pci(items: list[Any], pci: str) -> Any:
+    return next((item for item in items if pci and item.pci == pci), None) if pci else None
 
 
 # ---------------------------------------------------------------- comparison: one rule per finding
@@ -218,20 +348,27 @@ class Where:
         }
 
 
+def _where(pod: Pod, container: str, expected: Expected) -> Where:
+    claim = expected.claims[0] if expected.claims else "<claim>"
+    return Where(pod.name, pod.namespace, container, expected.node, claim)
+
+
 def compare(pod: Pod, container: str, expected: Expected, seen: Seen) -> list[Finding]:
     """Findings for one probed container; an empty list means it got what was allocated."""
-    where = Where(
-        pod.name,
-        pod.namespace,
-        container,
-        expected.node,
-        expected.claims[0] if expected.claims else "<claim>",
-    )
+    where = _where(pod, container, expected)
     result = seen.result
+    if seen.links or (result.knows_links and expected.source == "claims"):
+        nic_findings = nic_link_findings(where, seen)
+    else:
+        nic_findings = [nic_count_mismatch(where, expected, seen)]
+    if expected.npus:
+        npu_findings = [npu_missing(where, expected, result), npu_not_allocated(where, expected, result)]
+    else:
+        npu_findings = [npu_count_mismatch(where, expected, result)]
     found = [
-        npu_count_mismatch(where, expected, result),
+        *npu_findings,
         rsd_group_missing(where, expected, result),
-        nic_count_mismatch(where, expected, seen),
+        *nic_findings,
         rds_devices_missing(where, expected, result),
         rds_label_missing(where, expected, result),
         memlock_limit(where, expected, result, runs_non_root(pod, container, result)),
@@ -253,6 +390,104 @@ def npu_count_mismatch(where: Where, expected: Expected, result: ProbeResult) ->
         values = {**where.values(), "seen": list(result.npus), "expected": list(expected.npus)}
         return Finding("npu-count-mismatch", values, evidence, case="names")
     return None
+
+
+def npu_missing(where: Where, expected: Expected, result: ProbeResult) -> Finding | None:
+    """`npu-missing`: an allocated NPU has no /dev/rbln<N> in the container (driver/CDI side)."""
+    missing = [n for n in expected.npus if n not in result.npus]
+    if not missing:
+        return None
+    values = {**where.values(), "npus": [f"/dev/{n}" for n in missing], "count": len(missing)}
+    evidence = {
+        "allocated": expected.npus,
+        "seen": [f"/dev/{n}" for n in result.npus],
+        "claims": expected.claims,
+    }
+    return Finding("npu-missing", values, evidence)
+
+
+def npu_not_allocated(where: Where, expected: Expected, result: ProbeResult) -> Finding | None:
+    """`npu-not-allocated`: the container sees an NPU its claims did not allocate (privileged, a
+    hostPath /dev, another device plugin): it can use a device another Pod was given."""
+    extra = [n for n in result.npus if n not in expected.npus]
+    if not extra:
+        return None
+    values = {**where.values(), "npus": [f"/dev/{n}" for n in extra], "count": len(extra)}
+    evidence = {
+        "allocated": expected.npus,
+        "seen": [f"/dev/{n}" for n in result.npus],
+        "claims": expected.claims,
+    }
+    return Finding("npu-not-allocated", values, evidence)
+
+
+def nic_link_findings(where: Where, seen: Seen) -> list[Finding | None]:
+    """Probe v2, per allocated NIC: not moved in, no RDMA device, no uverbs that opens, port not
+    ACTIVE. One finding per cause, naming every NIC it applies to."""
+    links = seen.links
+    result = seen.result
+    evidence_base = {
+        "rdmaMode": seen.rdma_mode + (f" ({seen.mode_source})" if seen.mode_source else ""),
+        "interfaces": [_iface(i) for i in result.interfaces],
+        "rdmaDevices": [_hca(r) for r in result.rdma],
+        "uverbs": [_uverbs(result, u) for u in result.uverbs],
+    }
+    moved = [link for link in links if link.netif is None]
+    no_hca = [link for link in links if link.netif and link.nic.rdma and link.hca is None]
+    no_uverbs = [link for link in links if link.netif and link.hca and not link.uverbs_ok]
+    down = [link for link in links if link.netif and link.hca and link.port_down]
+    out: list[Finding | None] = []
+    if moved:
+        names = [link.nic.label() for link in moved]
+        values = {**where.values(), "nics": names, "count": len(names)}
+        evidence = {"allocated": [link.nic.to_dict() for link in moved], **evidence_base}
+        out.append(Finding("nic-not-in-pod", values, evidence))
+    if no_hca:
+        names = [f"{link.nic.label()} = {link.netif.name}" for link in no_hca if link.netif]
+        values = {**where.values(), "nics": names, "count": len(names)}
+        out.append(Finding("rdma-device-missing", values, {**evidence_base}))
+    if no_uverbs:
+        names = [
+            f"{link.hca.name} ({link.nic.device}): "
+            + (f"/dev/infiniband/{link.uverbs}" if link.uverbs else "/dev/infiniband/uverbs?")
+            for link in no_uverbs
+            if link.hca
+        ]
+        shown = [link for link in no_uverbs if link.uverbs in result.uverbs]
+        values = {**where.values(), "devices": names, "count": len(names)}
+        case = "denied" if shown and len(shown) == len(no_uverbs) else None
+        out.append(Finding("uverbs-missing", values, {**evidence_base}, case=case))
+    if down:
+        names = [f"{link.hca.name} ({link.nic.device}): {link.hca.port}" for link in down if link.hca]
+        values = {**where.values(), "devices": names, "count": len(names)}
+        out.append(Finding("rdma-port-down", values, {**evidence_base}))
+    return out
+
+
+def _iface(netif: NetIf) -> str:
+    return f"{netif.name} {netif.state or '?'} mtu {netif.mtu or '?'} pci {netif.pci or '-'}"
+
+
+def _hca(hca: RdmaDev) -> str:
+    return f"{hca.name} port {hca.port or '?'} {hca.link or '?'} pci {hca.pci or '-'} {hca.uverbs or '-'}"
+
+
+def _uverbs(result: ProbeResult, name: str) -> str:
+    hca = result.uverbs_hca.get(name, "")
+    opened = "" if name not in result.uverbs_open else (" opens" if result.uverbs_open[name] else " denied")
+    return f"{name}{' (' + hca + ')' if hca else ''}{opened}"
+
+
+def device_unhealthy(where: Where, health: list[ResourceHealth]) -> Finding | None:
+    """`device-unhealthy`: the kubelet reports an allocated device Unhealthy in the container's
+    allocatedResourcesStatus (KEP-4680: the driver's health stream, the device plugin's ListAndWatch)."""
+    bad = [h for h in health if h.health == "Unhealthy"]
+    if not bad:
+        return None
+    devices = [f'{h.resource_id}: "{h.message}"' if h.message else h.resource_id for h in bad]
+    values = {**where.values(), "devices": devices, "count": len(bad)}
+    evidence = {"allocatedResourcesStatus": [f"{h.name} {h.resource_id} {h.health}" for h in health]}
+    return Finding("device-unhealthy", values, evidence)
 
 
 def rsd_group_missing(where: Where, expected: Expected, result: ProbeResult) -> Finding | None:
@@ -422,6 +657,7 @@ class PodEntry:
     seen: Seen | None
     problem: ProbeProblem | None
     findings: list[Finding]
+    health: list[ResourceHealth] = field(default_factory=list)
 
     @property
     def verdict(self) -> str:
@@ -451,12 +687,19 @@ class PodEntry:
                 "reason": problem.kind,
                 "short": problem.short,
                 "message": problem.message,
+                "values": problem.values,
             },
             "verdict": self.verdict,
             "findings": [f.to_dict(lang) for f in self.findings],
+            "health": [
+                {"name": h.name, "resourceID": h.resource_id, "health": h.health, "message": h.message}
+                for h in self.health
+            ],
         }
         if self.seen is not None:
             entry["seen"]["nicCount"] = self.seen.nic_count
+            if self.seen.links:
+                entry["seen"]["nics"] = [link.to_dict() for link in self.seen.links]
         return entry
 
 
@@ -470,7 +713,12 @@ def pod_entry(
     """One Pod's expectation, what was seen, and its findings, most severe first."""
     expected = expected_devices(snapshot, pod, container)
     findings = audit_allocation(snapshot, pod)
-    seen = seen_devices(result) if result is not None else None
+    seen = seen_devices(result, expected) if result is not None else None
     if seen is not None:
         findings = compare(pod, container, expected, seen) + findings
-    return PodEntry(pod, container, expected, result, seen, problem, ordered(dedupe(findings)))
+    state = next((s for s in pod.container_states if s.name == container), None)
+    health = list(state.health) if state is not None else []
+    unhealthy = device_unhealthy(_where(pod, container, expected), health)
+    if unhealthy is not None:
+        findings.append(unhealthy)
+    return PodEntry(pod, container, expected, result, seen, problem, ordered(dedupe(findings)), health)

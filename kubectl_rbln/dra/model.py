@@ -228,6 +228,9 @@ class AllocatedDeviceStatus:
     device: str
     share_id: str | None = None
     conditions: list[Condition] = field(default_factory=list)
+    # networkData.interfaceName: the name a network driver gave the device inside the Pod (dranet
+    # writes it once it moved the netdev: google/dranet pkg/driver/nri_hooks.go WithNetworkData)
+    interface_name: str = ""
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -284,6 +287,19 @@ class PodClaimRef:
     resource_claim_template_name: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class ResourceHealth:
+    """One device's health in a container's `allocatedResourcesStatus` (KEP-4680; kubernetes/api
+    core/v1/types.go at v0.36.0: ResourceStatus.Name is "claim:<claim>/<request>", ResourceHealth
+    has resourceID "<driver>/<pool>/<device>", health Healthy|Unhealthy|Unknown and, with the gate
+    ResourceHealthStatusMessage, a message)."""
+
+    name: str
+    resource_id: str
+    health: str
+    message: str = ""
+
+
 @dataclass(slots=True)
 class ContainerState:
     """A container's current and last state, reduced to what a diagnosis reads."""
@@ -296,6 +312,7 @@ class ContainerState:
     message: str = ""
     last_reason: str = ""
     last_exit_code: int | None = None
+    health: list[ResourceHealth] = field(default_factory=list)  # status.allocatedResourcesStatus
 
 
 @dataclass(slots=True)
@@ -401,6 +418,9 @@ class ExecCapture:
     stdout: str
     stderr: str
     exit_code: int
+    error_reason: str = ""  # the exec never ran to an exit code: forbidden | timeout | too-large | ...
+    error: str = ""  # its one line, as the live run printed it
+    error_values: dict[str, Any] = field(default_factory=dict)  # the values its words need (timeout ...)
 
 
 @dataclass(slots=True)

@@ -43,6 +43,7 @@ from kubectl_rbln.dra.model import (
     RequestPolicy,
     ResourceClaim,
     ResourceClaimTemplate,
+    ResourceHealth,
     ResourceSlice,
     Snapshot,
     SourceProblem,
@@ -374,6 +375,7 @@ def _device_status(raw: dict[str, Any]) -> AllocatedDeviceStatus:
         device=_s(raw.get("device")),
         share_id=share if isinstance(share, str) else None,
         conditions=[_condition(c) for c in map(_d, _l(raw.get("conditions")))],
+        interface_name=_s(_d(raw.get("networkData")).get("interfaceName")),
     )
 
 
@@ -448,6 +450,16 @@ def _container_state(raw: dict[str, Any]) -> ContainerState:
         message=_s(detail.get("message")),
         last_reason=_s(last_detail.get("reason")),
         last_exit_code=exit_code if isinstance(exit_code, int) else None,
+        health=[
+            ResourceHealth(
+                name=_s(status.get("name")),
+                resource_id=_s(item.get("resourceID")),
+                health=_s(item.get("health")) or "Unknown",
+                message=_s(item.get("message")),
+            )
+            for status in map(_d, _l(raw.get("allocatedResourcesStatus")))
+            for item in map(_d, _l(status.get("resources")))
+        ],
     )
 
 
@@ -587,6 +599,7 @@ def normalize_pod_log(obj: dict[str, Any]) -> PodLog:
 
 def normalize_exec_capture(obj: dict[str, Any]) -> ExecCapture:
     meta = _d(obj.get("metadata"))
+    error = _d(obj.get("error"))  # dump records a probe that got no exit code with its cause
     return ExecCapture(
         namespace=_s(meta.get("namespace"), "default"),
         pod=_s(meta.get("name")),
@@ -595,6 +608,9 @@ def normalize_exec_capture(obj: dict[str, Any]) -> ExecCapture:
         stdout=_s(obj.get("stdout")),
         stderr=_s(obj.get("stderr")),
         exit_code=_i(obj.get("exitCode")),
+        error_reason=_s(error.get("reason")),
+        error=_s(error.get("message")),
+        error_values=_d(error.get("values")),
     )
 
 

@@ -60,9 +60,7 @@ def render_check(report: dict[str, Any], *, color: bool, wide: bool, lang: str =
     number, check, result, expected, found = sentence("check-columns", lang).split("|")
     headers = [number, check, result, *([expected] if wide else []), found]
     if not wide:  # FOUND takes what the other columns leave of 100 columns
-        room = WIDTH - 2 * 3 - sum(
-            max(display_width(str(r[i])) for r in [headers, *rows]) for i in range(3)
-        )
+        room = WIDTH - 2 * 3 - sum(max(display_width(str(r[i])) for r in [headers, *rows]) for i in range(3))
         rows = [[*r[:3], cut_width(r[3], max(room, 24))] for r in rows]
     source = source_words(str(report["source"] or ""), lang)
     heading_key = "check-heading" if source else "check-heading-no-source"

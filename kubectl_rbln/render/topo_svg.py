@@ -16,7 +16,7 @@ from kubectl_rbln.render.topo_text import NO_ROOT, heading, holder_letters, stat
 
 FILL = {FREE: "#d9f2d9", HELD: "#ffe8b3", "unusable": "#f8d0d0"}
 STROKE = {FREE: "#2e7d32", HELD: "#b26a00", "unusable": "#c62828"}
-FONT = "font-family=\"DejaVu Sans Mono, Menlo, Consolas, monospace\""
+FONT = 'font-family="DejaVu Sans Mono, Menlo, Consolas, monospace"'
 MARGIN = 16
 BAR_H = 20
 BAR_GAP = 4
@@ -29,15 +29,20 @@ LINE_H = 18
 CHAR_W = 7.2  # 12 px monospace
 
 
-def _text(x: float, y: float, content: str, *, size: int = 12, weight: str = "normal",
-          fill: str = "#222") -> str:
-    return (f'<text x="{x:.0f}" y="{y:.0f}" font-size="{size}" font-weight="{weight}" fill="{fill}">'
-            f"{escape(content)}</text>")
+def _text(
+    x: float, y: float, content: str, *, size: int = 12, weight: str = "normal", fill: str = "#222"
+) -> str:
+    return (
+        f'<text x="{x:.0f}" y="{y:.0f}" font-size="{size}" font-weight="{weight}" fill="{fill}">'
+        f"{escape(content)}</text>"
+    )
 
 
 def _rect(x: float, y: float, w: float, h: float, *, fill: str, stroke: str, rx: int = 4) -> str:
-    return (f'<rect x="{x:.0f}" y="{y:.0f}" width="{w:.0f}" height="{h:.0f}" rx="{rx}" '
-            f'fill="{fill}" stroke="{stroke}"/>')
+    return (
+        f'<rect x="{x:.0f}" y="{y:.0f}" width="{w:.0f}" height="{h:.0f}" rx="{rx}" '
+        f'fill="{fill}" stroke="{stroke}"/>'
+    )
 
 
 def _panel_height(group: NumaGroup) -> float:
@@ -48,8 +53,10 @@ def _panel_height(group: NumaGroup) -> float:
 
 
 def _panel(group: NumaGroup, x: float, y: float, height: float, title: str, letters: dict) -> list[str]:
-    out = [_rect(x, y, PANEL_W, height, fill="#f7f7f7", stroke="#555", rx=6),
-           _text(x + 10, y + 18, title, size=14, weight="bold")]
+    out = [
+        _rect(x, y, PANEL_W, height, fill="#f7f7f7", stroke="#555", rx=6),
+        _text(x + 10, y + 18, title, size=14, weight="bold"),
+    ]
     cy = y + PANEL_HEAD
     for root in group.roots:
         box_h = ROOT_HEAD + len(root.devices) * (BAR_H + BAR_GAP)
@@ -60,12 +67,27 @@ def _panel(group: NumaGroup, x: float, y: float, height: float, title: str, lett
             label = spot.label if spot.label == spot.name else f"{spot.label} ({spot.name})"
             bar_x, bar_w = x + 2 * ROOT_PAD, PANEL_W - 4 * ROOT_PAD
             out.append(f"<g><title>{escape(_tooltip(spot))}</title>")
-            out.append(_rect(bar_x, by, bar_w, BAR_H, fill=FILL.get(spot.state, "#eee"),
-                             stroke=STROKE.get(spot.state, "#888"), rx=3))
+            out.append(
+                _rect(
+                    bar_x,
+                    by,
+                    bar_w,
+                    BAR_H,
+                    fill=FILL.get(spot.state, "#eee"),
+                    stroke=STROKE.get(spot.state, "#888"),
+                    rx=3,
+                )
+            )
             out.append(_text(bar_x + 6, by + 14, label))
             status = status_text(spot, letters)
-            out.append(_text(bar_x + bar_w - 6 - CHAR_W * len(status), by + 14, status,
-                             fill=STROKE.get(spot.state, "#222")))
+            out.append(
+                _text(
+                    bar_x + bar_w - 6 - CHAR_W * len(status),
+                    by + 14,
+                    status,
+                    fill=STROKE.get(spot.state, "#222"),
+                )
+            )
             out.append("</g>")
             by += BAR_H + BAR_GAP
         cy += box_h + ROOT_PAD
@@ -88,8 +110,15 @@ def _node(topo: NodeTopology, rct: RctChoice, y: float) -> tuple[list[str], floa
     letters = holder_letters(topo.holders())
     out = []
     for index, line in enumerate(summary_lines(topo, rct)):
-        out.append(_text(MARGIN, y + 16 + index * LINE_H, line.strip(), size=14 if index == 0 else 12,
-                         weight="bold" if index == 0 else "normal"))
+        out.append(
+            _text(
+                MARGIN,
+                y + 16 + index * LINE_H,
+                line.strip(),
+                size=14 if index == 0 else 12,
+                weight="bold" if index == 0 else "normal",
+            )
+        )
     y += 8 + LINE_H * len(summary_lines(topo, rct))
     height = max((_panel_height(g) for g in topo.groups), default=0)
     x = MARGIN
@@ -123,8 +152,10 @@ def render_svg(topology: Topology) -> str:
     legend = "green: free   amber: held (A, B: by whom)   red: unusable, and why   → #N: the Nth more Pod"
     body.append(_text(MARGIN, y + 4, legend, size=11, fill="#555"))
     height = y + 20
-    head = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
-            f'viewBox="0 0 {width:.0f} {height:.0f}" {FONT}>')
+    head = (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
+        f'viewBox="0 0 {width:.0f} {height:.0f}" {FONT}>'
+    )
     title = f"<title>{escape('kubectl rbln topo: ' + topology.rct.key)}</title>"
     background = f'<rect width="100%" height="100%" fill={quoteattr("#ffffff")}/>'
     document = ['<?xml version="1.0" encoding="UTF-8"?>', head, title, background, *body, "</svg>"]

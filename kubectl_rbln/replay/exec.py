@@ -4,6 +4,9 @@ The server side of what kubelet streams: stdout on channel 1, stderr on 2, then
 the exit status on channel 3 (a Status for v4/v5, which is where kubectl and the
 Python client's `returncode` read the exit code), then a close frame.
 Nothing is ever run: an unrecorded command fails with exit code 126 and says so.
+A capture that `dump` recorded as failed (`error.reason`) fails again the same way: `forbidden`
+is refused with 403 before the upgrade (`refusal`), `timeout` never answers (held until the client
+gives up), `too-large` streams more than any client reads.
 A capture's optional `delaySeconds` holds the reply back, so tests can play a
 command that hangs; the wait ends early when the client closes the connection.
 """
@@ -17,7 +20,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from kubectl_rbln.replay.store import ObjectStore
+from kubectl_rbln.cluster.exec_probe import PROBE_COMMANDS
+from kubectl_rbln.replay.store import ExecCapture, ObjectStore
 from kubectl_rbln.replay.ws import (
     OP_CLOSE,
     ByteReader,
@@ -42,15 +46,45 @@ class ExecResult:
     delay_seconds: float = 0.0
 
 
+TOO_LARGE = 1024 * 1024  # what a recorded "too-large" capture streams: past every reader's limit
+
+
+def refusal(store: ObjectStore, namespace: str, pod: str, container: str, command: list[str]) -> str:
+    """The API server's 403 message when `dump` recorded this exec as forbidden, else ""."""
+    capture = find(store, namespace, pod, container, command)
+    if capture is None or capture.error_reason != "forbidden":
+        return ""
+    return (
+        f'pods "{pod}" is forbidden: cannot create resource "pods/exec" in API group "" '
+        f'in the namespace "{namespace}" (as recorded in the bundle)'
+    )
+
+
+def find(
+    store: ObjectStore, namespace: str, pod: str, container: str, command: list[str]
+) -> ExecCapture | None:
+    """The capture of `command`; for the pod-devices probe, one of an older probe version when the
+    bundle predates the current one (its output names its version, and the plugin reads them all)."""
+    capture = store.find_capture(namespace, pod, container, tuple(command))
+    if capture is None and tuple(command) in PROBE_COMMANDS:
+        for older in PROBE_COMMANDS:
+            capture = capture or store.find_capture(namespace, pod, container, older)
+    return capture
+
+
 def replay(store: ObjectStore, namespace: str, pod: str, container: str, command: list[str]) -> ExecResult:
     """The recorded output of `command`, or a 126 failure naming what is missing."""
-    capture = store.find_capture(namespace, pod, container, tuple(command))
+    capture = find(store, namespace, pod, container, command)
     if capture is None:
         message = (
             f"kubectl-rbln replay: no exec capture recorded for {json.dumps(command)} "
             f"in container {container!r} of pod {namespace}/{pod}\n"
         )
         return ExecResult(b"", message.encode("utf-8"), NO_CAPTURE_EXIT_CODE)
+    if capture.error_reason == "timeout":
+        return ExecResult(b"", b"", 1, MAX_DELAY)
+    if capture.error_reason == "too-large":
+        return ExecResult(b"x" * TOO_LARGE, b"", 0)
     out, err = capture.stdout.encode("utf-8"), capture.stderr.encode("utf-8")
     return ExecResult(out, err, capture.exit_code, capture.delay_seconds)
 

@@ -340,6 +340,10 @@ class ReplayHandler(BaseHTTPRequestHandler):
             return
         if stored is not None and container not in containers:
             raise BadRequest(f"container {container} is not valid for pod {pod}")
+        refused = replay_exec.refusal(store, namespace, pod, container, command)
+        if refused:
+            self._send_json(403, status(403, "Forbidden", refused, {"name": pod, "kind": "pods"}))
+            return
         upgrade = self.headers.get("Upgrade", "").lower()
         if "websocket" not in upgrade:
             raise BadRequest(

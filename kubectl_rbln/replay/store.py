@@ -73,6 +73,8 @@ class ExecCapture:
     stderr: str
     exit_code: int
     delay_seconds: float = 0.0  # test-only: hold the reply back this long (a hanging command)
+    error_reason: str = ""  # `dump` recorded that this exec got no exit code: forbidden | timeout | ...
+    error: str = ""
 
 
 def _delay(value: Any) -> float:
@@ -140,6 +142,8 @@ class ObjectStore:
                 if not isinstance(command, list):
                     continue
                 code = obj.get("exitCode", 0)
+                raw_error = obj.get("error")
+                error: dict[str, Any] = raw_error if isinstance(raw_error, dict) else {}
                 self.captures.append(
                     ExecCapture(
                         namespace,
@@ -150,6 +154,8 @@ class ObjectStore:
                         str(obj.get("stderr") or ""),
                         code if isinstance(code, int) and not isinstance(code, bool) else 1,
                         _delay(obj.get("delaySeconds")),
+                        str(error.get("reason") or ""),
+                        str(error.get("message") or ""),
                     )
                 )
             elif kind == "ClusterInfo" and isinstance(obj.get("serverVersion"), str):

@@ -19,6 +19,7 @@ from typing import Any
 
 from kubectl_rbln.cluster.exec_probe import PROBE_COMMAND, format_probe_output
 from kubectl_rbln.domain import (
+    IF_NAME_ATTR,
     NIC_CLASS,
     NIC_DRIVER,
     NIC_RESOURCE_PREFIX,
@@ -26,6 +27,7 @@ from kubectl_rbln.domain import (
     NPU_DRIVER,
     NPU_LABEL,
     NPU_RESOURCE_PREFIX,
+    PCI_ADDRESS_ATTR,
     POD_CLAIM_NAME_ANNOTATION,
     RDS_LABEL,
     RECIPES,
@@ -875,7 +877,13 @@ class ClusterBuilder:
         if k.pod_mode != "dra":
             return
         hcas = [d.rdma_device for d in plan.nics if d.rdma_device]
-        stdout = format_probe_output(
+        rdma_nics = [d for d in plan.nics if d.rdma_device]
+        stdout = format_probe_output(  # probe v2: each NIC in the Pod under its host name, HCA ACTIVE
+            interfaces=[(d.attr(IF_NAME_ATTR), "up", "9000", d.attr(PCI_ADDRESS_ATTR)) for d in plan.nics],
+            rdma=[
+                (str(d.rdma_device), "ACTIVE", "Ethernet", d.attr(PCI_ADDRESS_ATTR), f"uverbs{i}")
+                for i, d in enumerate(rdma_nics)
+            ],
             infiniband=hcas,
             uverbs=[(f"uverbs{i}", hca) for i, hca in enumerate(hcas)],
             npus=[d.name for d in plan.npus],

@@ -38,6 +38,9 @@ OTHER_SLUGS = [
     "source-degraded", "scheduler-error", "kubelet-prepare-failed", "pod-crashing",
     "simulation-disagrees",
     "nri-sandbox-failed",
+    # issue 14: pod-devices, per device
+    "npu-missing", "npu-not-allocated", "nic-not-in-pod", "rdma-device-missing", "uverbs-missing",
+    "rdma-port-down", "device-unhealthy",
 ]  # fmt: skip
 ALL_SLUGS = WHY_SLUGS + OTHER_SLUGS
 HANGUL = re.compile(r"[\uac00-\ud7a3]")

@@ -82,19 +82,26 @@ class Cluster:
         raise KeyError(name)
 
     def healthy(self, pod: str) -> dict[str, Any]:
-        """probe_stdout() arguments for a Pod that got exactly its allocation (exclusive RDMA mode)."""
+        """probe_stdout() arguments for a Pod that got exactly its allocation (exclusive RDMA mode):
+        each NIC in the Pod under its host name with its PCI address, its HCA ACTIVE, its uverbs open."""
         results = self.claim(pod)["status"]["allocation"]["devices"]["results"]
         npus = [r["device"] for r in results if r["driver"] == "npu.rebellions.ai"]
-        hcas = [
-            self.device(r["pool"], r["device"])["attributes"]["dra.net/rdmaDevice"]["string"]
-            for r in results
-            if r["driver"] == "dra.net"
+        nics = [
+            self.device(r["pool"], r["device"])["attributes"] for r in results if r["driver"] == "dra.net"
         ]
+        hcas = [a["dra.net/rdmaDevice"]["string"] for a in nics]
         node = next(
             n for n in self.of_kind("Node") if n["metadata"]["name"] == self.pod(pod)["spec"]["nodeName"]
         )
         rds = ["rblnfs0"] if node["metadata"]["labels"].get("rebellions.ai/rds.present") == "true" else []
         return {
+            "interfaces": [
+                (a["dra.net/ifName"]["string"], "up", "9000", a["dra.net/pciAddress"]["string"]) for a in nics
+            ],
+            "rdma": [
+                (h, "ACTIVE", "Ethernet", a["dra.net/pciAddress"]["string"], f"uverbs{i}")
+                for i, (h, a) in enumerate(zip(hcas, nics, strict=True))
+            ],
             "infiniband": hcas,
             "uverbs": [(f"uverbs{i}", h) for i, h in enumerate(hcas)],
             "npus": npus,

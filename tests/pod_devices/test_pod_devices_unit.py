@@ -101,18 +101,114 @@ def _entry(cluster: Cluster, pod: str, **changes: object) -> dict:
     return pod_entry(snapshot, snapshot.pod(NS, pod), "modelserver", result, None).to_dict("en")  # type: ignore[arg-type]
 
 
-def test_npu_count_names_and_rsd_group() -> None:
+def test_npus_by_name_and_rsd_group() -> None:
     cluster = Cluster(decode_pending=0)
     pod = cluster.pods("prefill")[0]
     assert _entry(cluster, pod)["verdict"] == "ok"
     short = _entry(cluster, pod, npus=["rbln0", "rbln1", "rbln2"])
-    assert [f["title"] for f in short["findings"]] == ["Container modelserver sees 3 NPUs, expected 4"]
+    assert [f["title"] for f in short["findings"]] == [
+        "Container modelserver lacks allocated NPUs /dev/rbln3"
+    ]
     renamed = _entry(cluster, pod, npus=["rbln4", "rbln5", "rbln6", "rbln7"])
-    assert (
-        "sees NPUs rbln4, rbln5, rbln6, rbln7, the claim allocated rbln0" in renamed["findings"][0]["title"]
-    )
+    assert [(f["slug"], f["severity"]) for f in renamed["findings"]] == [
+        ("npu-missing", "error"),
+        ("npu-not-allocated", "warning"),
+    ]
+    assert "/dev/rbln4, /dev/rbln5, /dev/rbln6, /dev/rbln7" in renamed["findings"][1]["title"]
     no_rsd = _entry(cluster, pod, rsd=[])
     assert no_rsd["findings"][0]["title"] == "Container modelserver has no /dev/rsd0 for its 4 NPUs"
+
+
+def test_each_nic_is_matched_by_pci_address_then_by_name() -> None:
+    cluster = Cluster(decode_pending=0)
+    pod = cluster.pods("prefill")[0]
+    healthy = cluster.healthy(pod)
+    renamed = [(f"net{i}", s, m, p) for i, (_, s, m, p) in enumerate(healthy["interfaces"])]
+    assert _entry(cluster, pod, interfaces=renamed)["verdict"] == "ok"  # renamed, found by PCI address
+    no_link = [(n, s, m, "") for n, s, m, _ in healthy["interfaces"]]
+    assert _entry(cluster, pod, interfaces=no_link)["verdict"] == "ok"  # no PCI address: by dra.net/ifName
+    lost = _entry(cluster, pod, interfaces=[(n, s, m, "") for n, s, m, _ in renamed])
+    assert [f["slug"] for f in lost["findings"]] == ["nic-not-in-pod"]  # neither: not in the Pod
+    assert lost["seen"]["nicCount"] == 0
+
+
+def test_two_rdma_nics_and_one_uverbs_is_not_ok_in_any_mode() -> None:
+    """The issue's case: both NICs moved in, one /dev/infiniband/uverbsN; libibverbs cannot open the other."""
+    cluster = Cluster(decode_pending=0)
+    pod = cluster.pods("prefill")[0]
+    one = cluster.healthy(pod)["uverbs"][:1]
+    for netns in ("Y", "N", ""):
+        entry = _entry(cluster, pod, uverbs=one, netns=netns)
+        assert [f["slug"] for f in entry["findings"]] == ["uverbs-missing"], netns
+        assert "/dev/infiniband/uverbs1" in entry["findings"][0]["title"]
+        assert entry["seen"]["nicCount"] == 1
+    denied = [(u, h, "no") for u, h in cluster.healthy(pod)["uverbs"]]
+    entry = _entry(cluster, pod, uverbs=denied)
+    assert (entry["findings"][0]["slug"], "does not open" in entry["findings"][0]["title"]) == (
+        "uverbs-missing",
+        True,
+    )
+
+
+def test_rdma_device_missing_and_port_down() -> None:
+    cluster = Cluster(decode_pending=0)
+    pod = cluster.pods("decode")[0]
+    rdma = cluster.healthy(pod)["rdma"]
+    missing = _entry(cluster, pod, rdma=rdma[:1])
+    assert [f["slug"] for f in missing["findings"]] == ["rdma-device-missing"]
+    name, _, link, pci, uverbs = rdma[1]
+    down = _entry(cluster, pod, rdma=[rdma[0], (name, "DOWN", link, pci, uverbs)])
+    assert [f["slug"] for f in down["findings"]] == ["rdma-port-down"]
+    assert f"{name} (" in down["findings"][0]["title"] and down["findings"][0]["title"].endswith("DOWN")
+
+
+def test_an_old_v1_capture_still_reads() -> None:
+    cluster = Cluster(decode_pending=0)
+    pod = cluster.pods("prefill")[0]
+    healthy = cluster.healthy(pod)
+    v1 = {k: healthy[k] for k in ("infiniband", "uverbs", "npus", "rsd", "rds", "netns")}
+    entry = _entry(cluster, pod, **v1, version=1)
+    assert (entry["verdict"], entry["seen"]["probeVersion"], entry["seen"]["nicCount"]) == ("ok", 1, 2)
+    short = _entry(cluster, pod, **{**v1, "infiniband": v1["infiniband"][:1]}, version=1)
+    assert [f["slug"] for f in short["findings"]] == ["nic-count-mismatch"]
+
+
+def test_unhealthy_device_in_allocated_resources_status() -> None:
+    cluster = Cluster(decode_pending=0)
+    pod = cluster.pods("prefill")[0]
+    status = cluster.pod(pod)["status"]["containerStatuses"][0]
+    status["allocatedResourcesStatus"] = [
+        {
+            "name": "claim:npu-rdma",
+            "resources": [
+                {"resourceID": "npu.rebellions.ai/npu-node-01/rbln0", "health": "Healthy"},
+                {
+                    "resourceID": "npu.rebellions.ai/npu-node-01/rbln1",
+                    "health": "Unhealthy",
+                    "message": "ECC error count exceeded threshold",
+                },
+            ],
+        }
+    ]
+    entry = _entry(cluster, pod)
+    assert [f["slug"] for f in entry["findings"]] == ["device-unhealthy"]
+    assert (
+        'npu.rebellions.ai/npu-node-01/rbln1: "ECC error count exceeded threshold"'
+        in entry["findings"][0]["title"]
+    )
+    assert [h["health"] for h in entry["health"]] == ["Healthy", "Unhealthy"]
+
+
+def test_recorded_failures_keep_their_cause_offline() -> None:
+    from kubectl_rbln.cluster.exec_probe import MAX_OUTPUT, capture_item
+    from kubectl_rbln.dra.normalize import normalize_exec_capture
+
+    for kind in ("forbidden", "timeout", "too-large"):
+        run = ProbeRun(TARGET, error_kind=kind, error=f"the live line for {kind}")
+        back = from_captures([normalize_exec_capture(capture_item(run))], TARGET)
+        assert (back.error_kind, back.error) == (kind, f"the live line for {kind}")
+    big = ProbeRun(TARGET, stdout="x" * (MAX_OUTPUT + 1), exit_code=0)
+    assert from_captures([normalize_exec_capture(capture_item(big))], TARGET).error_kind == "too-large"
 
 
 def test_root_pods_and_korean_words() -> None:
@@ -148,3 +244,23 @@ def test_audit_finds_nics_sharing_a_pcie_root_and_numa_mixups() -> None:
 
 def test_the_probe_is_one_constant_command() -> None:
     assert PROBE_COMMAND[:2] == ("sh", "-c") and len(PROBE_COMMAND) == 3
+
+
+def test_progress_waits_a_second_then_shows_and_clears(capsys) -> None:  # type: ignore[no-untyped-def]
+    import time
+
+    from kubectl_rbln.cli.pod_devices import Progress
+
+    with Progress(3, "probing Pods", enabled=True) as progress:
+        progress.update(3, 3)  # all done at once
+    assert capsys.readouterr().err == ""
+    with Progress(3, "probing Pods", enabled=True) as progress:
+        progress.update(1, 3)
+        time.sleep(Progress.DELAY + 0.5)
+        progress.update(2, 3)
+    err = capsys.readouterr().err
+    assert err.startswith("\rprobing Pods: 1/3\rprobing Pods: 2/3") and err.endswith(" " * 40 + "\r")
+    with Progress(3, "probing Pods", enabled=False) as progress:  # stderr is not a terminal
+        time.sleep(Progress.DELAY + 0.3)
+        progress.update(3, 3)
+    assert capsys.readouterr().err == ""

@@ -96,6 +96,24 @@ def outputs(lang: str, names: list[str] | None = None) -> Iterator[tuple[str, st
             yield scenario.name, f"suggest-rct/values-{index}", render_suggest_explanation(
                 suggest_rct(snapshot, request), lang
             )
+    if names is None:
+        yield from _pod_devices_cases(lang)
+
+
+def _pod_devices_cases(lang: str) -> Iterator[tuple[str, str, str]]:
+    """pod-devices over testing/pod_devices_cases.py: every finding, probe failure and the health column."""
+    from kubectl_rbln.cluster.exec_probe import from_captures  # noqa: PLC0415
+    from testing.pod_devices_cases import build_cases  # noqa: PLC0415
+
+    snapshot = build_snapshot(build_cases()[0])
+    request = PodDevicesRequest(namespace=NS)
+    runs = [from_captures(snapshot.captures, t) for t in probe_targets(snapshot, request)]
+    document = pod_devices(snapshot, request, runs).to_document(lang)
+    for wide in (False, True):
+        mode = "wide" if wide else "table"
+        yield "pod-devices-cases", f"pod-devices/{mode}", _call(
+            render_pod_devices, document, lang=lang, color=False, wide=wide
+        )
 
 
 # What only the command line prints (headings naming the input, notes and hints on stderr), on the

@@ -1,0 +1,127 @@
+"""The `pod-devices` examples in the docs, regenerated from testing/pod_devices_cases.py's bundle.
+
+An example is a fenced block that starts with `$ kubectl rbln pod-devices -f pod-devices-cases.json
+...`. Its text is the tool's own output for that bundle (in-process, the CLI's own code), shaped as
+the pages show it: the table whole, each finding's header whole, its summary as one line cut at 100
+columns (`…`), evidence cut the same way, fix lines whole (they are pasted). `testing.docs_examples`
+checks and rewrites these blocks together with the `why` ones.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from kubectl_rbln.text import cut_width
+from testing.pod_devices_cases import build_cases
+from testing.synthetic.builder import write_bundle
+
+REPO = Path(__file__).resolve().parents[1]
+PAGES = ("docs/findings", "docs/ko/findings", "docs/commands", "docs/ko/commands")
+BUNDLE = "pod-devices-cases"
+COMMAND = re.compile(rf"^\$ kubectl rbln pod-devices -f {BUNDLE}\.json (?P<rest>.*)$")
+FINDING = re.compile(r"^  [✗!i] \S+\s+\S")
+FIX = re.compile(r"^      \S+: (kubectl|sudo|#|ls) ")
+WIDTH = 100
+
+
+@dataclass(frozen=True)
+class Example:
+    page: Path
+    start: int
+    end: int
+    args: list[str]
+
+
+def examples(repo: Path = REPO) -> list[Example]:
+    found = []
+    for folder in PAGES:
+        for page in sorted((repo / folder).glob("*.md")):
+            lines = page.read_text(encoding="utf-8").split("\n")
+            for index, line in enumerate(lines):
+                match = COMMAND.match(line)
+                if not match or index == 0 or not lines[index - 1].startswith("```"):
+                    continue
+                end = next(i for i in range(index + 1, len(lines)) if lines[i].startswith("```"))
+                found.append(Example(page, index, end, shlex.split(match.group("rest"))))
+    return found
+
+
+def shape(output: str) -> list[str]:
+    """The table and each Pod's block; a finding's summary joined into one cut line; fixes whole."""
+    out: list[str] = []
+    lines = output.rstrip("\n").split("\n")
+    i = 0
+    in_fix = False
+    while i < len(lines):
+        line = lines[i]
+        if FINDING.match(line):
+            in_fix = False
+            out.append(line)
+            i += 1
+            if re.match(r"^  \S \S+\s+\S+$", line) and i < len(lines):  # a long title under the slug
+                out.append(lines[i])
+                i += 1
+            summary = []
+            while i < len(lines) and lines[i].startswith("      ") and ": " not in lines[i][:40]:
+                summary.append(lines[i].strip())
+                i += 1
+            if summary:
+                out.append(cut_width("      " + " ".join(summary), WIDTH))
+            continue
+        if FIX.match(line):
+            in_fix = True
+        elif not line.startswith(" " * 11):
+            in_fix = False
+        out.append(line if in_fix else cut_width(line, WIDTH))
+        i += 1
+    return out
+
+
+def render(example: Example, workdir: Path) -> list[str]:
+    from click.testing import CliRunner
+
+    from kubectl_rbln.cli.group import cli
+
+    bundle = workdir / f"{BUNDLE}.json"
+    if not bundle.exists():
+        write_bundle(bundle, build_cases()[0])
+    result = CliRunner().invoke(
+        cli, ["pod-devices", "-f", str(bundle), "--no-color", *example.args], prog_name="kubectl rbln"
+    )
+    return shape(result.output)
+
+
+def drift(repo: Path = REPO) -> dict[Path, list[str]]:
+    import difflib
+
+    out: dict[Path, list[str]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for example in examples(repo):
+            lines = example.page.read_text(encoding="utf-8").split("\n")
+            current = lines[example.start + 1 : example.end]
+            wanted = render(example, Path(tmp))
+            if current != wanted:
+                diff = difflib.unified_diff(current, wanted, str(example.page), "tool", lineterm="")
+                out.setdefault(example.page, []).extend(diff)
+    return out
+
+
+def write(repo: Path = REPO) -> list[Path]:
+    changed = []
+    with tempfile.TemporaryDirectory() as tmp:
+        by_page: dict[Path, list[Example]] = {}
+        for example in examples(repo):
+            by_page.setdefault(example.page, []).append(example)
+        for page, items in by_page.items():
+            lines = page.read_text(encoding="utf-8").split("\n")
+            before = list(lines)
+            for example in sorted(items, key=lambda e: e.start, reverse=True):
+                lines[example.start + 1 : example.end] = render(example, Path(tmp))
+            if lines != before:
+                page.write_text("\n".join(lines), encoding="utf-8")
+                changed.append(page)
+    return changed
