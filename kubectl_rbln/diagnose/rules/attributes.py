@@ -15,12 +15,12 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from kubectl_rbln.catalog import Names, Phrase, Said
-from kubectl_rbln.diagnose.context import PodContext
+from kubectl_rbln.diagnose.context import PodContext, source_values
 from kubectl_rbln.diagnose.findings import Finding
 from kubectl_rbln.diagnose.registry import rule
 from kubectl_rbln.diagnose.rules.layers import drivers_of
 from kubectl_rbln.domain import NIC_DRIVER
-from kubectl_rbln.dra.model import ClaimSpec, Device, Snapshot
+from kubectl_rbln.dra.model import ClaimSpec, Device, PodClaimRef, Snapshot
 from kubectl_rbln.dra.references import cached_references
 
 ALIGNMENT_IDS = ("numaNode", "pcieRoot")
@@ -141,12 +141,13 @@ def attribute_not_advertised(ctx: PodContext) -> list[Finding]:
                 if any(requirement.attribute in d.attributes for d in devices):
                     continue
                 seen.add(key)
-                findings.append(_finding(ctx, rct, requirement, driver, devices, by_driver))
+                findings.append(_finding(ctx, claim.ref, rct, requirement, driver, devices, by_driver))
     return findings
 
 
 def _finding(
     ctx: PodContext,
+    ref: PodClaimRef,
     rct: str,
     requirement: Requirement,
     driver: str,
@@ -168,6 +169,7 @@ def _finding(
         attribute=requirement.attribute,
         driver=driver,
         rct=rct,
+        **source_values(ref, rct),
         near_miss=Names(misses),
         selector=requirement.kind == "selector",
     )
