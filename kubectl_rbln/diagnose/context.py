@@ -128,7 +128,7 @@ class PodContext:
         and whether it names its claim itself (`direct_claim`, then `claim` is that claim);
         `api_version`: the resource.k8s.io version a recipe printed for this cluster is written in;
         `claim_source`: the object the requests come from, as the words name it ("RCT npu-rdma" or
-        "ResourceClaim npu-rdma-shared", `claim_source_name_first` with the name first)."""
+        "ResourceClaim npu-rdma-shared"; Korean puts the name first, `claim_source_kind_first` never)."""
         served = self.snapshot.resource_api_version
         return {
             **source_values(self.source_ref, self.rct_name),
@@ -375,7 +375,7 @@ def source_values(ref: PodClaimRef | None, rct: str) -> dict[str, Any]:
         kind, name = "rct", (ref.resource_claim_template_name if ref is not None else None) or rct
     return {
         "claim_source": Said(Phrase(f"claim-source-{kind}", {"name": name})),
-        "claim_source_name_first": Said(Phrase(f"claim-source-{kind}-name-first", {"name": name})),
+        "claim_source_kind_first": Said(Phrase(f"claim-source-{kind}-kind-first", {"name": name})),
     }
 
 
