@@ -106,3 +106,14 @@ def test_a_pod_with_a_template_and_a_named_claim_names_the_claim_that_needs_the_
     text, _ = words(cluster, "attribute-not-advertised", "en")
     assert "ResourceClaim npu-rdma-shared uses" in text, text
     assert "RCT scratch-npu" not in text
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_a_host_network_pod_that_names_its_claim_is_told_to_re_create_that_claim(lang: str) -> None:
+    """The hostNetwork alternative drops the NIC request from what the Pod really uses."""
+    direct = only(direct_claim("nri-host-network").findings(), "nri-sandbox-failed").words(lang).remediation
+    assert [line for line in direct if "ResourceClaim npu-rdma-shared" in line], direct
+    assert not [line for line in direct if "RCT" in line], direct
+    rct = only(scenario("nri-host-network").findings(), "nri-sandbox-failed").words(lang).remediation
+    assert [line for line in rct if "RCT" in line and "dra.net" in line], rct
+    assert not [line for line in rct if SHARED in line], rct
