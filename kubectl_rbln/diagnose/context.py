@@ -122,6 +122,28 @@ class PodContext:
             (r for r in refs if r.resource_claim_name), None
         )
 
+    def source_of(self, claim_key: str) -> dict[str, Any]:
+        """`claim_values` of the claim the simulation calls `claim_key` ("ns/name"): a Pod with an RCT
+        and a ResourceClaim it names itself is told which of the two a failing request is in."""
+        from kubectl_rbln.diagnose.simulation import claims_to_allocate  # noqa: PLC0415
+
+        for claim, simulated in claims_to_allocate(self):
+            if simulated.key == claim_key:
+                return self.claim_values(claim.ref)
+        return {}
+
+    def claim_values(self, ref: PodClaimRef) -> dict[str, Any]:
+        """The values that name one claim's source and fix it (`rct`, `direct_claim`, `claim`,
+        `claim_source`), for a finding about that claim of a Pod that may have several."""
+        direct = bool(ref.resource_claim_name and not ref.resource_claim_template_name)
+        rct = ref.resource_claim_template_name or self.rct_name
+        return {
+            "rct": rct,
+            "direct_claim": direct,
+            **({"claim": ref.resource_claim_name} if direct else {}),
+            **source_values(ref, rct),
+        }
+
     def values(self, **more: Any) -> dict[str, Any]:
         """The values every finding about this Pod can name: namespace, pod, rct, and how the Pod is
         re-created (`restart`: the owner to `kubectl rollout restart`, "" when deleting the Pod is the way)

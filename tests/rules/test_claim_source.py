@@ -53,7 +53,7 @@ def direct_claim(name: str) -> Cluster:
     return Cluster(builder, [*running, *edited], (namespace, target))
 
 
-def words(cluster: Cluster, slug: str, lang: str) -> tuple[str, list[str]]:
+def words_of(cluster: Cluster, slug: str, lang: str) -> tuple[str, list[str]]:
     rendered = only(cluster.findings(), slug).words(lang)
     return f"{rendered.title}\n{rendered.summary}", rendered.remediation
 
@@ -62,7 +62,7 @@ def words(cluster: Cluster, slug: str, lang: str) -> tuple[str, list[str]]:
 def test_a_pod_that_names_its_claim_reads_the_claim(name: str, slug: str, en: str, ko: str) -> None:
     cluster = direct_claim(name)
     for lang, rct_words in (("en", en), ("ko", ko)):
-        text, fix = words(cluster, slug, lang)
+        text, fix = words_of(cluster, slug, lang)
         assert CLAIM_WORDS[rct_words] in text, text
         assert not NAMES_THE_RCT.search(text), text
         assert not [line for line in fix if NAMES_THE_RCT.search(line)], fix
@@ -72,7 +72,7 @@ def test_a_pod_that_names_its_claim_reads_the_claim(name: str, slug: str, en: st
 def test_a_pod_of_an_rct_keeps_the_rct_words(name: str, slug: str, en: str, ko: str) -> None:
     cluster = scenario(name)
     for lang, rct_words in (("en", en), ("ko", ko)):
-        text, _ = words(cluster, slug, lang)
+        text, _ = words_of(cluster, slug, lang)
         assert rct_words in text, text
         assert SHARED not in text and "ResourceClaim npu-rdma" not in text
 
@@ -89,23 +89,43 @@ def test_the_alignment_case_names_the_claim_in_both_languages() -> None:
         assert not [line for line in rendered.remediation if NAMES_THE_RCT.search(line)]
 
 
-def test_a_pod_with_a_template_and_a_named_claim_names_the_claim_that_needs_the_attribute() -> None:
-    """Each claim is named for itself: the attribute a shared claim needs is that claim's, even when the
-    Pod also uses an RCT whose requests need nothing missing."""
-    cluster = direct_claim("nic-no-pcieroot")
+@pytest.mark.parametrize(
+    ("name", "slug", "words"),
+    [
+        ("nic-no-pcieroot", "attribute-not-advertised", "ResourceClaim npu-rdma-shared uses"),
+        ("nic-vendor-mismatch", "selector-matches-nothing", "in ResourceClaim npu-rdma-shared."),
+    ],
+)
+def test_a_pod_with_a_template_and_a_named_claim_names_the_claim_that_fails(name: str, slug: str, words: str) -> None:
+    """Each claim is named for itself: what a shared claim needs is that claim's, and its fix re-creates
+    that claim, even when the Pod also uses an RCT (here one that asks for nothing)."""
+    cluster = direct_claim(name)
     pod = cluster.raw("Pod", cluster.pod)
     pod["spec"]["resourceClaims"].append({"name": "scratch", "resourceClaimTemplateName": "scratch-npu"})
-    cluster.objects.append(
+    generated = f"{cluster.pod}-scratch-x7k2p"
+    pod["status"]["resourceClaimStatuses"] = [{"name": "scratch", "resourceClaimName": generated}]
+    owner = {"apiVersion": "v1", "kind": "Pod", "name": cluster.pod, "uid": pod["metadata"].get("uid", "")}
+    empty = {"devices": {"requests": []}}
+    cluster.objects += [
         {
             "apiVersion": "resource.k8s.io/v1",
             "kind": "ResourceClaimTemplate",
             "metadata": {"name": "scratch-npu", "namespace": cluster.namespace, "uid": "scratch-uid"},
-            "spec": {"spec": {"devices": {"requests": []}}},
-        }
-    )
-    text, _ = words(cluster, "attribute-not-advertised", "en")
-    assert "ResourceClaim npu-rdma-shared uses" in text, text
-    assert "RCT scratch-npu" not in text
+            "spec": {"spec": empty},
+        },
+        {  # the claim the controller generated from it, allocated (it asks for no device)
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "ResourceClaim",
+            "metadata": {"name": generated, "namespace": cluster.namespace, "ownerReferences": [owner]},
+            "spec": empty,
+            "status": {"allocation": {"devices": {"results": []}}},
+        },
+    ]
+    text, fix = words_of(cluster, slug, "en")
+    assert words in text, text
+    assert "scratch-npu" not in text
+    assert f"kubectl -n {cluster.namespace} delete resourceclaim {SHARED}" in fix, fix
+    assert not [line for line in fix if "scratch-npu" in line], fix
 
 
 @pytest.mark.parametrize("lang", ["en", "ko"])

@@ -15,7 +15,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from kubectl_rbln.catalog import Names, Phrase, Said
-from kubectl_rbln.diagnose.context import PodContext, source_values
+from kubectl_rbln.diagnose.context import PodContext
 from kubectl_rbln.diagnose.findings import Finding
 from kubectl_rbln.diagnose.registry import rule
 from kubectl_rbln.diagnose.rules.layers import drivers_of
@@ -131,7 +131,6 @@ def attribute_not_advertised(ctx: PodContext) -> list[Finding]:
         spec = claim.spec
         if spec is None:
             continue
-        rct = claim.ref.resource_claim_template_name or ctx.rct_name
         for requirement in requirements(ctx.snapshot, spec):
             for driver in sorted(requirement.drivers):
                 devices = by_driver.get(driver, [])
@@ -141,14 +140,13 @@ def attribute_not_advertised(ctx: PodContext) -> list[Finding]:
                 if any(requirement.attribute in d.attributes for d in devices):
                     continue
                 seen.add(key)
-                findings.append(_finding(ctx, claim.ref, rct, requirement, driver, devices, by_driver))
+                findings.append(_finding(ctx, claim.ref, requirement, driver, devices, by_driver))
     return findings
 
 
 def _finding(
     ctx: PodContext,
     ref: PodClaimRef,
-    rct: str,
     requirement: Requirement,
     driver: str,
     devices: list[Device],
@@ -168,8 +166,7 @@ def _finding(
     values = ctx.values(
         attribute=requirement.attribute,
         driver=driver,
-        rct=rct,
-        **source_values(ref, rct),
+        **ctx.claim_values(ref),
         near_miss=Names(misses),
         selector=requirement.kind == "selector",
     )
