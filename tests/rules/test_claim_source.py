@@ -96,7 +96,7 @@ def test_the_alignment_case_names_the_claim_in_both_languages() -> None:
         ("nic-vendor-mismatch", "selector-matches-nothing", "in ResourceClaim npu-rdma-shared."),
     ],
 )
-def test_a_pod_with_a_template_and_a_named_claim_names_the_claim_that_fails(name: str, slug: str, words: str) -> None:
+def test_a_pod_with_an_rct_and_a_named_claim_names_the_failing_one(name: str, slug: str, words: str) -> None:
     """Each claim is named for itself: what a shared claim needs is that claim's, and its fix re-creates
     that claim, even when the Pod also uses an RCT (here one that asks for nothing)."""
     cluster = direct_claim(name)
