@@ -127,19 +127,24 @@ def node_view(
     namespace: str,
     spec: ClaimSpec | None = None,
     rct: str | None = None,
+    direct: bool = False,
     features: Features | None = None,
     result: NodeResult | None = None,
     simulate: bool = True,
 ) -> NodeView:
     """The one node `why` draws. `spec` is the Pod's claim spec when the caller has it (its RCT's
-    name as `rct`); otherwise the RCT is chosen as `topo` chooses it. `features` should be the ones
-    `why` simulated with (None infers them as `why` does).
+    name as `rct`, or with `direct` the name of the ResourceClaim the Pod names itself); otherwise
+    the RCT is chosen as `topo` chooses it. `features` should be the ones `why` simulated with (None
+    infers them as `why` does).
 
     With `result` (that node's NodeResult from why's own simulation) or `simulate=False`, the
     allocator does not run again: the summary says whether this Pod fits (from `result`) instead
     of how many more Pods would; otherwise it counts fits as `topo` does.
     """
-    choice = claim_choice(namespace, spec, rct) if spec is not None else choose_rct(snapshot, namespace, rct)
+    if spec is not None:
+        choice = claim_choice(namespace, spec, rct, direct)
+    else:
+        choice = choose_rct(snapshot, namespace, rct)
     if features is None:
         features = allocator_features(choose_features(snapshot, None, None))
     if result is not None or not simulate:

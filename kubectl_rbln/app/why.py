@@ -94,6 +94,7 @@ class WhyReport:
                 namespace=diagnosis.pod.namespace,
                 spec=replacement.spec if replacement else claim.spec,
                 rct=name,
+                direct=replacement is None and not claim.ref.resource_claim_template_name,
                 features=self.options.features,
                 result=diagnosis.context.simulation.result(node),
                 simulate=False,

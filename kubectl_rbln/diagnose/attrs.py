@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kubectl_rbln.catalog import Names, Phrase, Said, say
+from kubectl_rbln.diagnose.context import source_values
 from kubectl_rbln.diagnose.findings import Finding, dedupe, ordered
 from kubectl_rbln.diagnose.rct_audit import applied_spec, dropped_fields
 from kubectl_rbln.diagnose.rules.attributes import devices_by_driver, near_misses, requirements
@@ -345,6 +346,7 @@ def _rct_values(source: RctSource) -> dict[str, Any]:
     return {
         "namespace": source.namespace,
         "rct": source.name,
+        **source_values(None, source.name),
         "api_version": version or "v1",
         "direct_claim": False,
         "claim": "",

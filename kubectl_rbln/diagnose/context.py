@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
+from kubectl_rbln.catalog import Phrase, Said
 from kubectl_rbln.domain import DEVICE_RESOURCE_PREFIXES
 from kubectl_rbln.dra.allocator import Features
 from kubectl_rbln.dra.model import (
@@ -112,13 +113,47 @@ class PodContext:
             DEFAULT_RCT,
         )
 
+    @property
+    def source_ref(self) -> PodClaimRef | None:
+        """The claim reference the Pod's requests come from: its first RCT, else the first
+        ResourceClaim it names itself; None when it has neither (the reference RCT is meant)."""
+        refs = [c.ref for c in self.claims]
+        return next((r for r in refs if r.resource_claim_template_name), None) or next(
+            (r for r in refs if r.resource_claim_name), None
+        )
+
+    def source_of(self, claim_key: str) -> dict[str, Any]:
+        """`claim_values` of the claim the simulation calls `claim_key` ("ns/name"): a Pod with an RCT
+        and a ResourceClaim it names itself is told which of the two a failing request is in."""
+        from kubectl_rbln.diagnose.simulation import claims_to_allocate  # noqa: PLC0415
+
+        for claim, simulated in claims_to_allocate(self):
+            if simulated.key == claim_key:
+                return self.claim_values(claim.ref)
+        return {}
+
+    def claim_values(self, ref: PodClaimRef) -> dict[str, Any]:
+        """The values that name one claim's source and fix it (`rct`, `direct_claim`, `claim`,
+        `claim_source`), for a finding about that claim of a Pod that may have several."""
+        direct = bool(ref.resource_claim_name and not ref.resource_claim_template_name)
+        rct = ref.resource_claim_template_name or self.rct_name
+        return {
+            "rct": rct,
+            "direct_claim": direct,
+            **({"claim": ref.resource_claim_name} if direct else {}),
+            **source_values(ref, rct),
+        }
+
     def values(self, **more: Any) -> dict[str, Any]:
         """The values every finding about this Pod can name: namespace, pod, rct, and how the Pod is
         re-created (`restart`: the owner to `kubectl rollout restart`, "" when deleting the Pod is the way)
         and whether it names its claim itself (`direct_claim`, then `claim` is that claim);
-        `api_version`: the resource.k8s.io version a recipe printed for this cluster is written in."""
+        `api_version`: the resource.k8s.io version a recipe printed for this cluster is written in;
+        `claim_source`: the object the requests come from, as the words name it ("RCT npu-rdma" or
+        "ResourceClaim npu-rdma-shared"; Korean puts the name first, `claim_source_kind_first` never)."""
         served = self.snapshot.resource_api_version
         return {
+            **source_values(self.source_ref, self.rct_name),
             "api_version": served if served in API_VERSIONS else "v1",
             "namespace": self.pod.namespace,
             "pod": self.pod.name,
@@ -350,6 +385,20 @@ def pod_context(snapshot: Snapshot, pod: Pod, features: Features | None = None) 
     if extended is not None:
         claims.append(extended)
     return PodContext(snapshot=snapshot, pod=pod, claims=claims, features=features or Features())
+
+
+def source_values(ref: PodClaimRef | None, rct: str) -> dict[str, Any]:
+    """How a finding names the object a claim's requests come from: the ResourceClaim a Pod names
+    itself (`resourceClaimName`), else the RCT (`rct` when the reference names none). A rule about one
+    claim passes that claim's reference; the words are the catalog's (`claim-source-*`)."""
+    if ref is not None and ref.resource_claim_name and not ref.resource_claim_template_name:
+        kind, name = "claim", ref.resource_claim_name
+    else:
+        kind, name = "rct", (ref.resource_claim_template_name if ref is not None else None) or rct
+    return {
+        "claim_source": Said(Phrase(f"claim-source-{kind}", {"name": name})),
+        "claim_source_kind_first": Said(Phrase(f"claim-source-{kind}-kind-first", {"name": name})),
+    }
 
 
 def probe_pod(namespace: str, rct: str, name: str | None = None) -> Pod:

@@ -178,6 +178,7 @@ class RctChoice:
     namespace: str
     spec: ClaimSpec | None  # None: the RCT does not exist; devices are then only free or held
     origin: str  # "--rct", "--rct-file", "used by Pods in <ns>", "default"
+    direct: bool = False  # a ResourceClaim the Pod names itself: allocated once, shared by its Pods
 
     @property
     def key(self) -> str:
@@ -535,9 +536,12 @@ def node_topology(
     return _assemble(node, spots, numa_attr, root_attr, summary)
 
 
-def claim_choice(namespace: str, spec: ClaimSpec | None, rct_name: str | None) -> RctChoice:
-    """The RctChoice of a Pod's own claim (why's drawing): its spec, named after its RCT if any."""
-    return RctChoice(rct_name or "(Pod claim)", namespace, spec, "the Pod's claim")
+def claim_choice(
+    namespace: str, spec: ClaimSpec | None, rct_name: str | None, direct: bool = False
+) -> RctChoice:
+    """The RctChoice of a Pod's own claim (why's drawing): its spec, named after its RCT if any, or
+    after the ResourceClaim the Pod names itself (`direct`)."""
+    return RctChoice(rct_name or "(Pod claim)", namespace, spec, "the Pod's claim", direct)
 
 
 def node_topology_from_result(

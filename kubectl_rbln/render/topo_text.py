@@ -164,16 +164,21 @@ def _summary_reason(reason: str, rct: RctChoice, lang: str) -> str:
 
 
 def summary_lines(topo: NodeTopology, rct: RctChoice, lang: str = "en") -> list[str]:
-    """How many more Pods of the RCT fit; when none, the simulation's first reason on its own line."""
+    """How many more Pods of the RCT fit (for a ResourceClaim the Pod names itself: whether it fits);
+    when none, the simulation's first reason on its own line."""
     s = topo.summary
     if rct.spec is None:
         reason = _summary_reason(s.reason or "", rct, lang)
         return [sentence("topo-summary-no-rct", lang, node=topo.node, reason=reason)]
     if s.pods is None:  # laid out from a simulation the caller did not pass: no count to show
         return [sentence("topo-summary-devices", lang, node=topo.node, rct=rct.key)]
-    count = f"{s.pods}+" if s.capped else str(s.pods or 0)
-    pods = "Pod" if s.pods == 1 and not s.capped else "Pods"
-    lines = [sentence("topo-summary-fit", lang, node=topo.node, count=count, pods=pods, rct=rct.key)]
+    if rct.direct:  # one claim, allocated once and shared: whether it fits, not how many more Pods
+        key = "topo-summary-claim-fits" if s.pods else "topo-summary-claim-no-fit"
+        lines = [sentence(key, lang, node=topo.node, claim=rct.key)]
+    else:
+        count = f"{s.pods}+" if s.capped else str(s.pods or 0)
+        pods = "Pod" if s.pods == 1 and not s.capped else "Pods"
+        lines = [sentence("topo-summary-fit", lang, node=topo.node, count=count, pods=pods, rct=rct.key)]
     if s.pods == 0 and s.reason:
         lines.append("  " + sentence("topo-why-not", lang, reason=s.reason_in(lang)))
     return lines

@@ -45,7 +45,8 @@ def failure_evidence(ctx: PodContext, nodes: list[str]) -> tuple[dict[str, Any],
         "example": Said(Phrase("node-says", {"node": nodes[0], "text": sample.phrase or sample.summary})),
         "schedulerSays": f"{len(nodes)} {sample.scheduler_message}",
     }
-    values = ctx.values(nodes=Names(nodes), request=sample.request, node=nodes[0], driver=drivers)
+    source = ctx.source_of(sample.claim)  # the claim the failing request is in
+    values = ctx.values(nodes=Names(nodes), request=sample.request, node=nodes[0], driver=drivers, **source)
     return evidence, values
 
 

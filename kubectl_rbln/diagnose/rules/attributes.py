@@ -20,7 +20,7 @@ from kubectl_rbln.diagnose.findings import Finding
 from kubectl_rbln.diagnose.registry import rule
 from kubectl_rbln.diagnose.rules.layers import drivers_of
 from kubectl_rbln.domain import NIC_DRIVER
-from kubectl_rbln.dra.model import ClaimSpec, Device, Snapshot
+from kubectl_rbln.dra.model import ClaimSpec, Device, PodClaimRef, Snapshot
 from kubectl_rbln.dra.references import cached_references
 
 ALIGNMENT_IDS = ("numaNode", "pcieRoot")
@@ -131,7 +131,6 @@ def attribute_not_advertised(ctx: PodContext) -> list[Finding]:
         spec = claim.spec
         if spec is None:
             continue
-        rct = claim.ref.resource_claim_template_name or ctx.rct_name
         for requirement in requirements(ctx.snapshot, spec):
             for driver in sorted(requirement.drivers):
                 devices = by_driver.get(driver, [])
@@ -141,13 +140,13 @@ def attribute_not_advertised(ctx: PodContext) -> list[Finding]:
                 if any(requirement.attribute in d.attributes for d in devices):
                     continue
                 seen.add(key)
-                findings.append(_finding(ctx, rct, requirement, driver, devices, by_driver))
+                findings.append(_finding(ctx, claim.ref, requirement, driver, devices, by_driver))
     return findings
 
 
 def _finding(
     ctx: PodContext,
-    rct: str,
+    ref: PodClaimRef,
     requirement: Requirement,
     driver: str,
     devices: list[Device],
@@ -167,7 +166,7 @@ def _finding(
     values = ctx.values(
         attribute=requirement.attribute,
         driver=driver,
-        rct=rct,
+        **ctx.claim_values(ref),
         near_miss=Names(misses),
         selector=requirement.kind == "selector",
     )
