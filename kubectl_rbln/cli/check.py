@@ -58,7 +58,9 @@ def _fleet(opts: Options, rct: str, k8s_version: str | None, feature_gates: str 
     from kubectl_rbln.render.output import emit  # noqa: PLC0415
 
     if opts.offline:
-        raise InputError("-f reads a bundle, not clusters: drop --context/--all-contexts, or -f")
+        from kubectl_rbln.catalog import sentence  # noqa: PLC0415
+
+        raise InputError(sentence("fleet-offline", opts.lang))
     contexts = tuple(context_names(opts.kubeconfig)) if opts.all_contexts else opts.contexts
     contexts = tuple(dict.fromkeys((*contexts, *(opts.contexts if opts.all_contexts else ()))))
 

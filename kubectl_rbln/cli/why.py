@@ -75,7 +75,10 @@ def why(
         from kubectl_rbln.cli.why_watch import watch_pod  # noqa: PLC0415
 
         if with_rct:
-            raise click.UsageError("--watch follows the cluster as it is: drop --with-rct")
+            from kubectl_rbln.catalog import sentence  # noqa: PLC0415
+            from kubectl_rbln.errors import InputError  # noqa: PLC0415
+
+            raise InputError(sentence("watch-with-rct", opts.lang))
         return watch_pod(
             opts,
             list(pods),

@@ -28,10 +28,12 @@ def watch_pod(
     feature_gates: str | None,
 ) -> int:
     """Poll, and print a line whenever what the diagnosis reads changed; the exit code as documented."""
+    from kubectl_rbln.catalog import sentence  # noqa: PLC0415
+
     if len(names) != 1:
-        raise InputError("--watch follows one Pod: name exactly one (why POD -n NS --watch)")
+        raise InputError(sentence("watch-one-pod", opts.lang))
     if opts.output in ("yaml", "wide"):
-        raise InputError("--watch prints one line per change: -o table or -o json (one JSON object a line)")
+        raise InputError(sentence("watch-output", opts.lang))
     try:
         return _loop(opts, names[0], interval, timeout, k8s_version, feature_gates)
     except KeyboardInterrupt:
@@ -57,7 +59,7 @@ def _loop(
     code = 0
     first = True
     while True:
-        snapshot, collected = load_snapshot(opts.source, click.echo if first else None)
+        snapshot, collected = load_snapshot(opts.source, _stderr if first else None)  # notes: once
         scope = namespace_scope(opts.source, collected, snapshot)
         namespace, short = split_pod_ref(name, scope.namespace)
         now = look(snapshot, namespace, short)
@@ -89,6 +91,10 @@ def _loop(
                 click.echo(sentence("watch-timeout", opts.lang, time=stamp, pod=f"{namespace}/{short}"))
             return code
         time.sleep(interval if deadline is None else max(0.0, min(interval, deadline - time.monotonic())))
+
+
+def _stderr(line: str) -> None:
+    click.echo(line, err=True)
 
 
 def _echo(opts: Options, line: str, changed: list[str], stamp: str) -> None:
