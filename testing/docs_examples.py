@@ -1,10 +1,20 @@
-"""The `why` examples in the docs, regenerated from the scenarios they name, so they cannot drift.
+"""The examples in the docs, regenerated from the runs they show, so they cannot drift.
 
-A docs example is a fenced block that starts with `$ kubectl rbln why -f <scenario>.json ...`, where
-<scenario> is a scenario of testing/synthetic/scenarios.py. Its text is the tool's own output for
-that bundle, shaped the way the pages show it: the verdict and each finding's header whole, the
-summary as one line cut at 100 columns (`…`), evidence lines and the NODES table cut the same way,
-fix lines whole (they are pasted), the rest (drawing, events) left out (`...`).
+A docs example is a fenced block whose first line is `$ kubectl rbln COMMAND -f BUNDLE.json ARGS`
+(or `$ kubectl rbln why --example ARGS`), where COMMAND is registered in SHAPES and BUNDLE is a
+scenario of testing/synthetic/scenarios.py or a file of the repository's examples/ folder
+(`examples/pending-decode.json`, the bundled example). Its text is the tool's own output for that
+bundle, run in-process through the CLI, shaped the way the pages show it (SHAPES, one per command):
+
+- why: the verdict and each finding's header whole, the summary as one line cut at 100 columns
+  (`…`), evidence lines and the NODES table cut the same way, fix lines whole (they are pasted), the
+  rest (drawing, events) left out (`...`);
+- check, attrs: their first sections (heading, table, summary), then `...`;
+- topo, suggest-rct: the whole output.
+
+A shell redirection in ARGS chooses the stream: `2>/dev/null` shows stdout only, `> FILE` stderr only
+(suggest-rct's explanation), none both. To add an example, write its block in a page (Korean pages
+add `--lang ko`); to add a command, register its shape in SHAPES (one line).
 
     python -m testing.docs_examples --check     # exit 1 and a diff when a page drifted
     python -m testing.docs_examples --write     # rewrite the drifted blocks
@@ -13,11 +23,14 @@ fix lines whole (they are pasted), the rest (drawing, events) left out (`...`).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import difflib
+import os
 import re
 import shlex
 import sys
 import tempfile
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,9 +39,12 @@ from testing.synthetic.builder import write_bundle
 from testing.synthetic.scenarios import SCENARIOS
 
 REPO = Path(__file__).resolve().parents[1]
-PAGES = ("docs/findings", "docs/ko/findings")
+PAGES = ("docs/findings", "docs/ko/findings", "docs/commands", "docs/ko/commands", "docs", "docs/ko")
 WIDTH = 100
-COMMAND = re.compile(r"^\$ kubectl rbln why -f (?P<bundle>[\w.-]+)\.json (?P<rest>.*)$")
+COMMAND = re.compile(
+    r"^\$ kubectl rbln (?P<command>[\w-]+) "
+    r"(?:-f (?P<bundle>[\w./-]+)\.json|(?P<example>--example))(?P<rest>.*)$"
+)
 FINDING = re.compile(r"^[✗!i] \S+\s+\S")  # `✗ error   slug  Title` (the severity word in either language)
 EVIDENCE = re.compile(r"^    [\w.-]+: ")  # evidence keys are the JSON keys, in every language
 FIX = re.compile(r"^    \S+: (kubectl|sudo|#|ls|lspci) ")  # `fix:` / `해결:` and its first command
@@ -39,8 +55,10 @@ class Example:
     page: Path
     start: int  # index of the `$ kubectl rbln ...` line
     end: int  # index of the closing fence
-    scenario: str
+    scenario: str  # a scenario name, or a path under the repository (examples/pending-decode.json)
     args: list[str]
+    command: str = "why"
+    stream: str = "both"  # both | stdout (`2>/dev/null`) | stderr (`> FILE`)
 
 
 def _cut(line: str) -> str:
@@ -48,26 +66,48 @@ def _cut(line: str) -> str:
     return cut_width(line, WIDTH)
 
 
+def _bundle(match: re.Match[str], repo: Path) -> str | None:
+    """The scenario or repository file the block reads; None when it is neither (hand-built)."""
+    if match.group("example"):
+        return "--example"
+    bundle = match.group("bundle")
+    if bundle in SCENARIOS:
+        return bundle
+    path = f"{bundle}.json"
+    return path if path.startswith("examples/") and (repo / path).is_file() else None
+
+
+def _stream(words: list[str]) -> tuple[list[str], str]:
+    """The arguments without a trailing shell redirection, and the stream the page shows."""
+    if "2>/dev/null" in words:
+        return [w for w in words if w != "2>/dev/null"], "stdout"
+    if ">" in words:
+        return words[: words.index(">")], "stderr"
+    return words, "both"
+
+
 def examples(repo: Path = REPO) -> list[Example]:
-    """Every example block whose bundle is a scenario (other bundles are hand-built and skipped)."""
+    """Every example block of a registered command whose bundle is a scenario or a repository file."""
     found = []
     for folder in PAGES:
         for page in sorted((repo / folder).glob("*.md")):
             lines = page.read_text(encoding="utf-8").split("\n")
             for index, line in enumerate(lines):
                 match = COMMAND.match(line)
-                if not match or match.group("bundle") not in SCENARIOS or index == 0:
+                if not match or match.group("command") not in SHAPES or index == 0:
                     continue
-                if not lines[index - 1].startswith("```"):
+                bundle = _bundle(match, repo)
+                if bundle is None or not lines[index - 1].startswith("```"):
                     continue
                 end = next(i for i in range(index + 1, len(lines)) if lines[i].startswith("```"))
-                found.append(
-                    Example(page, index, end, match.group("bundle"), shlex.split(match.group("rest")))
-                )
+                args, stream = _stream(shlex.split(match.group("rest")))
+                if any(arg.startswith("<") for arg in args):
+                    continue  # a placeholder (`<TAB>`): an illustration of typing, not a run
+                found.append(Example(page, index, end, bundle, args, match.group("command"), stream))
     return found
 
 
-def _shape(output: str) -> list[str]:
+def _shape_why(output: str) -> list[str]:
     """The tool's output as the pages show it: verdict, findings, the node table; then `...`."""
     out: list[str] = []
     lines = output.rstrip("\n").split("\n")
@@ -103,19 +143,62 @@ def _shape(output: str) -> list[str]:
     return out
 
 
-def render(example: Example, workdir: Path) -> list[str]:
+def _whole(output: str) -> list[str]:
+    """The output as it is, without its trailing blank lines."""
+    return output.rstrip("\n").split("\n")
+
+
+def _sections(count: int) -> Callable[[str], list[str]]:
+    """The first `count` blank-line-separated sections, then `...` when more follow."""
+
+    def shape(output: str) -> list[str]:
+        sections = output.rstrip("\n").split("\n\n")
+        shown = "\n\n".join(sections[:count]).split("\n")
+        return shown + ["..."] if len(sections) > count else shown
+
+    return shape
+
+
+# How a page shows each command's output: one registration per command.
+SHAPES: dict[str, Callable[[str], list[str]]] = {
+    "why": _shape_why,
+    "check": _sections(3),
+    "attrs": _sections(3),
+    "topo": _whole,
+    "suggest-rct": _whole,
+}
+
+
+@contextlib.contextmanager
+def _inside(folder: Path) -> Iterator[None]:
+    """Run with `folder` as the working directory, so the output names the bundle as the page does."""
+    before = Path.cwd()
+    os.chdir(folder)
+    try:
+        yield
+    finally:
+        os.chdir(before)
+
+
+def render(example: Example, workdir: Path, repo: Path = REPO) -> list[str]:
     """The block's lines for this example, from the tool itself (in-process, the CLI's own code)."""
     from click.testing import CliRunner
 
     from kubectl_rbln.cli.group import cli
 
-    bundle = workdir / f"{example.scenario}.json"
-    if not bundle.exists():
-        write_bundle(bundle, SCENARIOS[example.scenario].build("v1"))
-    result = CliRunner().invoke(
-        cli, ["why", "-f", str(bundle), "--no-color", *example.args], prog_name="kubectl rbln"
-    )
-    return _shape(result.output)
+    if example.scenario in SCENARIOS:
+        folder, path = workdir, f"{example.scenario}.json"
+        if not (workdir / path).exists():
+            write_bundle(str(workdir / path), SCENARIOS[example.scenario].build("v1"))
+    else:
+        folder, path = repo, example.scenario
+    source = ["--example"] if path == "--example" else ["-f", path]
+    with _inside(folder):
+        result = CliRunner().invoke(
+            cli, [example.command, *source, "--no-color", *example.args], prog_name="kubectl rbln"
+        )
+    output = {"both": result.output, "stdout": result.stdout, "stderr": result.stderr}[example.stream]
+    return SHAPES[example.command](output)
 
 
 def drift(repo: Path = REPO) -> dict[Path, list[str]]:
@@ -125,7 +208,7 @@ def drift(repo: Path = REPO) -> dict[Path, list[str]]:
         for example in examples(repo):
             lines = example.page.read_text(encoding="utf-8").split("\n")
             current = lines[example.start + 1 : example.end]
-            wanted = render(example, Path(tmp))
+            wanted = render(example, Path(tmp), repo)
             if current != wanted:
                 diff = difflib.unified_diff(current, wanted, str(example.page), "tool", lineterm="")
                 out.setdefault(example.page, []).extend(diff)
@@ -143,7 +226,7 @@ def write(repo: Path = REPO) -> list[Path]:
             lines = page.read_text(encoding="utf-8").split("\n")
             before = list(lines)
             for example in sorted(items, key=lambda e: e.start, reverse=True):
-                lines[example.start + 1 : example.end] = render(example, Path(tmp))
+                lines[example.start + 1 : example.end] = render(example, Path(tmp), repo)
             if lines != before:
                 page.write_text("\n".join(lines), encoding="utf-8")
                 changed.append(page)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from kubectl_rbln.catalog import said_in
 from kubectl_rbln.diagnose.attrs import AttrsDiagnosis, examine, node_of, rct_source, remediation_lines
 from kubectl_rbln.diagnose.findings import SCHEMA_VERSION, Finding
 from kubectl_rbln.dra.model import ResourceClaimTemplate, Snapshot
@@ -56,7 +57,7 @@ class AttrsReport:
             "nodes": d.nodes,
             "required": [r.to_dict() for r in d.required],
             "advertised": d.advertised,
-            "formats": d.formats,
+            "formats": [{key: said_in(value, lang) for key, value in row.items()} for row in d.formats],
             "droppedFields": [{"gate": g, "field": f} for g, f in d.drops.items()],
             "remediation": remediation_lines(d.remediation, "en"),  # the table says them in `lang`
             "findings": [f.to_dict(lang) for f in d.findings],

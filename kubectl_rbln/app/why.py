@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kubectl_rbln.app.topo import NodeView, node_view
+from kubectl_rbln.catalog import Phrase, Said, say, sentence
 from kubectl_rbln.diagnose.context import find_pods, is_device_pod
 from kubectl_rbln.diagnose.features import allocator_features, choose_features
 from kubectl_rbln.diagnose.findings import SCHEMA_VERSION, Finding, exit_code_for
@@ -58,13 +59,19 @@ class WhyReport:
             "pods": [d.to_dict(lang) for d in self.diagnoses],
         }
         if not self.diagnoses:
-            scope = "any namespace" if self.namespace is None else f'namespace "{self.namespace}"'
-            document["message"] = (
-                f"no Pending or crashing device Pod in {scope}; name a Pod to diagnose it anyway"
+            empty = (
+                Phrase("why-empty-any")
+                if self.namespace is None
+                else Phrase("why-empty-namespace", {"namespace": self.namespace})
             )
+            document["message"] = say(empty, lang)
             if self.hint:
-                document["message"] += f"; {self.hint}"
+                document["message"] = sentence("then", lang, first=say(empty, lang), then=self.hint_in(lang))
         return document
+
+    def hint_in(self, lang: str) -> str:
+        """The empty-namespace hint in `lang` (stderr, and the document's message)."""
+        return self.hint.text(lang) if isinstance(self.hint, Said) else self.hint
 
     def closest_views(self, snapshot: Snapshot) -> dict[str, NodeView]:
         """Pod -> the layout of the node that came closest to fitting, from the Pod's own simulation.
@@ -144,17 +151,21 @@ def empty_scope_hint(snapshot: Snapshot, namespace: str | None) -> str:
     """No device Pod in the namespace asked for: where the device Pods are ("" when none is anywhere)."""
     if namespace is None or any(p.namespace == namespace and is_device_pod(p) for p in snapshot.pods):
         return ""
-    elsewhere, what_there = device_pod_namespaces(snapshot), "device Pods are"
+    elsewhere, there = device_pod_namespaces(snapshot), "pods"
     if not elsewhere:  # live with -n, Pods are read in that namespace only; claims in every one
         elsewhere = sorted({c.namespace for c in snapshot.claims} - {namespace})
-        what_there = "ResourceClaims are"
+        there = "claims"
     if not elsewhere:
         return ""
     known = namespace in snapshot.namespaces or any(p.namespace == namespace for p in snapshot.pods)
-    what = "holds no device Pod" if known or not snapshot.namespaces else "does not exist"
-    return (
-        f'namespace "{namespace}" {what}; {what_there} in: {", ".join(elsewhere)} (-n {elsewhere[0]}, or -A)'
-    )
+    what = "none" if known or not snapshot.namespaces else "missing"
+    values = {
+        "what": Phrase(f"scope-{what}", {"namespace": namespace}),
+        "there": Phrase(f"scope-there-{there}"),
+        "names": ", ".join(elsewhere),
+        "first": elsewhere[0],
+    }
+    return Said(Phrase("scope-hint", values))
 
 
 def why(snapshot: Snapshot, request: WhyRequest) -> WhyReport:

@@ -6,6 +6,7 @@ render time. Nothing else in the package writes a finding's title, detail or fix
 
 from __future__ import annotations
 
+import copy
 import os
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -26,7 +27,7 @@ from kubectl_rbln.catalog.entries import (
     load_sentences,
     parse_catalog,
 )
-from kubectl_rbln.catalog.fill import Names, fill, fill_lines, placeholders
+from kubectl_rbln.catalog.fill import ListWords, Names, fill, fill_lines, placeholders
 
 __all__ = [
     "LANGUAGES",
@@ -38,6 +39,8 @@ __all__ = [
     "RenderedWords",
     "Said",
     "Words",
+    "alternative",
+    "alternative_prefix",
     "data_lang",
     "docs_path",
     "fill",
@@ -88,7 +91,9 @@ def render_words(slug: str, lang: str, values: Mapping[str, Any], case: str | No
     return render_entry(load_catalog()[slug], lang, values, case)
 
 
-def _line_texts(line: Line, values: Mapping[str, Any], more: str) -> list[str]:
+def _line_texts(line: Line, values: Mapping[str, Any], more: ListWords, lang: str) -> list[str]:
+    if line.alt:
+        return [alternative(fill(line.text, values, more), lang)]
     if line.each is None:
         return fill_lines(line.text, values, more)
     return [fill(line.text, {**values, line.each: item}, more) for item in values.get(line.each) or []]
@@ -105,11 +110,11 @@ def render_entry(
     """The one place a finding's words are filled: every command and test goes through here."""
     words = entry.words(case)
     language = lang if lang in words.title else "en"
+    values = {name: _said_words(value, language) for name, value in values.items()}
     lines = words.remediation.get(language) or words.remediation.get("en", [])
     more = _more(language)
-    remediation = [
-        text for line in lines if line.applies(dict(values)) for text in _line_texts(line, values, more)
-    ]
+    shown = [line for line in lines if line.applies(dict(values))]
+    remediation = [text for line in shown for text in _line_texts(line, values, more, language)]
     return RenderedWords(
         slug=entry.slug,
         severity=words.severity,
@@ -121,12 +126,36 @@ def render_entry(
     )
 
 
-def _more(lang: str) -> str:
-    """How a long list ends and how an empty one reads, in `lang` ("…and 2 more|none")."""
+def _said_words(value: Any, lang: str) -> Any:
+    """A value as the finding's words say it: a Said (or a list of them, a Names too) in `lang`."""
+    if isinstance(value, Said):
+        return value.text(lang)
+    if isinstance(value, list) and any(isinstance(v, Said) for v in value):
+        out = copy.copy(value)
+        out[:] = [v.text(lang) if isinstance(v, Said) else v for v in value]
+        return out
+    return value
+
+
+def alternative(label: str, lang: str) -> str:
+    """The heading of an alternative fix path: `# Alternative, LABEL:` in the reader's language."""
+    texts = load_sentences().get("fix-alternative") or {"en": "# Alternative, {label}:"}
+    return fill(texts.get(lang) or texts["en"], {"label": label})
+
+
+def alternative_prefix(lang: str) -> str:
+    """What every alternative heading starts with in `lang` (the tests split a fix at it)."""
+    return alternative("\0", lang).split("\0", 1)[0]
+
+
+def _more(lang: str) -> ListWords:
+    """How a long list ends ("a, b and 2 more") and how an empty one reads ("none"), in `lang`."""
     more = load_sentences().get("more-names", {})
     empty = load_sentences().get("no-names", {})
-    return (
-        (more.get(lang) or more.get("en") or "{names} and {count} more") + "|" + (empty.get(lang) or "none")
+    default = ListWords()
+    return ListWords(
+        more=more.get(lang) or more.get("en") or default.more,
+        none=empty.get(lang) or empty.get("en") or default.none,
     )
 
 

@@ -24,11 +24,16 @@ CATALOG_FILE = "catalog.yaml"
 
 @dataclass(frozen=True, slots=True)
 class Line:
-    """One remediation line; `when` names a value that must be truthy (`!name`: falsy) to show it."""
+    """One remediation line; `when` names a value that must be truthy (`!name`: falsy) to show it.
+
+    `alt`: the line opens an alternative to the recommended path above it, and `text` says when it
+    applies (rendered as the `fix-alternative` sentence), so a fix reads as one path, then labelled
+    alternatives."""
 
     text: str
     when: str | None = None
     each: str | None = None  # a list value: the line repeats once per item, `{each}` bound to the item
+    alt: bool = False
 
     @property
     def conditions(self) -> set[str]:
@@ -94,9 +99,13 @@ def _texts(raw: Any, where: str, key: str) -> dict[str, str]:
 
 def _line(raw: Any, where: str) -> Line:
     if isinstance(raw, dict):
+        when = str(raw["when"]) if raw.get("when") else None
+        if "alt" in raw:
+            if not str(raw["alt"]).strip():
+                raise ValueError(f"catalog {where}: an alternative needs a label (`alt: when it applies`)")
+            return Line(str(raw["alt"]).strip(), when, alt=True)
         if "text" not in raw:
             raise ValueError(f"catalog {where}: a conditional remediation line needs `text`")
-        when = str(raw["when"]) if raw.get("when") else None
         return Line(str(raw["text"]).rstrip(), when, str(raw["each"]) if raw.get("each") else None)
     return Line(str(raw).rstrip())
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 # `{name}` or `{name:spec}` is a placeholder; `{{` and `}}` are literal braces (as in str.format,
@@ -16,7 +17,17 @@ from typing import Any
 _TOKEN = re.compile(r"\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*)(?::([^{}:|]*))?(?:\|([^{}|]+))?\}")
 _WHOLE_LINE = re.compile(r"^\s*\{([A-Za-z_][A-Za-z0-9_]*)\}\s*$")
 LIST_TYPES = (list, tuple, set, frozenset)
-MORE = "{names} and {count} more"
+
+
+@dataclass(frozen=True, slots=True)
+class ListWords:
+    """How a long list ends (`more`, with {names} and {count}) and how an empty one reads (`none`)."""
+
+    more: str = "{names} and {count} more"
+    none: str = "none"
+
+
+MORE = ListWords()
 
 
 class Names(list):
@@ -91,13 +102,12 @@ def placeholders(template: str) -> set[str]:
     return {match.group(1) for match in _TOKEN.finditer(template) if match.group(1)}
 
 
-def _text(value: Any, spec: str | None, more: str = MORE) -> str:
+def _text(value: Any, spec: str | None, more: ListWords = MORE) -> str:
     if isinstance(value, Names) and not value:
-        return more.split("|", 1)[1] if "|" in more else "none"
-    more = more.split("|", 1)[0]
+        return more.none
     if isinstance(value, Names) and len(value) > value.limit:
         shown = ", ".join(str(item) for item in value[: value.limit])
-        return more.replace("{names}", shown).replace("{count}", str(len(value) - value.limit))
+        return more.more.replace("{names}", shown).replace("{count}", str(len(value) - value.limit))
     if isinstance(value, LIST_TYPES):
         return ", ".join(_text(item, None) for item in value)
     if spec:
@@ -105,7 +115,7 @@ def _text(value: Any, spec: str | None, more: str = MORE) -> str:
     return str(value)
 
 
-def fill(template: str, values: Mapping[str, Any], more: str = MORE) -> str:
+def fill(template: str, values: Mapping[str, Any], more: ListWords = MORE) -> str:
     """Fill `{name}` from `values`; unknown names stay visible as `{name}`; never raises.
 
     A visible `{node}` in the output is better than a crash or a silently wrong sentence: the
@@ -130,7 +140,7 @@ def fill(template: str, values: Mapping[str, Any], more: str = MORE) -> str:
     return _TOKEN.sub(replace, template)
 
 
-def fill_lines(template: str, values: Mapping[str, Any], more: str = MORE) -> list[str]:
+def fill_lines(template: str, values: Mapping[str, Any], more: ListWords = MORE) -> list[str]:
     """A remediation line: a line that is only `{name}` with a list value becomes one line per item.
 
     That is how a rule hands over commands built from the cluster's data (one per node, per claim)

@@ -139,7 +139,11 @@ def common_options(
                 ),
             ),
             click.option(
-                "-n", "--namespace", metavar="NS", help="Namespace (default: the context's, else default)."
+                "-n",
+                "--namespace",
+                metavar="NS",
+                help="Namespace (default: the context's, else default; with -f, the bundle's: "
+                "one namespace is read, several are all read and said so).",
             ),
             click.option(
                 "--request-timeout",

@@ -106,6 +106,7 @@ def run_why(
     import io  # noqa: PLC0415 - heavy imports only when running
 
     from kubectl_rbln.app.why import WhyRequest, why  # noqa: PLC0415
+    from kubectl_rbln.catalog import sentence  # noqa: PLC0415
     from kubectl_rbln.cli.rct_file import load_rct_file  # noqa: PLC0415
     from kubectl_rbln.cluster.source import load_snapshot, namespace_scope  # noqa: PLC0415
     from kubectl_rbln.render.output import emit  # noqa: PLC0415
@@ -119,7 +120,7 @@ def run_why(
     request = WhyRequest(tuple(names), scope.namespace, replacement, k8s_version, feature_gates)
     report = why(snapshot, request)
     if report.hint:
-        click.echo(f"hint: {report.hint}", err=True)
+        click.echo(f"{sentence('label-hint', opts.lang)}: {report.hint_in(opts.lang)}", err=True)
     note = report.assumptions.get("note")
     if note:  # a minor outside the known ones: said on stderr too, so stdout stays the document
         click.echo(f"warning: {note}", err=True)

@@ -190,6 +190,19 @@ def _pcie_class(value: Any) -> str:
     return "bdf" if PCI_BDF.match(value) else "other"
 
 
+def _format_found(standard: int, total: int, odd: dict[str, list[Any]]) -> Said:
+    """`12/16 standard, 4 bdf (0000:17:02.0)`: how many values have the standard form, and the others."""
+    parts = tuple(
+        Phrase("attrs-format-odd", {"count": len(v), "kind": _kind_word(k), "example": v[0]})
+        for k, v in odd.items()
+    )
+    return Said(Phrase("attrs-format-standard", {"count": standard, "total": total}, parts=parts))
+
+
+def _kind_word(kind: str) -> Phrase | str:
+    return Phrase(f"attrs-format-kind-{kind}") if kind in ("bdf", "other") else kind
+
+
 def format_checks(by_driver: dict[str, list[Device]], required: list[Required]) -> list[dict[str, Any]]:
     """pcieRoot in `pci<domain>:<bus>` form, numaNode an int, and one type per constrained attribute."""
     rows = []
@@ -208,9 +221,8 @@ def format_checks(by_driver: dict[str, list[Device]], required: list[Required]) 
                 _format_row(
                     PCIE_ROOT_ATTR,
                     driver,
-                    "string pciDDDD:BB (e.g. pci0000:16)",
-                    f"{len(classes.get('pci', []))}/{len(pcie)} standard"
-                    + "".join(f", {len(v)} {k} ({v[0]})" for k, v in odd.items()),
+                    Said(Phrase("attrs-expected-pcieroot")),
+                    _format_found(len(classes.get("pci", [])), len(pcie), odd),
                     not odd,
                     note,
                     constrained.get((PCIE_ROOT_ATTR, driver)),
@@ -243,7 +255,7 @@ def format_checks(by_driver: dict[str, list[Device]], required: list[Required]) 
                 {
                     "attribute": name,
                     "driver": ", ".join(sorted(per_driver)),
-                    "expected": "one type on all drivers",
+                    "expected": Said(Phrase("attrs-expected-one-type")),
                     "found": found,
                     "ok": False,
                     "severity": "error",
@@ -379,6 +391,7 @@ def driver_missing_on_nodes(driver: str, nodes: list[str]) -> Finding:
 def attribute_format(source: RctSource, row: dict[str, Any]) -> Finding:
     """constraint-unsatisfiable (format cases): a constrained key published in another form or type."""
     case = "format-match" if row["severity"] == "error" else "format-distinct"
+    evidence = {**row, "severity": Said(Phrase(f"severity-{row['severity']}"))}
     values = {
         **_rct_values(source),
         "attribute": row["attribute"],
@@ -387,7 +400,7 @@ def attribute_format(source: RctSource, row: dict[str, Any]) -> Finding:
         "expected": row["expected"],
         "constraint": row["attribute"],
     }
-    return Finding("constraint-unsatisfiable", values, row, case=case, recipe="numa-unaligned")
+    return Finding("constraint-unsatisfiable", values, evidence, case=case, recipe="numa-unaligned")
 
 
 def gate_dropped_field(source: RctSource, gate: str, what: str) -> Finding:
@@ -395,7 +408,7 @@ def gate_dropped_field(source: RctSource, gate: str, what: str) -> Finding:
     evidence = {
         "resourceClaimTemplate": f"{source.namespace}/{source.name}",
         "applied": what,
-        "stored": "missing",
+        "stored": Said(Phrase("evidence-value-missing")),
     }
     return Finding("feature-gate-disabled", {**_rct_values(source), "gate": gate}, evidence)
 
@@ -440,7 +453,7 @@ def remediation(source: RctSource, required: list[Required], drops: dict[str, st
         lines += [
             Phrase("attrs-fix-lost-field", {"gate": gate}),
             f"kubectl -n {ns} delete resourceclaimtemplate {name}",
-            f"kubectl -n {ns} apply -f {name}.yaml",
+            f"kubectl -n {ns} apply -f <{name}.yaml>",  # the user's manifest: the stored one lost the field
         ]
     return lines
 

@@ -37,6 +37,7 @@ from kubectl_rbln.domain import (
     RDS_LABEL,
 )
 from kubectl_rbln.dra.model import Node, Snapshot
+from kubectl_rbln.recipes import recipe_devices
 
 GATE_TITLE = Phrase("check-n3-title")
 
@@ -50,13 +51,15 @@ class CheckItem:
     findings: list[Finding] = field(default_factory=list)
     applicable: bool = True
     diagnosis: PodDiagnosis | None = None  # a `why` item: its verdict, in the reader's language, is `found`
+    warn: bool = False  # at least a warning, findings or not (claims not created yet have none here)
 
     @property
     def status(self) -> str:
         if not self.applicable:
             return "skip"
         severities = {f.severity for f in self.findings}
-        return "fail" if "error" in severities else ("warn" if "warning" in severities else "pass")
+        warned = "warning" in severities or self.warn
+        return "fail" if "error" in severities else ("warn" if warned else "pass")
 
     def to_dict(self, lang: str = "en") -> dict[str, Any]:
         return {
@@ -84,10 +87,17 @@ def _classes_needed(snapshot: Snapshot, namespace: str, rct: str) -> list[str]:
     return sorted({a.device_class for r in template.spec.requests for a in r.alternatives})
 
 
+def _reference_requests(needed: list[str]) -> list[tuple[str, str]]:
+    """(request, class) of the reference recipe, the RCT the chart expects when none is there yet."""
+    requests = recipe_devices("numa-aligned")["requests"]
+    pairs = [(r["name"], r["exactly"]["deviceClassName"]) for r in requests]
+    return [pair for pair in pairs if pair[1] in needed]
+
+
 def item_device_classes(snapshot: Snapshot, namespace: str, rct: str) -> CheckItem:
     needed = _classes_needed(snapshot, namespace, rct)
     context = reference_context(snapshot, namespace, rct)
-    pairs = requested_classes(context) or [("(reference)", name) for name in needed]
+    pairs = requested_classes(context) or _reference_requests(needed)
     findings = list(missing_class_findings(context, pairs))
     missing = [c for c in needed if c not in snapshot.device_classes]
     found = (
@@ -165,10 +175,11 @@ def item_claims(snapshot: Snapshot, namespace: str | None) -> CheckItem:
             total += 1
             if claim.allocated:
                 continue
-            name = claim.claim_name or f"{claim.ref.name} (not created)"
             unallocated.append(f"{pod.name}/{claim.ref.name}")
-            evidence = {"pod": pod.key, "podClaim": claim.ref.name, "claim": name}
-            findings.append(unallocated_finding(pod, name, evidence))
+            if not claim.claim_name:
+                continue  # not created yet: the Pod's own `why` (the rows below) says why
+            evidence = {"pod": pod.key, "podClaim": claim.ref.name, "claim": claim.claim_name}
+            findings.append(unallocated_finding(pod, claim.claim_name, evidence))
     found = Phrase(
         "check-4-found",
         {"allocated": total - len(unallocated), "total": total},
@@ -181,6 +192,7 @@ def item_claims(snapshot: Snapshot, namespace: str | None) -> CheckItem:
         found if total else Phrase("check-4-none"),
         findings,
         applicable=bool(total),
+        warn=bool(unallocated),
     )
 
 

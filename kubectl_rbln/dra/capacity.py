@@ -28,6 +28,7 @@ import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from kubectl_rbln.catalog import Phrase
 from kubectl_rbln.dra.model import Device, ExactRequest, RequestPolicy
 from kubectl_rbln.dra.normalize import qualify
 from kubectl_rbln.dra.quantity import format_quantity, parse_quantity
@@ -70,6 +71,21 @@ class CapacityShortfall:
             f"device {self.device}: capacity {name} {format_quantity(self.needed)} requested, "
             f"{format_quantity(max(self.left, Fraction(0)))} left of {format_quantity(self.total)}{held}"
         )
+
+    @property
+    def phrase(self) -> Phrase:
+        """`summary` in any language."""
+        values = {"device": self.device, "name": self.capacity.rsplit("/", 1)[-1]}
+        if self.reason == "missing":
+            return Phrase("capacity-missing", values)
+        values["needed"] = format_quantity(self.needed)
+        if self.reason == "policy":
+            return Phrase("capacity-policy", values)
+        values["left"] = format_quantity(max(self.left, Fraction(0)))
+        values["total"] = format_quantity(self.total)
+        if self.claims:
+            return Phrase("capacity-short-held", {**values, "claims": ", ".join(self.claims)})
+        return Phrase("capacity-short", values)
 
 
 def _ceil_int(value: Fraction) -> int:

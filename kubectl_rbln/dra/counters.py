@@ -67,7 +67,10 @@ class Shortfall:
     @property
     def phrase(self) -> Phrase:
         """`summary` in any language."""
-        where = {"counter": self.counter, "set": self.counter_set, "scope": self.scope}
+        scope: Phrase | str = self.scope
+        if self.scope.startswith("slice "):
+            scope = Phrase("counter-scope-slice", {"slice": self.scope.removeprefix("slice ")})
+        where = {"counter": self.counter, "set": self.counter_set, "scope": scope}
         if self.total is None:
             return Phrase("counter-missing", where)
         quantities = {

@@ -89,7 +89,9 @@ class SelectorExclusion:
     @property
     def phrase(self) -> Phrase:
         """`summary` in any language."""
-        values = {"count": self.excluded, "conjunct": self.conjunct, "owner": self.owner, "index": self.index}
+        kind, _, name = self.owner.partition(" ")
+        owner = Phrase(f"sim-owner-{kind}", {"name": name}) if kind in ("class", "request") else self.owner
+        values = {"count": self.excluded, "conjunct": self.conjunct, "owner": owner, "index": self.index}
         head = Phrase("sim-excluded-conjunct" if self.conjunct else "sim-excluded", values)
         if not self.values:
             return head
@@ -472,7 +474,7 @@ def _counters_alone(state: Any, alts: list[Any], tracker: Any, gate_off: bool) -
     values = {"request": alt.name, "claim": claim, "blocked": len(blocked), "usable": len(usable)}
     head = Phrase("sim-counters-alone", {**values, "fit": fit, "needed": alt.count})
     base.say(Phrase("", parts=(head, Phrase("sim-then", {"text": first.phrase})), sep=""))
-    base.details = sorted({s.summary for s in shortfalls})
+    base.details = _said_sorted(s.phrase for s in shortfalls)
     return _counters(base, (first.counter_set, first.counter), first.needed, first.left, first.consumers)
 
 
@@ -515,16 +517,22 @@ def _capacity_alone(state: Any, alt: Any, usable: list[int], blocked: dict[int, 
     fit = len(usable) - len(blocked)
     values = {"request": alt.name, "claim": claim, "blocked": len(blocked), "usable": len(usable)}
     head = Phrase("sim-capacity-alone", {**values, "fit": fit, "needed": alt.count})
-    phrase = Phrase("", parts=(head, Phrase("sim-then", {"text": first.summary})), sep="")
+    phrase = Phrase("", parts=(head, Phrase("sim-then", {"text": first.phrase})), sep="")
     base = Failure(
         "capacity",
         say(phrase, "en"),
         phrase=phrase,
         claim=claim,
         request=alt.name,
-        details=sorted({s.summary for s in shorts}),
+        details=_said_sorted(s.phrase for s in shorts),
     )
     return _capacity(base, first)
+
+
+def _said_sorted(phrases: Any) -> list[str]:
+    """Detail lines, one per distinct text, sorted by their English; said in the reader's language."""
+    unique = {say(p, "en"): p for p in phrases}
+    return [Said(unique[text]) for text in sorted(unique)]
 
 
 def _capacity(failure: Failure, short: Any) -> Failure:
@@ -566,12 +574,18 @@ def _capacity_together(state: Any, tracker: Any) -> Failure | None:
         if short is None:
             continue
         names = [f"{state.claims[a.claim].key}/{a.name}" for a, _ in entries]
-        failure = Failure(
-            "capacity",
-            f"requests {', '.join(names)} each fit only the shared device {short.device}, but together "
-            f"need {format_quantity(short.needed)} of its capacity {short.capacity.rsplit('/', 1)[-1]}, "
-            f"{format_quantity(max(short.left, 0))} left",
-            request=", ".join(names),
+        failure = Failure("capacity", "", request=", ".join(names))
+        failure.say(
+            Phrase(
+                "sim-capacity-together",
+                {
+                    "requests": ", ".join(names),
+                    "device": short.device,
+                    "needed": format_quantity(short.needed),
+                    "capacity": short.capacity.rsplit("/", 1)[-1],
+                    "left": format_quantity(max(short.left, 0)),
+                },
+            )
         )
         return _capacity(failure, short)
     return None

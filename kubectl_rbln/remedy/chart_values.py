@@ -9,9 +9,10 @@ sets them (data/tensor/pipeline parallel size, in camelCase, snake_case or kebab
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from kubectl_rbln.catalog import Phrase, say
 from kubectl_rbln.domain import DEFAULT_RCT, NIC_RESOURCE_PREFIX
 
 PARALLEL_KEY = re.compile(r"^(data|tensor|pipeline)[-_]?parallel(?:[-_]?size)?$", re.IGNORECASE)
@@ -20,10 +21,16 @@ SHORT_KEYS = {"dp": "data", "tp": "tensor", "pp": "pipeline"}
 
 @dataclass(frozen=True, slots=True)
 class ValuesCheck:
+    """One rule over the values file; `message` is English (`-o json`), `phrase` says it in any language."""
+
     key: str
     ok: bool
-    message: str
+    phrase: Phrase
     severity: str = "error"  # error | warning | info
+    message: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "message", say(self.phrase, "en"))
 
     def to_dict(self) -> dict[str, Any]:
         return {"key": self.key, "ok": self.ok, "severity": self.severity, "message": self.message}
@@ -66,13 +73,13 @@ def check_values(
     rdma_mode = _get(values, "devices.rdma.mode") or "dra"
     count = _get(values, "devices.npu.count")
     declared = 4 if count is None else count
+    shown_count = Phrase("values-chart-default", {"value": declared}) if count is None else declared
+    fix = "" if declared == npu_count else Phrase("values-set-npu-count", {"count": npu_count})
     checks.append(
         ValuesCheck(
             "devices.npu.count",
             declared == npu_count,
-            f"devices.npu.count is {declared}{' (chart default)' if count is None else ''}, "
-            f"the RCT's NPU count is {npu_count}"
-            + ("" if declared == npu_count else f": set devices.npu.count={npu_count}"),
+            Phrase("values-npu-count", {"declared": shown_count, "count": npu_count, "fix": fix}),
         )
     )
     for where, sizes in sorted(parallel_groups(values).items()):
@@ -82,8 +89,7 @@ def check_values(
             ValuesCheck(
                 f"{where} parallel sizes",
                 product == declared,
-                f"{shown} = {product}, devices.npu.count is {declared}: the chart compares "
-                "them when it renders",
+                Phrase("values-parallel", {"shown": shown, "product": product, "declared": declared}),
             )
         )
     if npu_mode == "devicePlugin":
@@ -91,8 +97,7 @@ def check_values(
             ValuesCheck(
                 "devices.npu.mode",
                 True,
-                "devicePlugin: the chart uses no RCT and NUMA "
-                "alignment is not guaranteed (Unverified); the RCT checks below do not apply",
+                Phrase("values-npu-device-plugin"),
                 severity="warning",
             )
         )
@@ -101,24 +106,21 @@ def check_values(
                 ValuesCheck(
                     "devices.rdma.resourceName",
                     False,
-                    "devices.rdma.mode is devicePlugin but "
-                    "devices.rdma.resourceName is not set (the cluster's RDMA extended resource, "
-                    f"for example {NIC_RESOURCE_PREFIX}hca)",
+                    Phrase("values-rdma-resource-missing", {"example": f"{NIC_RESOURCE_PREFIX}hca"}),
                 )
             )
         return checks
     name = _get(values, "devices.claimTemplateName") or DEFAULT_RCT
     exists = name in templates_in_namespace
-    message = f"devices.claimTemplateName is {name}"
+    rest: Phrase | str = ""
     if name != rct_name:
-        message += f", the RCT is {rct_name}: set devices.claimTemplateName={rct_name}"
-    elif not exists:
-        message += " and no such RCT exists in the namespace yet: apply it before installing"
+        rest = Phrase("values-template-other", {"rct": rct_name})
+    key = "values-template-absent" if name == rct_name and not exists else "values-template-name"
     checks.append(
         ValuesCheck(
             "devices.claimTemplateName",
             name == rct_name,
-            message,
+            Phrase(key, {"name": name, "rest": rest}),
             severity="error" if name != rct_name else ("info" if exists else "warning"),
         )
     )
@@ -129,8 +131,7 @@ def check_values(
             ValuesCheck(
                 "devices.rdma.enabled",
                 False,
-                "devices.rdma.enabled is true but the RCT requests "
-                "no NIC: set devices.rdma.enabled=false (npu-only)",
+                Phrase("values-rdma-no-nic"),
             )
         )
     elif not rdma_on and has_nic:
@@ -138,7 +139,7 @@ def check_values(
             ValuesCheck(
                 "devices.rdma.enabled",
                 False,
-                "devices.rdma.enabled is false but the RCT requests NICs: Pods hold NICs they do not use",
+                Phrase("values-rdma-off-nic"),
                 severity="warning",
             )
         )
@@ -147,8 +148,10 @@ def check_values(
             ValuesCheck(
                 "devices.rdma.enabled",
                 True,
-                f"devices.rdma.enabled is {str(rdma_on).lower()}, "
-                f"the RCT {'requests' if has_nic else 'does not request'} NICs",
+                Phrase(
+                    "values-rdma-agrees-nic" if has_nic else "values-rdma-agrees-no-nic",
+                    {"enabled": str(rdma_on).lower()},
+                ),
             )
         )
     if rdma_mode == "devicePlugin":
@@ -156,8 +159,7 @@ def check_values(
             ValuesCheck(
                 "devices.rdma.mode",
                 False,
-                "devices.rdma.mode is devicePlugin while "
-                "devices.npu.mode is dra: in DRA mode the RCT allocates the NICs",
+                Phrase("values-rdma-mode-plugin"),
                 severity="warning",
             )
         )

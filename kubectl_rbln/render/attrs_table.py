@@ -59,6 +59,11 @@ def ratio(coverage: dict[str, Any] | None, which: str) -> str:
     return f"{coverage['devices']}/{coverage['devicesOfDriver']}"
 
 
+def kind_word(kind: str, lang: str) -> str:
+    """How the RCT reads an attribute (the USE column): `selector`, `match`... in the reader's language."""
+    return sentence(f"attrs-kind-{kind}", lang) if kind in SHORT_KIND else kind
+
+
 def verdict_word(verdict: str, lang: str) -> str:
     return sentence(f"attrs-verdict-{verdict}", lang) if verdict in VERDICTS else verdict
 
@@ -71,12 +76,12 @@ def required_table(report: dict[str, Any], wide: bool, lang: str = "en") -> list
     rows = []
     notes = []
     for row in report["required"]:
-        kinds = ",".join(SHORT_KIND.get(k, k) for k in row["kinds"])
+        kinds = ",".join(kind_word(k, lang) for k in row["kinds"])
         rows.append(
             [
                 cut(row["attribute"], 34, wide),
                 cut(row["driver"], 17, wide),
-                cut(kinds, 14, wide),
+                cut(kinds, 14 if lang == "en" else 17, wide),
                 ratio(row["coverage"], "nodes"),
                 ratio(row["coverage"], "devices"),
                 verdict_word(row["verdict"], lang),

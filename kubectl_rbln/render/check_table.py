@@ -24,6 +24,12 @@ def _cut(text: str, width: int, wide: bool) -> str:
     return text if wide else cut_width(text, width)
 
 
+def source_words(source: str, lang: str) -> str:
+    """Where the objects came from (`files a.json` / `context prod`: the document's English) in `lang`."""
+    kind, _, names = source.partition(" ")
+    return sentence(f"source-{kind}", lang, names=names) if kind in ("files", "context") and names else source
+
+
 def status(name: str, lang: str) -> str:
     return sentence(f"check-status-{name}", lang)
 
@@ -58,9 +64,9 @@ def render_check(report: dict[str, Any], *, color: bool, wide: bool, lang: str =
             max(display_width(str(r[i])) for r in [headers, *rows]) for i in range(3)
         )
         rows = [[*r[:3], cut_width(r[3], max(room, 24))] for r in rows]
-    heading = sentence(
-        "check-heading", lang, namespace=report["namespace"], rct=report["rct"], source=report["source"]
-    )
+    source = source_words(str(report["source"] or ""), lang)
+    heading_key = "check-heading" if source else "check-heading-no-source"
+    heading = sentence(heading_key, lang, namespace=report["namespace"], rct=report["rct"], source=source)
     lines = [*(wrap_width(heading, WIDTH, "", "    ") if not wide else [heading]), ""]
     lines += plain_table(rows, headers=headers)
     lines += ["", sentence("check-summary", lang, **report["summary"])]

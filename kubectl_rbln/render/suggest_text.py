@@ -12,7 +12,7 @@ from kubectl_rbln.app.suggest_rct import SuggestRctReport, blocker_text
 from kubectl_rbln.catalog import Phrase, say, sentence
 from kubectl_rbln.domain import NIC_DRIVER, RDMA_ATTR
 from kubectl_rbln.remedy.suggest import WITHOUT_SUBSYSTEM, Attempt, IntentChange, NoFix
-from kubectl_rbln.text import display_width, strip_controls, wrap_width
+from kubectl_rbln.text import display_width, ljust_width, strip_controls, wrap_width
 
 WIDTH = 100
 
@@ -146,8 +146,8 @@ def _values(report: SuggestRctReport, lang: str) -> list[str]:
         return []
     lines = ["", sentence("suggest-values-heading", lang, path=report.values_path)]
     for check in report.values_checks:
-        mark = "ok  " if check.ok else ("FAIL" if check.severity == "error" else "warn")
-        lines.append(f"  {mark} {check.message}")
+        mark = "ok" if check.ok else ("fail" if check.severity == "error" else "warn")
+        lines.append(f"  {ljust_width(sentence(f'values-mark-{mark}', lang), 4)} {say(check.phrase, lang)}")
     return lines
 
 

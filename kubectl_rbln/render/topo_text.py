@@ -184,6 +184,9 @@ def _holder_lines(letters: dict[Holder, str], wide: bool, lang: str = "en") -> l
     for holder, letter in letters.items():
         claim = sentence("topo-holder-claim", lang, claim=holder.claim.split("/", 1)[-1])
         text = f"  {letter}  {holder.pod}  {claim}" if holder.pod else f"  {letter}  {holder.claim}"
+        if not wide and holder.pod and display_width(text) > MAX_WIDTH:  # names stay whole: pasted
+            lines += [_fit(f"  {letter}  {holder.pod}"), _fit(f"     {claim}")]
+            continue
         lines.append(text if wide else _fit(text))
     return lines
 

@@ -224,7 +224,8 @@ def render_report(
         drawing = drawings.get(diagnosis["pod"])
         blocks.append(render_diagnosis(diagnosis, color=color, wide=wide, drawing=drawing, lang=lang))
     if not blocks:
-        blocks = [report.get("message", sentence("why-nothing", lang))]
+        message = report.get("message", sentence("why-nothing", lang))
+        blocks = [message if wide else "\n".join(wrap_width(message, WIDTH, "", "    "))]
     return "\n\n".join(blocks) + "\n"
 
 

@@ -20,6 +20,7 @@ from testing.synthetic import (
     upstream_capacity,
     upstream_claim_state,
     upstream_counters,
+    upstream_direct_claim,
     upstream_disagreement,
     upstream_drift,
     upstream_extended,
@@ -321,6 +322,7 @@ _SCENARIOS += upstream_counters.scenarios()  # shared counters (testing/syntheti
 _SCENARIOS += upstream_capacity.scenarios()  # consumable capacity (testing/synthetic/upstream_capacity.py)
 _SCENARIOS += upstream_extended.UPSTREAM_EXTENDED  # DRA-backed extended resources, CEL errors per node
 _SCENARIOS += upstream_drift.scenarios()  # claim drift: the RCT changed, the claims did not
+_SCENARIOS += upstream_direct_claim.scenarios()  # issue 13: a Pod that names its ResourceClaim itself
 SCENARIOS: dict[str, Scenario] = {s.name: s for s in _SCENARIOS}
 
 

@@ -1,4 +1,4 @@
-"""Every file a fix applies exists where the user is (issue 13, bullet 2).
+"""Every file a fix applies exists where the user is (issue 13): why, check, attrs and suggest-rct.
 
 A fix line that runs `kubectl apply -f PATH` must either produce PATH earlier in the same fix
 (`... > PATH`), or read stdin that the same line feeds (a pipe or a heredoc), or name the user's
@@ -14,11 +14,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from kubectl_rbln.app.check import CheckRequest, run_check
-from kubectl_rbln.app.why import WhyRequest, why
 from kubectl_rbln.catalog import load_catalog
-from kubectl_rbln.dra.normalize import build_snapshot
 from testing.synthetic.scenarios import SCENARIOS
+from tests.diagnose.fix_walk import scenario_command_texts, scenario_fixes
 
 ROOT = Path(__file__).resolve().parents[2]
 LANGS = ("en", "ko")
@@ -51,23 +49,22 @@ def unapplicable(lines: list[str]) -> list[str]:
     return bad
 
 
-def _fixes(name: str, lang: str) -> list[tuple[str, list[str]]]:
-    scenario = SCENARIOS[name]
-    snapshot = build_snapshot(scenario.build("v1"))
-    namespace = scenario.pending_pod[0]
-    reports = [
-        why(snapshot, WhyRequest((), namespace)),
-        run_check(snapshot, CheckRequest(namespace, "npu-rdma")),
-    ]
-    return [(f.slug, list(f.words(lang).remediation)) for report in reports for f in report.findings]
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("name", sorted(SCENARIOS))
+def test_every_file_a_fix_applies_exists_where_the_user_is(name: str, lang: str) -> None:
+    """The findings of why, check and attrs on every scenario."""
+    for slug, lines in scenario_fixes(name, lang):
+        assert not unapplicable(lines), f"{name}/{lang}/{slug}: {unapplicable(lines)}"
+        assert not any("examples/manifests" in line for line in lines), f"{name}/{lang}/{slug}"
 
 
 @pytest.mark.parametrize("lang", LANGS)
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
-def test_every_file_a_fix_applies_exists_where_the_user_is(name: str, lang: str) -> None:
-    for slug, lines in _fixes(name, lang):
-        assert not unapplicable(lines), f"{name}/{lang}/{slug}: {unapplicable(lines)}"
-        assert not any("examples/manifests" in line for line in lines), f"{name}/{lang}/{slug}"
+def test_attrs_and_suggest_rct_apply_only_files_they_make(name: str, lang: str) -> None:
+    """What attrs prints (its own fix lines) and suggest-rct's apply steps, on every scenario."""
+    for where, lines in scenario_command_texts(name, lang):
+        assert not unapplicable(lines), f"{name}/{lang}/{where}: {unapplicable(lines)}"
+        assert not any("examples/manifests" in line for line in lines), f"{name}/{lang}/{where}"
 
 
 def test_every_catalog_fix_applies_only_files_it_makes() -> None:

@@ -1,19 +1,42 @@
-"""The docs' `why` examples are the tool's own output for the scenario they name: no drift.
+"""The docs' examples are the tool's own output for the run they show: no drift.
 
 A page that fails here is regenerated with `python -m testing.docs_examples --write`.
 """
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
-from testing.docs_examples import drift, examples
+from testing.docs_examples import REPO, SHAPES, drift, examples
 
 pytestmark = pytest.mark.slow
 
 
 def test_pages_have_scenario_examples() -> None:
-    assert len(examples()) >= 40
+    found = examples()
+    assert len([e for e in found if e.command == "why"]) >= 40
+    for command in SHAPES:  # every registered command shows a real run, in English and in Korean
+        pages = {e.page.relative_to(REPO).as_posix() for e in found if e.command == command}
+        assert f"docs/commands/{command}.md" in pages, command
+        assert f"docs/ko/commands/{command}.md" in pages, command
+    korean = [e for e in found if e.page.relative_to(REPO).as_posix().startswith("docs/ko/")]
+    assert korean and all(e.args[-2:] == ["--lang", "ko"] for e in korean)
+
+
+def test_command_pages_show_no_hand_written_output() -> None:
+    """In the pages of the registered commands, a block that shows a `$ kubectl rbln` run is generated."""
+    generated = {(e.page, e.start) for e in examples()}
+    hand_written = []
+    for command in SHAPES:
+        for folder in ("docs/commands", "docs/ko/commands"):
+            page = REPO / folder / f"{command}.md"
+            lines = page.read_text(encoding="utf-8").split("\n")
+            for index, line in enumerate(lines):
+                if re.match(r"^\$ kubectl rbln ", line) and (page, index) not in generated:
+                    hand_written.append(f"{page.relative_to(REPO)}:{index + 1}: {line}")
+    assert not hand_written, "\n".join(hand_written)
 
 
 def test_no_example_drifted_from_the_tool() -> None:

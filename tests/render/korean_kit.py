@@ -1,11 +1,12 @@
 """Every human output of every synthetic scenario, in one language: why, check, attrs, topo,
-suggest-rct (its stderr explanation) and pod-devices (with made-up probes, as
+suggest-rct (its stderr explanation, also with chart values files) and pod-devices (with made-up probes, as
 tests/pod_devices does), table and wide. The Korean output test reads all of it."""
 
 from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 from kubectl_rbln.app.attrs import AttrsRequest, attrs
@@ -26,6 +27,13 @@ from kubectl_rbln.render.why_table import render_why
 from testing.synthetic.scenarios import SCENARIOS
 
 NS, RCT = "serving", "npu-rdma"
+# Chart values files that reach every check of `suggest-rct --values` (remedy/chart_values.py).
+VALUES: list[dict[str, Any]] = [
+    {},
+    {"devices": {"npu": {"count": 2, "mode": "devicePlugin"}, "rdma": {"mode": "devicePlugin"}}},
+    {"devices": {"claimTemplateName": "other", "rdma": {"enabled": False, "mode": "devicePlugin"}}, "tp": 2},
+    {"devices": {"npu": {"count": 4}}, "dp": 2, "tp": 2},
+]
 
 
 def _call(render: Callable[..., str], *args: Any, lang: str, **kwargs: Any) -> str:
@@ -83,3 +91,38 @@ def outputs(lang: str, names: list[str] | None = None) -> Iterator[tuple[str, st
             )
         suggested = suggest_rct(snapshot, SuggestRequest(NS, RCT))
         yield scenario.name, "suggest-rct", render_suggest_explanation(suggested, lang)
+        for index, values in enumerate(VALUES):
+            request = SuggestRequest(NS, RCT, values=values, values_path=f"values-{index}.yaml")
+            yield scenario.name, f"suggest-rct/values-{index}", render_suggest_explanation(
+                suggest_rct(snapshot, request), lang
+            )
+
+
+# What only the command line prints (headings naming the input, notes and hints on stderr), on the
+# repository's example bundles: the same Korean checks read it.
+CLI_BUNDLES = ("examples/pending-decode.json", "examples/healthy.json")
+CLI_RUNS: list[list[str]] = [
+    ["why", "-n", "serving"],
+    ["why", "-A"],
+    ["why", "-n", "servng"],
+    ["check", "-n", "serving"],
+    ["check"],
+    ["attrs", "-n", "serving"],
+    ["attrs", "-n", "serving", "-o", "wide"],
+    ["topo", "-n", "serving"],
+    ["suggest-rct", "-n", "serving"],
+    ["suggest-rct", "-n", "serving", "--recipe", "numa-unaligned"],
+]
+
+
+def cli_outputs(lang: str, repo: Path) -> Iterator[tuple[str, str, str, str]]:
+    """(bundle, command line, stdout, stderr) of each CLI_RUNS run on each CLI_BUNDLES bundle."""
+    from click.testing import CliRunner
+
+    from kubectl_rbln.cli.group import cli
+
+    for bundle in CLI_BUNDLES:
+        for run in CLI_RUNS:
+            args = [*run, "-f", str(repo / bundle), "--no-color", "--lang", lang]
+            result = CliRunner().invoke(cli, args, prog_name="kubectl rbln")
+            yield bundle, " ".join(run), result.stdout, result.stderr

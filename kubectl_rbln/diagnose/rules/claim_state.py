@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kubectl_rbln.catalog import Names
+from kubectl_rbln.catalog import Names, Phrase, Said
 from kubectl_rbln.diagnose.context import PodClaim, PodContext
 from kubectl_rbln.diagnose.events import classify_event
 from kubectl_rbln.diagnose.findings import Finding
@@ -77,9 +77,7 @@ def claim_being_deleted(ctx: PodContext) -> Iterator[Finding]:
             "finalizers": claim.finalizers,
             "reservedFor": consumers,
             "allocated": claim.allocation is not None,
-            "scheduler": (
-                f'resourceclaim "{claim.name}" is being deleted (PreEnqueue: no event, no condition)'
-            ),
+            "scheduler": Said(Phrase("scheduler-claim-deleting", {"claim": claim.name})),
         }
         values = ctx.values(
             claim=claim.name,
@@ -128,7 +126,7 @@ def shared_claim_node_unusable(ctx: PodContext) -> Iterator[Finding]:
             "nodeSelector": claim.allocation.node_selector,
             "whyNot": {name: [e.text for e in found] for name, found in sorted(why.items())},
             "reservedFor": _consumers(claim),
-            "scheduler": "resourceclaim not available on the node (every other node, Filter)",
+            "scheduler": Said(Phrase("scheduler-claim-elsewhere")),
         }
         values = ctx.values(
             claim=claim.name,
@@ -261,7 +259,7 @@ def claim_stale(ctx: PodContext) -> Iterator[Finding]:
             "podClaim": pod_claim.ref.name,
             "resourceClaim": f"{claim.namespace}/{claim.name}",
             "resourceClaimTemplate": f"{ctx.pod.namespace}/{pod_claim.template.name}",
-            "drift": list(drift),
+            "drift": [Said(Phrase(f"claim-drift-{kind}")) for kind in drift],
             "claimCreated": claim.created,
             "templateCreated": pod_claim.template.created,
             "allocated": claim.allocation is not None,

@@ -15,12 +15,12 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from kubectl_rbln.catalog import Names
+from kubectl_rbln.catalog import Names, Phrase, Said
 from kubectl_rbln.diagnose.context import PodContext
 from kubectl_rbln.diagnose.events import SchedulingMessage, classify_event
 from kubectl_rbln.diagnose.findings import Finding
 from kubectl_rbln.diagnose.registry import rule
-from kubectl_rbln.diagnose.simulation import EVIDENCE_NODES
+from kubectl_rbln.diagnose.simulation import EVIDENCE_NODES, row_reason
 
 
 @dataclass(slots=True)
@@ -93,7 +93,7 @@ def _changes(raw: dict[str, Any]) -> list[str]:
     return [t for t in times if isinstance(t, str) and t]
 
 
-def _changed_after(ctx: PodContext, when: datetime) -> tuple[list[str], str]:
+def _changed_after(ctx: PodContext, when: datetime) -> tuple[list[Said], str]:
     """Objects the allocation reads that changed after `when` ("Kind name at time"), and the newest change."""
     objects: list[tuple[str, dict[str, Any]]] = []
     objects += [(f"DeviceClass {c.name}", c.raw) for c in ctx.snapshot.device_classes.values()]
@@ -111,7 +111,18 @@ def _changed_after(ctx: PodContext, when: datetime) -> tuple[list[str], str]:
             if at > when and (name not in changed or at > changed[name]):
                 changed[name] = at
     ordered = sorted(changed.items(), key=lambda kv: (kv[1], kv[0]), reverse=True)
-    return [f"{name} at {_iso(at)}" for name, at in ordered], _iso(newest) if newest else ""
+    changes = [Said(Phrase("object-changed-at", {"name": name, "at": _iso(at)})) for name, at in ordered]
+    return changes, _iso(newest) if newest else ""
+
+
+def _example(ctx: PodContext, node: str, rows: dict[str, Any]) -> Said | str:
+    """`node: reason` of the first node the simulation fits, in the reader's language."""
+    simulation = ctx.simulation
+    result = next((r for r in simulation.results if r.node == node), None)
+    reason = row_reason(result, simulation.excluded.get(node, [])) if result is not None else None
+    if reason is None:
+        return f"{node}: {rows.get(node, {}).get('reason', 'fits')}"
+    return Said(Phrase("node-says", {"node": node, "text": reason}))
 
 
 def _iso(at: datetime) -> str:
@@ -144,14 +155,14 @@ def simulation_disagrees(ctx: PodContext) -> Iterator[Finding]:
     message = latest.message
     evidence: dict[str, Any] = {
         "schedulerSays": message.text,
-        "recordedIn": "event FailedScheduling" if latest.source == "event" else "condition PodScheduled",
+        "recordedIn": Said(Phrase(f"recorded-in-{'event' if latest.source == 'event' else 'condition'}")),
         "recordedAt": latest.at or "unknown",
         "timesRecorded": latest.count,
         "draRefusals": latest.dra_texts,
         "nodesRefusedForDevices": latest.dra_nodes,
         "nodesInScheduler": message.total_nodes,
         "simulationFitsOn": fitting[:EVIDENCE_NODES],
-        "simulationExample": f"{fitting[0]}: {rows.get(fitting[0], {}).get('reason', 'fits')}",
+        "simulationExample": _example(ctx, fitting[0], rows),
         "newestObjectChange": newest or "unknown",
         "changedAfterEvent": changed[:EVIDENCE_NODES],
     }

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kubectl_rbln.catalog import Names
+from kubectl_rbln.catalog import Names, Phrase, Said
 from kubectl_rbln.diagnose.context import (
     EXTENDED_CLAIM_NAME,
     IMPLICIT_EXTENDED_PREFIX,
@@ -86,7 +86,7 @@ def extended_resource_request(ctx: PodContext) -> Iterator[Finding]:
         }
         if resource.startswith(IMPLICIT_EXTENDED_PREFIX):
             values["class"] = resource.removeprefix(IMPLICIT_EXTENDED_PREFIX)
-            evidence["deviceClass"] = f"{values['class']} (not found)"
+            evidence["deviceClass"] = Said(Phrase("evidence-name-not-found", {"name": values["class"]}))
             yield Finding("extended-resource-request", values, evidence, case="class-missing")
         else:
             yield Finding("extended-resource-request", values, evidence)

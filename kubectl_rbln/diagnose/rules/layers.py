@@ -16,7 +16,7 @@ from kubectl_rbln.diagnose.events import classify_event
 from kubectl_rbln.diagnose.findings import Finding
 from kubectl_rbln.diagnose.placement import exclusions
 from kubectl_rbln.diagnose.registry import rule
-from kubectl_rbln.domain import CLASS_CREATORS, NIC_CLASS, REFERENCE_CLASSES
+from kubectl_rbln.domain import CLASS_CREATORS, NIC_CLASS, NPU_CLASS, REFERENCE_CLASSES
 from kubectl_rbln.dra.model import DeviceClass, Node, ResourceSlice, Snapshot
 from kubectl_rbln.dra.references import class_drivers
 from kubectl_rbln.selectors import node_selector_matches
@@ -26,6 +26,8 @@ def _creator(class_name: str) -> str:
     """Who makes a DeviceClass (seed 001's table): the operator by name, else in the reader's words."""
     if class_name == NIC_CLASS:
         return Said(Phrase("creator-nic-class"))
+    if class_name == NPU_CLASS:
+        return Said(Phrase("creator-npu-class"))
     return CLASS_CREATORS.get(class_name) or Said(Phrase("creator-driver"))
 
 

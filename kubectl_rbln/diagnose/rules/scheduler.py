@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kubectl_rbln.catalog import Names
+from kubectl_rbln.catalog import Names, Phrase, Said
 from kubectl_rbln.diagnose.context import PodContext
 from kubectl_rbln.diagnose.events import classify_event
 from kubectl_rbln.diagnose.findings import Finding
@@ -159,8 +159,8 @@ def dropped_from_templates(ctx: PodContext) -> Iterator[Finding]:
             evidence = {
                 "resourceClaimTemplate": f"{template.namespace}/{template.name}",
                 "applied": field,
-                "stored": "missing",
-                "component": "kube-apiserver (and kube-scheduler, kubelet)",
+                "stored": Said(Phrase("evidence-value-missing")),
+                "component": Said(Phrase("gate-components-all")),
             }
             yield Finding("feature-gate-disabled", values, evidence)
 
@@ -188,7 +188,7 @@ def _dropped_from_classes(ctx: PodContext) -> Iterator[Finding]:
             evidence = {
                 "deviceClass": device_class.name,
                 "applied": f"extendedResourceName: {applied_name}",
-                "stored": "missing",
+                "stored": Said(Phrase("evidence-value-missing")),
                 "podRequests": {applied_name: ctx.extended_resources[applied_name]},
                 "component": "kube-apiserver, kube-scheduler",
             }

@@ -1,0 +1,164 @@
+"""Walk every fix the user can be shown, and tell what makes one unsafe or unreadable to paste.
+
+Shared by the fix tests (test_fix_files, test_fix_shape): a fix is read as the `why` table prints it
+(`pasteable`: explanations become `# ` lines), and split at the alternatives' headings.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from kubectl_rbln.app.attrs import AttrsRequest, attrs
+from kubectl_rbln.app.check import CheckRequest, run_check
+from kubectl_rbln.app.suggest_rct import SuggestRequest, suggest_rct
+from kubectl_rbln.app.why import WhyRequest, why
+from kubectl_rbln.catalog import CatalogEntry, alternative_prefix, load_catalog, render_entry
+from kubectl_rbln.dra.normalize import build_snapshot
+from kubectl_rbln.render.attrs_table import render_attrs
+from kubectl_rbln.render.suggest_text import render_suggest_explanation
+from kubectl_rbln.render.why_table import COMMAND_WORDS, pasteable
+from testing.synthetic.scenarios import SCENARIOS
+
+LANGS = ("en", "ko")
+HEREDOC = re.compile(r"<<-?'(\w+)'")
+# An alternative written as prose instead of under a labelled heading.
+UNLABELLED_ALTERNATIVE = re.compile(r"^#\s*(or\b|or,|pick one|또는|둘 중)", re.IGNORECASE)
+# A command inside an explanation (`...: kubectl -n x get y`, `(kubectl ...)`): not pasteable.
+EMBEDDED_COMMAND = re.compile(r"(?:^|[:(]\s)(?:kubectl|sudo|lspci|ls|modprobe|crictl|systemctl|helm) -?\w")
+TRAILING_COMMENT = re.compile(r"\s#\s")
+BARE_DASH = re.compile(r"(?:^|\s)-(?:\s|$)")
+
+
+def shell_lines(lines: list[str]) -> list[str]:
+    """The lines a shell would run as commands: comments and heredoc bodies left out."""
+    out = []
+    end = None
+    for block in lines:
+        for line in block.split("\n"):
+            text = line.strip()
+            if end is not None:
+                end = None if text == end else end
+                continue
+            if text and not text.startswith("#"):
+                out.append(text)
+            heredoc = HEREDOC.search(text)
+            if heredoc:
+                end = heredoc.group(1)
+    return out
+
+
+def blocks(lines: list[str], lang: str) -> list[list[str]]:
+    """The recommended path, then one block per alternative (each starting with its heading)."""
+    prefix = alternative_prefix(lang)
+    out: list[list[str]] = [[]]
+    for line in lines:
+        if line.startswith(prefix):
+            out.append([])
+        out[-1].append(line)
+    return out
+
+
+def shape_problems(remediation: list[str], lang: str) -> list[str]:
+    """Everything that keeps a rendered fix from reading as one pasteable path, then labelled ones."""
+    lines = [pasteable(str(line)) for line in remediation]
+    problems = []
+    parts = blocks(lines, lang)
+    if not shell_lines(parts[0]):
+        problems.append(f"the recommended path has no command: {parts[0]}")
+    prefix = alternative_prefix(lang)
+    for part in parts[1:]:
+        label = part[0][len(prefix) :].rstrip(":").strip()
+        if not label or not part[0].endswith(":"):
+            problems.append(f"an alternative without a label: {part[0]!r}")
+        if not shell_lines(part[1:]) and not any(line.startswith("#") for line in part[1:]):
+            problems.append(f"an alternative that says nothing: {part[0]!r}")
+    for line in lines:
+        if "\n" not in line and line.startswith("#") and not line.startswith(prefix):
+            if UNLABELLED_ALTERNATIVE.match(line):
+                problems.append(f"an alternative without a heading: {line!r}")
+            if EMBEDDED_COMMAND.search(line[1:]):
+                problems.append(f"a command inside an explanation: {line!r}")
+    for command in shell_lines(lines):
+        first = command.split(" ", 1)[0]
+        if first not in COMMAND_WORDS:
+            problems.append(f"not a command (a file's lines must be a heredoc): {command!r}")
+        if TRAILING_COMMENT.search(command):
+            problems.append(f"prose on a command line: {command!r}")
+        fed = HEREDOC.search(command) or re.search(r"\|\s*(sudo\s+)?kubectl\b", command)
+        if BARE_DASH.search(command.replace(" -f -", " -f STDIN") if fed else command):
+            problems.append(f"a bare '-' argument: {command!r}")
+    return problems
+
+
+def conditions_of(entry: CatalogEntry) -> set[str]:
+    return {
+        name
+        for _, words in entry.all_words()
+        for lines in words.remediation.values()
+        for line in lines
+        for name in line.conditions
+    }
+
+
+def sample_values(entry: CatalogEntry, truthy: set[str], direct_claim: bool) -> dict[str, Any]:
+    """Values that fill every placeholder of `entry`; the `when` conditions in `truthy` hold."""
+    values: dict[str, Any] = {}
+    for case, words in entry.all_words():
+        for lang in LANGS:
+            for name in entry.placeholders(lang, case):
+                values[name] = f"x-{name}"
+            for line in words.remediation.get(lang, []):
+                if line.each:
+                    values[line.each] = [f"x-{line.each}-1", f"x-{line.each}-2"]
+    for name in conditions_of(entry):
+        if name not in truthy:
+            values[name] = False
+        elif not isinstance(values.get(name), str):
+            values[name] = True
+    values["direct_claim"] = direct_claim
+    return values
+
+
+def condition_sets(entry: CatalogEntry) -> list[set[str]]:
+    """None; all but the `*_only` narrowings (which exclude each other); each narrowing by itself."""
+    names = conditions_of(entry) - {"direct_claim"}
+    only = {name for name in names if name.endswith("_only")}
+    return [set(), names - only, *({name} for name in sorted(only))]
+
+
+def catalog_fixes() -> Iterator[tuple[str, list[str]]]:
+    """Every catalog fix (each slug and case, both languages) under several sets of conditions."""
+    for slug, entry in load_catalog().items():
+        for case, _ in entry.all_words():
+            for lang in LANGS:
+                for truthy in condition_sets(entry):
+                    for direct in (False, True):
+                        values = sample_values(entry, truthy, direct)
+                        where = f"{slug}/{case}/{lang}/when={sorted(truthy)}/direct={direct}"
+                        yield where, render_entry(entry, lang, values, case).remediation
+
+
+def scenario_fixes(name: str, lang: str) -> list[tuple[str, list[str]]]:
+    """The fixes of every finding `why` and `check` raise on scenario `name`, in `lang`."""
+    scenario = SCENARIOS[name]
+    snapshot = build_snapshot(scenario.build("v1"))
+    namespace = scenario.pending_pod[0]
+    reports = [
+        why(snapshot, WhyRequest((), namespace)),
+        run_check(snapshot, CheckRequest(namespace, "npu-rdma")),
+        attrs(snapshot, AttrsRequest(namespace, "npu-rdma")),
+    ]
+    return [(f.slug, list(f.words(lang).remediation)) for report in reports for f in report.findings]
+
+
+def scenario_command_texts(name: str, lang: str) -> list[tuple[str, list[str]]]:
+    """What `attrs` and `suggest-rct` print for scenario `name`: their own fix commands included."""
+    scenario = SCENARIOS[name]
+    snapshot = build_snapshot(scenario.build("v1"))
+    namespace = scenario.pending_pod[0]
+    out = [("attrs", render_attrs(attrs(snapshot, AttrsRequest(namespace, "npu-rdma")), lang=lang))]
+    suggested = suggest_rct(snapshot, SuggestRequest(namespace, "npu-rdma"))
+    out.append(("suggest-rct", render_suggest_explanation(suggested, lang)))
+    return [(where, text.splitlines()) for where, text in out]
