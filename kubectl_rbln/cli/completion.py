@@ -105,6 +105,7 @@ VALUE_LOOKUPS: dict[str, Callable[[sources.Scope], list[str]]] = {
     "namespace": sources.namespaces,
     "context": sources.context_names,
     "rct": sources.template_names,
+    "nodes": sources.node_names,
 }
 FILE_PARAMS = {"filenames": BUNDLE_EXTENSIONS, "with_rct": BUNDLE_EXTENSIONS, "bundle": BUNDLE_EXTENSIONS}
 
@@ -232,6 +233,7 @@ def completion() -> None:
 
     \b
     kubectl rbln completion install        completes `kubectl rbln <TAB>` (kubectl 1.26+)
+    kubectl rbln completion uninstall      removes what install wrote
     source <(kubectl rbln completion bash) completes `kubectl-rbln <TAB>` in bash
     kubectl rbln completion zsh > "${fpath[1]}/_kubectl-rbln"
     kubectl rbln completion fish > ~/.config/fish/completions/kubectl-rbln.fish
@@ -295,6 +297,45 @@ def install(directory: str | None, print_only: bool) -> int:
     path_dirs = {str(Path(p).resolve()) for p in os.environ.get("PATH", "").split(os.pathsep) if p}
     if str(target_dir.resolve()) not in path_dirs:
         click.echo(f"warning: {target_dir} is not on PATH, where kubectl looks for helpers", err=True)
+    return 0
+
+
+@completion.command(short_help="Remove the kubectl_complete-rbln that `completion install` wrote.")
+@click.option(
+    "--dir",
+    "directory",
+    metavar="DIR",
+    help="Directory it was written into (default: krew's bin, else beside kubectl-rbln).",
+)
+def uninstall(directory: str | None) -> int:
+    """Remove `kubectl_complete-rbln`, the helper `completion install` wrote (run it before
+    `kubectl krew uninstall rbln`, which removes only the plugin). A file of that name that this
+    plugin did not write is left alone.
+
+    \b
+    kubectl rbln completion uninstall
+    kubectl rbln completion uninstall --dir ~/bin
+    """
+    from kubectl_rbln.catalog import sentence  # noqa: PLC0415
+    from kubectl_rbln.cli.options import default_lang  # noqa: PLC0415
+    from kubectl_rbln.errors import InputError  # noqa: PLC0415
+
+    lang = default_lang()
+    target = install_dir(directory) / "kubectl_complete-rbln"
+    if not target.is_file():
+        click.echo(sentence("completion-nothing-to-remove", lang, path=str(target)))
+        return 0
+    try:
+        ours = target.read_text(encoding="utf-8", errors="replace") == KUBECTL_COMPLETE_SCRIPT
+    except OSError as exc:
+        raise InputError(f"cannot read {target}: {exc.strerror or exc}") from None
+    if not ours:
+        raise InputError(sentence("completion-not-ours", lang, path=str(target)))
+    try:
+        target.unlink()
+    except OSError as exc:
+        raise InputError(f"cannot remove {target}: {exc.strerror or exc}", hint="pass --dir DIR") from None
+    click.echo(sentence("completion-removed", lang, path=str(target)))
     return 0
 
 

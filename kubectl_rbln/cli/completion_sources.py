@@ -121,6 +121,13 @@ def template_names(scope: Scope) -> list[str]:
     )
 
 
+def node_names(scope: Scope) -> list[str]:
+    """Node names (`topo NODE`): the bundle's Nodes when -f was typed, else the cluster's."""
+    if scope.filenames:
+        return [name for name, _ in _in_namespace(_bundle_objects(scope, "Node"), None)]
+    return kubectl_lines(scope, "get", "nodes", "-o", f"jsonpath={NAMES}")
+
+
 def namespaces(scope: Scope) -> list[str]:
     """Namespaces: the ones the bundle's objects live in, else the cluster's."""
     if scope.filenames:

@@ -20,6 +20,7 @@ from kubectl_rbln.errors import NotFoundError
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
 TOPICS = ("bundle", "exit-codes", "output-schema", "rbac", "replay-server")
+CLUSTER_ROLE = PACKAGE_DIR / "cluster" / "clusterrole.yaml"  # package data (pyproject.toml)
 
 
 def docs_roots() -> list[Path]:
@@ -100,7 +101,8 @@ def explain(slug: str | None, lang: str | None, no_color: bool) -> int:
     kubectl rbln explain memlock-limit
     kubectl rbln explain constraint-unsatisfiable --lang ko
     kubectl rbln explain                     list every slug
-    kubectl rbln explain exit-codes          also: bundle, output-schema, rbac, replay-server
+    kubectl rbln explain exit-codes          also: bundle, output-schema, replay-server
+    kubectl rbln explain rbac | kubectl apply -f -    the read-only ClusterRole it needs
     """
     language = pick_language(lang)
     if not slug:
@@ -109,6 +111,9 @@ def explain(slug: str | None, lang: str | None, no_color: bool) -> int:
     name = slug.strip().lower()
     if name not in load_catalog() and name not in TOPICS:
         raise _unknown(name)
+    if name == "rbac":  # the role itself, shipped in the package: `explain rbac | kubectl apply -f -`
+        sys.stdout.write(CLUSTER_ROLE.read_text(encoding="utf-8"))
+        return 0
     path = page_path(name, language)
     if path is not None:
         text = path.read_text(encoding="utf-8")

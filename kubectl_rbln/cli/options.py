@@ -37,6 +37,13 @@ class Options:
     color: bool = True
     fail_on: str = "error"
     lang: str = "en"
+    contexts: tuple[str, ...] = ()  # `check --context A --context B`: every one named (fleet mode)
+    all_contexts: bool = False  # `check --all-contexts`: every context of the kubeconfig
+
+    @property
+    def fleet(self) -> bool:
+        """More than one cluster asked for: `check` runs them all and prints a summary first."""
+        return self.all_contexts or len(self.contexts) > 1
 
     @property
     def offline(self) -> bool:
@@ -84,15 +91,25 @@ def color_enabled(no_color: bool) -> bool:
     return not no_color and "NO_COLOR" not in os.environ and sys.stdout.isatty()
 
 
-def common_options(*, all_namespaces: bool = True, output: bool = True) -> Callable[..., Any]:
-    """Add the shared flags to a command and pass an `Options` as its `opts` argument."""
+def common_options(
+    *, all_namespaces: bool = True, output: bool = True, many_contexts: bool = False
+) -> Callable[..., Any]:
+    """Add the shared flags to a command and pass an `Options` as its `opts` argument.
+
+    `many_contexts` (check): `--context` is repeatable and `--all-contexts` exists; one context
+    given is the usual single-cluster run.
+    """
 
     def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(func)
         def wrapper(**kwargs: Any) -> Any:
+            given = kwargs.pop("context")
+            contexts = tuple(given) if many_contexts else ((given,) if given else ())
             opts = Options(
                 kubeconfig=kwargs.pop("kubeconfig"),
-                context=kwargs.pop("context"),
+                context=contexts[0] if len(contexts) == 1 else None,
+                contexts=contexts,
+                all_contexts=kwargs.pop("all_contexts", False),
                 namespace=kwargs.pop("namespace"),
                 all_namespaces=kwargs.pop("all_namespaces", False),
                 request_timeout=parse_timeout(kwargs.pop("request_timeout")),
@@ -111,7 +128,16 @@ def common_options(*, all_namespaces: bool = True, output: bool = True) -> Calla
             click.option(
                 "--kubeconfig", metavar="PATH", help="Kubeconfig file (default: $KUBECONFIG, ~/.kube/config)."
             ),
-            click.option("--context", metavar="NAME", help="Kubeconfig context to use."),
+            click.option(
+                "--context",
+                metavar="NAME",
+                multiple=many_contexts,
+                help=(
+                    "Kubeconfig context to use (repeatable: every cluster named, concurrently)."
+                    if many_contexts
+                    else "Kubeconfig context to use."
+                ),
+            ),
             click.option(
                 "-n",
                 "--namespace",
@@ -143,6 +169,14 @@ def common_options(*, all_namespaces: bool = True, output: bool = True) -> Calla
                 help="Language of findings (default: from LANG).",
             ),
         ]
+        if many_contexts:
+            params.append(
+                click.option(
+                    "--all-contexts",
+                    is_flag=True,
+                    help="Every context of the kubeconfig, concurrently; exit code: the worst cluster's.",
+                )
+            )
         if all_namespaces:
             params.append(
                 click.option("-A", "--all-namespaces", is_flag=True, help="Look in every namespace.")

@@ -12,6 +12,7 @@ import sys
 
 import click
 
+from kubectl_rbln.cli.options import default_lang
 from kubectl_rbln.cluster.files import load_objects
 
 WILDCARDS = frozenset({"", "0.0.0.0", "::"})
@@ -90,7 +91,8 @@ def serve(bundle: tuple[str, ...], port: int, address: str, kubeconfig_out: str 
     \b
     kubectl rbln serve dump.json --kubeconfig-out /tmp/dump.kubeconfig &
     KUBECONFIG=/tmp/dump.kubeconfig kubectl get pods -A
-    Writes are refused (405). Ctrl-C stops it.
+    Writes are refused (405). Ctrl-C stops it. A bundle file that changes on disk is
+    re-read on the next request (write the new one beside it, then mv it over).
     """
     from kubectl_rbln.replay.server import ReplayServer, run  # noqa: PLC0415
 
@@ -106,6 +108,18 @@ def serve(bundle: tuple[str, ...], port: int, address: str, kubeconfig_out: str 
         sys.stdout.flush()
         for line in announce(server.listen_host, server.host, server.port, len(objects), kubeconfig_out):
             click.echo(line, err=True)
+        store = server.store
+        click.echo(versions_line(store.server_version, store.server_version_known, lang), err=True)
 
-    run(objects, address, port, ready)
+    lang = default_lang()
+    run(objects, address, port, ready, reload_paths=bundle)
     return 0
+
+
+def versions_line(kubernetes: str, from_bundle: bool, lang: str) -> str:
+    """Which version is whose: /version answers the bundle's Kubernetes version, not the plugin's."""
+    from kubectl_rbln import __version__  # noqa: PLC0415
+    from kubectl_rbln.catalog import sentence  # noqa: PLC0415
+
+    key = "serve-versions" if from_bundle else "serve-versions-default"
+    return sentence(key, lang, kubernetes=kubernetes, plugin=f"v{__version__}")

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from kubectl_rbln.cli.options import Options, common_options, simulation_options
+from kubectl_rbln.cli.options import Options, common_options, parse_timeout, simulation_options
 
 EXAMPLE_HELP = "Diagnose the bundled example cluster (no cluster needed)."
 
@@ -22,6 +22,28 @@ EXAMPLE_HELP = "Diagnose the bundled example cluster (no cluster needed)."
 )
 @simulation_options
 @click.option("--example", is_flag=True, help=EXAMPLE_HELP)
+@click.option(
+    "-w",
+    "--watch",
+    is_flag=True,
+    help="Follow one Pod: a line each time it, its claims, the slices or its events change; "
+    "stops once it runs (exit 0), at Ctrl-C (130) or at --timeout.",
+)
+@click.option(
+    "--interval",
+    default="2s",
+    show_default=True,
+    metavar="DURATION",
+    help="With --watch: how often to read the cluster again.",
+)
+@click.option(
+    "--timeout",
+    "watch_timeout",
+    default="0",
+    show_default=True,
+    metavar="DURATION",
+    help="With --watch: stop after this long (0: never), exiting with the last diagnosis' code.",
+)
 def why(
     opts: Options,
     pods: tuple[str, ...],
@@ -29,6 +51,9 @@ def why(
     k8s_version: str | None,
     feature_gates: str | None,
     example: bool,
+    watch: bool,
+    interval: str,
+    watch_timeout: str,
 ) -> int:
     """Explain why device Pods are Pending or crashing: verdict, evidence, fix.
 
@@ -38,6 +63,7 @@ def why(
     kubectl rbln why -f dump.json POD            offline, from a bundle
     kubectl rbln why POD --with-rct fixed.yaml   would this RCT fix it?
     kubectl rbln why --example                   the bundled example cluster
+    kubectl rbln why POD -n NS -w                a line per change, until it runs
     """
     if example:
         from kubectl_rbln.example import example_path  # noqa: PLC0415
@@ -45,6 +71,22 @@ def why(
         opts.filenames = [str(example_path())]
         if not opts.namespace:
             opts.namespace = "serving"
+    if watch:
+        from kubectl_rbln.cli.why_watch import watch_pod  # noqa: PLC0415
+
+        if with_rct:
+            from kubectl_rbln.catalog import sentence  # noqa: PLC0415
+            from kubectl_rbln.errors import InputError  # noqa: PLC0415
+
+            raise InputError(sentence("watch-with-rct", opts.lang))
+        return watch_pod(
+            opts,
+            list(pods),
+            interval=max(0.1, parse_timeout(interval)),
+            timeout=parse_timeout(watch_timeout),
+            k8s_version=k8s_version,
+            feature_gates=feature_gates,
+        )
     text, code = run_why(
         opts, list(pods), with_rct=with_rct, k8s_version=k8s_version, feature_gates=feature_gates
     )

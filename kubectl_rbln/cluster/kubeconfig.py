@@ -79,6 +79,25 @@ def resolve_context(kubeconfig: str | None, context: str | None, namespace: str 
     )
 
 
+def context_names(kubeconfig: str | None) -> list[str]:
+    """Every context of the (merged) kubeconfig, in the order kubectl lists them: by name.
+
+    For `check --all-contexts`; no client import, so a broken context is found when it is used,
+    as one line of its own, not here for all of them.
+    """
+    location = _config_location(kubeconfig)
+    if kubeconfig and not os.path.exists(os.path.expanduser(kubeconfig)):
+        raise KubeconfigError(f"kubeconfig {kubeconfig} does not exist")
+    docs = [check_kubeconfig_file(os.path.expanduser(path)) for path in _existing(location)]
+    names = {str(c.get("name")) for d in docs if d for c in d.get("contexts") or [] if isinstance(c, dict)}
+    if not names:
+        raise KubeconfigError(
+            f"no kubeconfig context found (looked at {location})",
+            hint="set KUBECONFIG or pass --kubeconfig",
+        )
+    return sorted(names)
+
+
 def check_kubeconfig_file(path: str) -> dict[str, Any] | None:
     """A malformed kubeconfig named with its line, before the client turns it into a Python error."""
     import yaml  # noqa: PLC0415

@@ -14,6 +14,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
+from kubectl_rbln import __version__
 from kubectl_rbln.replay import exec as replay_exec
 from kubectl_rbln.replay.audit import READ_METHODS, Audit, AuditEntry, is_exec_path
 from kubectl_rbln.replay.discovery import (
@@ -27,6 +28,7 @@ from kubectl_rbln.replay.discovery import (
 )
 from kubectl_rbln.replay.faults import FaultInjector, Faults
 from kubectl_rbln.replay.fields import parse_field_selector
+from kubectl_rbln.replay.reload import BundleReloader
 from kubectl_rbln.replay.resources import Group, Resource
 from kubectl_rbln.replay.store import ContinueError, ObjectStore, Stored, encode
 from kubectl_rbln.replay.ws import accept_key, choose_protocol, parse_protocol_header
@@ -54,7 +56,12 @@ class ReplayHTTPServer(ThreadingHTTPServer):
         super().__init__(address, ReplayHandler)
         self.store = store
         self.audit = audit
+        self.reloader: BundleReloader | None = None  # serve: re-read the bundle when it changes
         self.faults = FaultInjector(faults) if faults is not None else None
+
+    def install(self, objects: list[dict[str, Any]]) -> None:
+        """Serve these objects from now on (a request already running finishes on the old store)."""
+        self.store = ObjectStore(objects)
 
     @property
     def public_host(self) -> str:
@@ -67,11 +74,15 @@ class ReplayHandler(BaseHTTPRequestHandler):
     """Routes one request; every reply is a Status or a document, never a traceback."""
 
     protocol_version = "HTTP/1.1"
-    server_version = "kubectl-rbln-replay"
+    server_version = f"kubectl-rbln-replay/{__version__}"  # the Server header; /version is the bundle's
     sys_version = ""
     server: ReplayHTTPServer
 
     # ------------------------------------------------------------ plumbing
+
+    def version_string(self) -> str:
+        """The Server header: `kubectl-rbln-replay/VERSION`, without the stdlib's trailing Python version."""
+        return self.server_version
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
         """Quiet: the audit list is the record."""
@@ -100,6 +111,9 @@ class ReplayHandler(BaseHTTPRequestHandler):
         self._audited = False
         try:
             self._discard_body()
+            reloader = self.server.reloader
+            if reloader is not None:
+                reloader.refresh(self.server.install)
             faults = self.server.faults
             if faults is None or not faults.intercept(self, self.server.store.groups):
                 self._route()

@@ -26,6 +26,7 @@ from kubectl_rbln.errors import InputError
 from kubectl_rbln.replay.audit import Audit, AuditEntry
 from kubectl_rbln.replay.faults import Faults
 from kubectl_rbln.replay.http import ReplayHTTPServer
+from kubectl_rbln.replay.reload import BundleReloader
 from kubectl_rbln.replay.store import ObjectStore
 
 __all__ = ["AuditEntry", "Faults", "ReplayServer", "run"]
@@ -40,16 +41,28 @@ class ReplayServer:
         host: str = "127.0.0.1",
         port: int = 0,
         faults: Faults | None = None,
+        reload_paths: tuple[str, ...] = (),
     ) -> None:
-        self.store = ObjectStore(objects)
         self._audit = Audit()
         self._thread: threading.Thread | None = None
         self._serving = False
         self._life_lock = threading.Lock()
         try:
-            self._httpd = ReplayHTTPServer((host, port), self.store, self._audit, faults)
+            self._httpd = ReplayHTTPServer((host, port), ObjectStore(objects), self._audit, faults)
         except OSError as exc:  # port taken, address not local: the user's to fix, not a traceback
             raise InputError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+        if reload_paths:
+            self._httpd.reloader = BundleReloader(reload_paths)
+
+    @property
+    def store(self) -> ObjectStore:
+        """What is served now (a new one after the bundle changed on disk, see replay/reload.py)."""
+        return self._httpd.store
+
+    @property
+    def reloads(self) -> int:
+        """How many times the bundle was re-read since the start."""
+        return self._httpd.reloader.generation if self._httpd.reloader is not None else 0
 
     # ------------------------------------------------------------ lifecycle
 
@@ -156,13 +169,14 @@ def run(
     host: str = "127.0.0.1",
     port: int = 0,
     on_ready: Callable[[ReplayServer], None] | None = None,
+    reload_paths: tuple[str, ...] = (),
 ) -> None:
     """Serve in the calling thread until Ctrl-C (the `kubectl rbln serve` path).
 
     `on_ready` runs once the port is bound and before serving starts: print the
     kubeconfig there. Connections queue in the listen backlog meanwhile.
     """
-    server = ReplayServer(objects, host, port)
+    server = ReplayServer(objects, host, port, reload_paths=reload_paths)
     try:
         if on_ready is not None:
             on_ready(server)

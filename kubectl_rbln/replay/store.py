@@ -110,6 +110,7 @@ class ObjectStore:
         self.logs: dict[tuple[str, str, str, bool], str] = {}
         self.captures: list[ExecCapture] = []
         self.server_version = DEFAULT_SERVER_VERSION
+        self.server_version_known = False  # True: the bundle's ClusterInfo named it
         self._load_private(private)
 
     # ------------------------------------------------------------ loading
@@ -160,6 +161,7 @@ class ObjectStore:
                 )
             elif kind == "ClusterInfo" and isinstance(obj.get("serverVersion"), str):
                 self.server_version = obj["serverVersion"]
+                self.server_version_known = True
 
     # ------------------------------------------------------------ lookups
 

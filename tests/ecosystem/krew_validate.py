@@ -1,5 +1,9 @@
-"""The rules of krew's manifest validator (internal/index/validation/validate.go), as a function.
+"""The rules of krew's manifest validator, as a function.
 
+Ported from kubernetes-sigs/krew: pkg/index/validation/validate.go (name, kind, apiVersion,
+semver with a v, platforms: uri, sha256, bin, files, selector keys and empty selectors) and
+cmd/validate-krew-manifest/main.go (the name equals the file name; every platform's selector
+matches a supported os/arch; no os/arch is matched by two platforms; a LICENSE in the archive).
 ecosystem-facts.md section 4.1 lists them; each rule here returns a sentence naming what broke,
 so a failing test reads like `validate-krew-manifest` would.
 """
@@ -23,6 +27,40 @@ WINDOWS_DEVICES = {
     *(f"lpt{i}" for i in range(1, 10)),
 }
 SELECTOR_KEYS = {"os", "arch"}
+# allPlatforms() of cmd/validate-krew-manifest: the <os, arch> pairs krew is supported on.
+KREW_PLATFORMS = (
+    ("windows", "386"), ("windows", "amd64"), ("windows", "arm64"),
+    ("linux", "386"), ("linux", "amd64"), ("linux", "arm"), ("linux", "arm64"), ("linux", "ppc64le"),
+    ("darwin", "386"), ("darwin", "amd64"), ("darwin", "arm64"),
+)  # fmt: skip
+LICENSE_FILES = {"license", "license.txt", "license.md", "licenses", "licenses.txt", "licenses.md",
+                 "copying", "copying.txt"}  # fmt: skip
+
+
+def selector_matches(selector: Any, os_name: str, arch: str) -> bool:
+    """metav1.LabelSelectorAsSelector(selector).Matches({os, arch}): matchLabels and In/NotIn/Exists."""
+    if not isinstance(selector, dict):
+        return False
+    labels = {"os": os_name, "arch": arch}
+    if any(labels.get(k) != v for k, v in (selector.get("matchLabels") or {}).items()):
+        return False
+    for expression in selector.get("matchExpressions") or []:
+        key, operator = expression.get("key"), expression.get("operator")
+        values = expression.get("values") or []
+        present = key in labels
+        if not {
+            "In": present and labels.get(key) in values,
+            "NotIn": not present or labels.get(key) not in values,
+            "Exists": present,
+            "DoesNotExist": not present,
+        }.get(operator, False):
+            return False
+    return True
+
+
+def has_license(names: list[str]) -> bool:
+    """validateLicenseFileExists: some regular file of the archive is named LICENSE (or alike)."""
+    return any(PurePosixPath(name).name.lower() in LICENSE_FILES for name in names)
 
 
 def _selector_problems(index: int, selector: Any) -> list[str]:
@@ -32,6 +70,9 @@ def _selector_problems(index: int, selector: Any) -> list[str]:
     ):
         return [f"{where} is required and must not be empty"]
     problems = []
+    for field in ("matchLabels", "matchExpressions"):
+        if field in selector and not selector[field]:
+            problems.append(f"{where}.{field} specified but empty")
     keys = set((selector.get("matchLabels") or {}).keys())
     keys |= {e.get("key") for e in selector.get("matchExpressions") or [] if isinstance(e, dict)}
     if keys - SELECTOR_KEYS:
@@ -90,4 +131,16 @@ def problems(manifest: Any, filename: str | None = None) -> list[str]:
         found.append("spec.platforms needs at least one platform")
     for index, platform in enumerate(platforms):
         found += _platform_problems(index, platform)
+    selectors = [p.get("selector") if isinstance(p, dict) else None for p in platforms]
+    for index, selector in enumerate(selectors):
+        if selector and not any(selector_matches(selector, *pair) for pair in KREW_PLATFORMS):
+            found.append(f"platforms[{index}].selector matches no supported platform")
+    for pair in KREW_PLATFORMS:
+        matching = [
+            i for i, selector in enumerate(selectors) if selector and selector_matches(selector, *pair)
+        ]
+        if len(matching) > 1:
+            found.append(
+                f"platforms at indexes {matching} have overlapping selectors that select {'/'.join(pair)}"
+            )
     return found

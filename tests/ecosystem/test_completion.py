@@ -30,6 +30,7 @@ def kubectl_complete(
         "HOME": HOME,  # kubectl writes its cache under HOME/.kube
         "LANG": "C.UTF-8",
         "KUBECONFIG": str(kubeconfig) if kubeconfig else "/nonexistent/kubeconfig",
+        "PYTHONPATH": str(REPO),  # this checkout, not whichever one the venv's entry point imports
     }
     done = subprocess.run(
         [kubectl_binary, "__complete", "rbln", *words],
@@ -126,6 +127,31 @@ def test_completion_install_writes_the_helper_where_asked(rbln, tmp_path: Path) 
     helper = tmp_path / "kubectl_complete-rbln"
     assert helper.read_text(encoding="utf-8") == KUBECTL_COMPLETE_SCRIPT and os.access(helper, os.X_OK)
     assert f"wrote {helper}" in done.stdout
+
+
+def test_topo_completes_node_names_from_the_bundle_and_the_cluster(
+    kubectl_binary: str, example_server
+) -> None:
+    values, directive = kubectl_complete(kubectl_binary, "topo", "-f", str(EXAMPLE), "npu-")
+    assert values == ["npu-node-01", "npu-node-02"] and directive == ":4"
+    server, kubeconfig = example_server
+    live, _ = kubectl_complete(kubectl_binary, "topo", "", kubeconfig=kubeconfig)
+    assert {"npu-node-01", "npu-node-02"} <= set(live)
+    assert any(e.path == "/api/v1/nodes" for e in server.audit)
+
+
+def test_completion_uninstall_removes_only_its_own_helper(rbln, tmp_path: Path) -> None:
+    assert rbln("completion", "install", "--dir", str(tmp_path)).returncode == 0
+    helper = tmp_path / "kubectl_complete-rbln"
+    done = rbln("completion", "uninstall", "--dir", str(tmp_path))
+    assert done.returncode == 0 and done.stdout == f"removed {helper}\n" and not helper.exists()
+    again = rbln("completion", "uninstall", "--dir", str(tmp_path))
+    assert again.returncode == 0 and "nothing to remove" in again.stdout
+    helper.write_text("#!/bin/sh\necho someone else's\n", encoding="utf-8")
+    foreign = rbln("completion", "uninstall", "--dir", str(tmp_path))
+    assert foreign.returncode == 2 and "left in place" in foreign.stderr and helper.exists()
+    korean = rbln("completion", "uninstall", "--dir", str(tmp_path / "none"), env={"LANG": "ko_KR.UTF-8"})
+    assert korean.returncode == 0 and "삭제할 것이 없습니다" in korean.stdout
 
 
 def test_bash_script_loads_and_completes(rbln) -> None:

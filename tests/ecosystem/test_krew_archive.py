@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from krew_validate import problems
+from krew_validate import has_license, problems, selector_matches
 
 from kubectl_rbln import __version__
 
@@ -39,6 +39,15 @@ def test_manifest_covers_linux_and_darwin_on_amd64_and_arm64_and_states_python()
     assert MANIFEST["spec"]["description"].strip() and MANIFEST["spec"]["homepage"].startswith("https://")
 
 
+def test_selectors_match_like_kubernetes_label_selectors() -> None:
+    not_windows = {"matchExpressions": [{"key": "os", "operator": "NotIn", "values": ["windows"]}]}
+    assert selector_matches(not_windows, "linux", "arm64") and not selector_matches(
+        not_windows, "windows", "386"
+    )
+    assert selector_matches({"matchLabels": {"os": "darwin"}}, "darwin", "arm64")
+    assert not selector_matches({"matchLabels": {"os": "darwin", "arch": "amd64"}}, "darwin", "arm64")
+
+
 @pytest.mark.parametrize(
     ("path", "value", "complaint"),
     [
@@ -48,6 +57,24 @@ def test_manifest_covers_linux_and_darwin_on_amd64_and_arm64_and_states_python()
         (("spec", "platforms", 0, "selector"), {}, "selector is required"),
         (("spec", "platforms", 0, "uri"), "https://example.com/x.tgz", ".zip or .tar.gz"),
         (("metadata", "name"), "nul", "Windows device name"),
+        (
+            ("spec", "platforms", 0, "selector"),
+            {"matchLabels": {"os": "plan9"}},
+            "matches no supported platform",
+        ),
+        (("spec", "platforms", 1, "selector"), {"matchLabels": {"os": "linux"}}, "overlapping selectors"),
+        (
+            ("spec", "platforms", 0, "selector"),
+            {"matchLabels": {"os": "linux", "arch": "amd64"}, "matchExpressions": []},
+            "matchExpressions specified but empty",
+        ),
+        (
+            ("spec", "platforms", 0, "selector"),
+            {"matchLabels": {"os": "linux", "cpu": "x"}},
+            "only os and arch",
+        ),
+        (("spec", "platforms", 0, "files"), [{"from": "*"}], "non-empty list of {from, to}"),
+        (("spec", "platforms", 0, "bin"), "", "bin is required"),
     ],
 )
 def test_the_validator_rejects_what_krew_rejects(path: tuple, value: object, complaint: str) -> None:
@@ -71,7 +98,11 @@ def test_release_manifest_names_its_file_and_matches_the_archive_sha256(release)
 def test_archive_holds_license_and_an_executable_bin(release) -> None:
     with tarfile.open(release.archive) as archive:
         members = {m.name: m for m in archive.getmembers()}
-    assert "LICENSE" in members and "Apache License" in (REPO / "LICENSE").read_text(encoding="utf-8")
+    assert (
+        "LICENSE" in members
+        and has_license(list(members))
+        and "Apache License" in (REPO / "LICENSE").read_text(encoding="utf-8")
+    )
     launcher = members[MANIFEST["spec"]["platforms"][0]["bin"]]
     assert launcher.isfile() and launcher.mode & 0o111
     assert any(name.startswith("lib/kubectl_rbln/docs/findings/") for name in members)

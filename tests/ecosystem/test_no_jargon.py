@@ -25,6 +25,8 @@ DEVELOPER_PAGES = {
     "docs/add-a-finding.md",
     "docs/ko/architecture.md",
     "docs/ko/add-a-finding.md",
+    "docs/release.md",
+    "docs/ko/release.md",
 }
 
 

@@ -1,4 +1,6 @@
-"""docs/rbac/clusterrole.yaml grants exactly what the plugin asks for, read from the replay server's audit."""
+"""The ClusterRole shipped in the package (`kubectl rbln explain rbac`) grants exactly what the plugin asks
+for, read from the replay server's audit while every command that reads a cluster runs; docs/rbac/ holds
+the same file for `kubectl apply -f` from the source."""
 
 from __future__ import annotations
 
@@ -10,11 +12,15 @@ from pathlib import Path
 import pytest
 import yaml
 
+from kubectl_rbln.cli.group import COMMANDS
 from kubectl_rbln.cluster.files import load_objects
 from kubectl_rbln.replay.server import ReplayServer
 
 REPO = Path(__file__).resolve().parents[2]
-ROLE = yaml.safe_load((REPO / "docs" / "rbac" / "clusterrole.yaml").read_text(encoding="utf-8"))
+PACKAGED = REPO / "kubectl_rbln" / "cluster" / "clusterrole.yaml"
+ROLE = yaml.safe_load(PACKAGED.read_text(encoding="utf-8"))
+# Commands that never read a cluster: the rest must each run below, so a new command is covered.
+OFFLINE_COMMANDS = {"explain", "completion", "serve"}
 BASIC = REPO / "tests" / "data" / "replay-basic.json"
 DISCOVERY_ROOTS = {"api", "apis", "version", "openapi", "healthz", "livez", "readyz"}
 
@@ -66,6 +72,14 @@ def run_plugin(kubeconfig: Path, *args: str) -> subprocess.CompletedProcess[str]
     )
 
 
+def test_explain_rbac_prints_the_packaged_role_and_the_docs_hold_the_same(inprocess_rbln) -> None:
+    code, out, err = inprocess_rbln("explain", "rbac")
+    assert code == 0, err
+    assert yaml.safe_load(out) == ROLE and out == PACKAGED.read_text(encoding="utf-8")
+    assert "kubectl rbln explain rbac | kubectl apply -f -" in out
+    assert (REPO / "docs" / "rbac" / "clusterrole.yaml").read_text(encoding="utf-8") == out
+
+
 def test_clusterrole_is_read_only_and_has_no_secrets() -> None:
     assert ROLE["kind"] == "ClusterRole"
     for verb, resource in granted():
@@ -85,12 +99,20 @@ def test_clusterrole_covers_exactly_what_the_plugin_sends(tmp_path: Path) -> Non
     try:
         kubeconfig = tmp_path / "kubeconfig"
         kubeconfig.write_text(server.kubeconfig_yaml(), encoding="utf-8")
-        for args in (
+        runs = (
             ("dump", "-n", "serving"),
             ("why", "-n", "serving"),
+            ("why", "-n", "serving", "prefill-0", "--watch", "--interval", "0.2s", "--timeout", "0.5s"),
             ("version",),
             ("pod-devices", "-n", "serving"),
-        ):
+            ("check", "-n", "serving"),
+            ("check", "--all-contexts", "-n", "serving"),
+            ("attrs", "-n", "serving"),
+            ("topo", "-n", "serving"),
+            ("suggest-rct", "-n", "serving"),
+        )
+        assert {args[0] for args in runs} == set(COMMANDS) - OFFLINE_COMMANDS
+        for args in runs:
             done = run_plugin(kubeconfig, *args)
             assert done.returncode in (0, 1), f"{args}: {done.stderr}"
         sent = {pair for e in server.audit if (pair := requested(e.method, e.path, e.query))}
