@@ -17,10 +17,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from kubectl_rbln.cluster.files import expand_paths, iter_objects, load_objects
+from kubectl_rbln.cluster.files import expand_paths, load_objects
 from kubectl_rbln.cluster.kubeconfig import KubeContext, resolve_context
 from kubectl_rbln.cluster.live import ApiRefusal, LiveClient
 from kubectl_rbln.cluster.options import SourceOptions
+from kubectl_rbln.cluster.wire_read import iter_checked
 from kubectl_rbln.domain import DEVICE_RESOURCE_PREFIXES, KUBELET_PLUGINS
 from kubectl_rbln.dra.model import Snapshot
 from kubectl_rbln.dra.normalize import (
@@ -29,6 +30,7 @@ from kubectl_rbln.dra.normalize import (
     VERSION_ORDER,
     SnapshotBuilder,
 )
+from kubectl_rbln.dra.wire import WIRE_SHAPES, page_shape
 from kubectl_rbln.errors import ClusterError, InputError
 
 RESOURCE_GROUP = "resource.k8s.io"
@@ -145,7 +147,7 @@ class LiveCollector:
     def _read(self, spec: ListSpec, version: str, keep: Keep | None = None) -> list[Any]:
         path = list_path(spec, version, self.namespace)
         try:
-            return self.client.list(path, keep=keep)
+            return self.client.list(path, keep=keep, decoder=_page_decoder(spec.kind, keep))
         except ApiRefusal as refusal:
             self._problem(spec.kind, refusal)
             return []
@@ -184,8 +186,9 @@ class LiveCollector:
     def _read_claims(self, version: str, keep: Keep | None = None) -> list[Any]:
         """Claims of every namespace hold devices too; fall back to ours when that list is forbidden."""
         spec = DRA_LISTS[3]
+        decoder = _page_decoder(spec.kind, keep)
         try:
-            return self.client.list(list_path(spec, version, None), keep=keep)
+            return self.client.list(list_path(spec, version, None), keep=keep, decoder=decoder)
         except ApiRefusal as refusal:
             if self.namespace is None:
                 self._problem("ResourceClaim", refusal)
@@ -193,7 +196,7 @@ class LiveCollector:
             note = f"{refusal.message}; claims in other namespaces are invisible, devices they hold look free"
             self._problem("ResourceClaim", refusal, note)
             try:
-                return self.client.list(list_path(spec, version, self.namespace), keep=keep)
+                return self.client.list(list_path(spec, version, self.namespace), keep=keep, decoder=decoder)
             except ApiRefusal as again:
                 self._problem("ResourceClaim", again)
                 return []
@@ -393,6 +396,19 @@ ExtraCollector = Callable[["LiveCollector", list[dict[str, Any]]], Iterable[dict
 
 
 Keep = Callable[[dict[str, Any]], Any]
+_PAGE_DECODERS: dict[str, Any] = {}
+
+
+def _page_decoder(kind: str, keep: Keep | None) -> Any:
+    """The wire-shape decoder of a list page whose items are normalized as read (`keep`), else None:
+    `collect()` (for `dump`) keeps whole objects."""
+    if keep is None or kind not in WIRE_SHAPES:
+        return None
+    if kind not in _PAGE_DECODERS:
+        import msgspec  # noqa: PLC0415
+
+        _PAGE_DECODERS[kind] = msgspec.json.Decoder(page_shape(kind))
+    return _PAGE_DECODERS[kind]
 
 
 def _normalizer(kind: str) -> Keep:
@@ -486,7 +502,7 @@ def read_inputs(paths: Sequence[str], label: str) -> Snapshot:
     inputs: list[_Input] = []
     for path in expand_paths(paths):
         seen = _Input("<stdin>" if path == "-" else path)
-        for obj in iter_objects([path]):
+        for obj, checked in iter_checked(path):
             kind = obj.get("kind")
             raw_meta = obj.get("metadata")
             meta: dict[str, Any] = raw_meta if isinstance(raw_meta, dict) else {}
@@ -494,7 +510,7 @@ def read_inputs(paths: Sequence[str], label: str) -> Snapshot:
                 seen.info = (str(meta.get("name", "")), str(obj.get("serverVersion", "")))
             elif kind == "Node":
                 seen.nodes = (seen.nodes or set()) | {str(meta.get("name", ""))}
-            builder.add(obj)
+            builder.add(obj, checked)
         inputs.append(seen)
     _same_cluster(inputs)
     return builder.finish()

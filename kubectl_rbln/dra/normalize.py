@@ -49,6 +49,7 @@ from kubectl_rbln.dra.model import (
     Version,
 )
 from kubectl_rbln.dra.quantity import parse_quantity
+from kubectl_rbln.dra.wire import DeviceWire
 
 RESOURCE_GROUP = "resource.k8s.io"
 PLUGIN_API_VERSION = "kubectl-rbln/v1"
@@ -182,6 +183,11 @@ def counter_sets(raw: Any, name_key: str) -> list[CounterSet]:
 
 
 def normalize_device(raw: Any, driver: str, pool: str, slice_name: str, node: str | None) -> Device:
+    if isinstance(raw, DeviceWire):
+        if isinstance(raw.basic, dict) and raw.basic:  # v1beta1: only `name` and `basic` are read
+            raw = {"name": raw.name, "basic": raw.basic}
+        else:
+            return _device_from_wire(raw, driver, pool, slice_name, node)
     raw = _d(raw)
     body = _d(raw.get("basic")) or raw  # v1beta1 nests under `basic`
     attributes: dict[str, AttrValue] = {}
@@ -219,6 +225,65 @@ def normalize_device(raw: Any, driver: str, pool: str, slice_name: str, node: st
         request_policies=policies,
         bad_attributes=bad,
         consumes_counters=counter_sets(body.get("consumesCounters"), "counterSet"),
+    )
+
+
+def _device_from_wire(raw: DeviceWire, driver: str, pool: str, slice_name: str, node: str | None) -> Device:
+    """`normalize_device` of a decoded `DeviceWire`: the same Device, without a dict per attribute."""
+    attributes: dict[str, AttrValue] = {}
+    bad: list[str] = []
+    if raw.attributes:
+        known = _QUALIFIED
+        for name, entry in raw.attributes.items():
+            qualified = known.get((name, driver)) or qualify(name, driver)
+            string, number, flag, version = entry.string, entry.int_, entry.bool_, entry.version
+            if string is not None:
+                if number is None and flag is None and version is None:
+                    attributes[qualified] = string
+                    continue
+            elif number is not None:
+                if flag is None and version is None:
+                    attributes[qualified] = number
+                    continue
+            elif flag is not None:
+                if version is None:
+                    attributes[qualified] = flag
+                    continue
+            elif version is not None:
+                attributes[qualified] = Version(version)
+                continue
+            bad.append(qualified)
+    capacity: dict[str, str] = {}
+    policies: dict[str, RequestPolicy] = {}
+    if raw.capacity:
+        body = _d(raw.capacity)
+        capacity = {
+            qualify(str(name), driver): text
+            for name, entry in body.items()
+            if (text := _quantity_text(entry)) is not None
+        }
+        policies = {
+            qualify(str(name), driver): policy
+            for name, entry in body.items()
+            if (policy := request_policy(entry)) is not None
+        }
+    device_node = raw.nodeName
+    return Device(
+        name=_s(raw.name),
+        driver=driver,
+        pool=pool,
+        slice_name=slice_name,
+        node_name=device_node if isinstance(device_node, str) and device_node else node,
+        attributes=attributes,
+        capacity=capacity,
+        taints=[t for t in _l(raw.taints) if isinstance(t, dict)],
+        binding_conditions=[str(c) for c in _l(raw.bindingConditions)],
+        binding_failure_conditions=[str(c) for c in _l(raw.bindingFailureConditions)],
+        binds_to_node=raw.bindsToNode is True,
+        allow_multiple_allocations=raw.allowMultipleAllocations is True,
+        request_policies=policies,
+        bad_attributes=bad,
+        consumes_counters=counter_sets(raw.consumesCounters, "counterSet"),
     )
 
 
@@ -759,8 +824,9 @@ class SnapshotBuilder:
         self._seen: dict[tuple[str, str, str], tuple[str, int]] = {}
         self.duplicates: list[str] = []  # "Pod serving/x", once per object seen more than once
 
-    def add(self, obj: Any) -> None:
-        """Normalize one raw object of a known kind; unknown kinds (CDI specs...) are ignored."""
+    def add(self, obj: Any, checked: bool = False) -> None:
+        """Normalize one raw object of a known kind; unknown kinds (CDI specs...) are ignored.
+        `checked`: decoded into its wire shape (dra/wire.py), so well-formed: no shape check."""
         if not isinstance(obj, dict):
             return
         kind = obj.get("kind")
@@ -772,7 +838,8 @@ class SnapshotBuilder:
             index = self._duplicate(kind, obj)
             if index == _OLDER:
                 return
-            self._check_shape(kind, obj)
+            if not checked:
+                self._check_shape(kind, obj)
             model = normalize(obj)
             if index is None:
                 self.place(kind, model)
