@@ -706,6 +706,11 @@ def _node_selector(slices: list[ResourceSlice | None], node: str) -> dict | None
     return {"nodeSelectorTerms": [term]}
 
 
+# Search steps for a whole `simulate_cluster` (about 1 µs each): ten pathological nodes searched to
+# their own cap, the rest not at all, rather than hours over thousands of them.
+CLUSTER_MAX_STEPS = 2_000_000
+
+
 def allocate(
     node: Node,
     claims: list[ClaimToAllocate],
@@ -770,10 +775,15 @@ def simulate_cluster(
     features: Features,
     *,
     max_steps: int = 200_000,
+    total_steps: int = CLUSTER_MAX_STEPS,
     capacity_in_use: dict[tuple[str, str, str], InUse] | None = None,
 ) -> list[NodeResult]:
     """`allocate` on every node. Slices are indexed by node once; selectors are memoized
-    per distinct device signature (cel.Selector), so large uniform clusters stay cheap."""
+    per distinct device signature (cel.Selector), so large uniform clusters stay cheap.
+
+    `total_steps` bounds the search over the whole cluster (issue 16): thousands of nodes that each
+    search to `max_steps` would take hours; once the budget is spent, the nodes left are searched
+    for no step at all (counts and value groups still prove what they can) and read `search-capped`."""
     by_node: dict[str, list[ResourceSlice]] = {}
     shared: list[ResourceSlice] = []
     # counter slices go to every node in 1.35/1.36 (NewAllocator, allocator_incubating.go v0.36.2)
@@ -785,6 +795,7 @@ def simulate_cluster(
             shared.append(s)
     totals = slice_totals(slices) if features.version >= 35 else None
     out = []
+    left = total_steps
     for node in nodes:
         node_slices = by_node.get(node.name, []) + shared if shared else by_node.get(node.name, [])
         try:
@@ -798,17 +809,17 @@ def simulate_cluster(
             )
         except PoolError:
             pools = None  # allocate() reports it
-        out.append(
-            allocate(
-                node,
-                claims,
-                node_slices,
-                classes,
-                allocated,
-                features,
-                max_steps=max_steps,
-                pools=pools,
-                capacity_in_use=capacity_in_use,
-            )
+        result = allocate(
+            node,
+            claims,
+            node_slices,
+            classes,
+            allocated,
+            features,
+            max_steps=max(min(max_steps, left), 0),
+            pools=pools,
+            capacity_in_use=capacity_in_use,
         )
+        left -= result.steps
+        out.append(result)
     return out
