@@ -99,6 +99,7 @@ class LiveClient:
         self._configuration: Any = None
         self._token = ""
         self.server = ""
+        self.on_page: Callable[[str, int], None] | None = None  # (path, items): a progress line
 
     # ------------------------------------------------------------ plumbing
 
@@ -225,6 +226,8 @@ class LiveClient:
                     item.setdefault("kind", item_kind)
                     item.setdefault("apiVersion", api_version)
                     items.append(item if keep is None else keep(item))
+            if self.on_page is not None:
+                self.on_page(path, len(page.get("items") or []))
             token = (page.get("metadata") or {}).get("continue")
             if not token:
                 return items

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import gc
 import sys
+import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from kubectl_rbln import progress
 from kubectl_rbln.cluster.files import expand_paths, load_objects
 from kubectl_rbln.cluster.kubeconfig import KubeContext, resolve_context
 from kubectl_rbln.cluster.live import ApiRefusal, LiveClient
@@ -114,6 +116,19 @@ class LiveCollector:
         self.only: tuple[str, ...] | None = None  # several namespaces (read as -A, then kept to these)
         self.problems: list[dict[str, str]] = []
         self._served: list[str] = []
+        self._read_counts: dict[str, int] = {}
+        self._count_lock = threading.Lock()
+        self.client.on_page = self._page_read
+
+    def _page_read(self, path: str, items: int) -> None:
+        """A progress line while the lists arrive: objects read so far, per resource."""
+        resource = path.rstrip("/").rsplit("/", 1)[-1]
+        with self._count_lock:  # the lists are read in parallel threads
+            counts = self._read_counts
+            counts[resource] = counts.get(resource, 0) + items
+            lists = ", ".join(f"{name} {count:,}" for name, count in counts.items())
+            done = sum(counts.values())
+        progress.report("progress-reading-cluster", done=done, lists=lists)
 
     def server_version(self) -> str:
         """The first contact: an unreachable, hung or credential-refusing cluster ends here (exit 3)."""
@@ -502,7 +517,7 @@ def read_inputs(paths: Sequence[str], label: str) -> Snapshot:
     inputs: list[_Input] = []
     for path in expand_paths(paths):
         seen = _Input("<stdin>" if path == "-" else path)
-        for obj, checked in iter_checked(path):
+        for obj, checked in iter_checked(path, _file_progress(seen.path)):
             kind = obj.get("kind")
             raw_meta = obj.get("metadata")
             meta: dict[str, Any] = raw_meta if isinstance(raw_meta, dict) else {}
@@ -514,6 +529,13 @@ def read_inputs(paths: Sequence[str], label: str) -> Snapshot:
         inputs.append(seen)
     _same_cluster(inputs)
     return builder.finish()
+
+
+def _file_progress(name: str) -> Callable[[int, int], None]:
+    def step(done: int, total: int) -> None:
+        progress.report("progress-reading-file", file=name, done=done, total=total)
+
+    return step
 
 
 def _same_cluster(inputs: list[_Input]) -> None:
@@ -560,6 +582,7 @@ def load_snapshot(opts: SourceOptions, warn: Warn | None = _stderr) -> tuple[Sna
             collector = LiveCollector(opts)
             collected = Collected(objects=[], namespace=collector.namespace, context=collector.ctx)
             snapshot = collector.collect_snapshot(f"context {collector.ctx.context}")
+        progress.done()
         gc.freeze()  # what was just built lives until the end: later collections need not walk it
     if warn is not None:
         for line in input_warnings(snapshot):

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from kubectl_rbln import progress
 from kubectl_rbln.catalog import Names, Phrase, join_and, say
 from kubectl_rbln.diagnose.attrs import examine, rct_source
 from kubectl_rbln.diagnose.context import PodContext, is_device_pod, pod_context, probe_pod, resolve_claims
@@ -260,7 +261,9 @@ def item_consumable_gate(snapshot: Snapshot, namespace: str, rct: str) -> CheckI
 
 def why_items(snapshot: Snapshot, namespace: str | None, options: WhyOptions) -> list[CheckItem]:
     items = []
-    for pod in device_pods(snapshot, namespace):
+    pods = device_pods(snapshot, namespace)
+    for done, pod in enumerate(pods, 1):
+        progress.report("progress-checking", done=done, total=len(pods))
         diagnosis = diagnose_pod(snapshot, pod, options)
         items.append(
             CheckItem(
@@ -272,6 +275,7 @@ def why_items(snapshot: Snapshot, namespace: str | None, options: WhyOptions) ->
                 diagnosis=diagnosis,
             )
         )
+    progress.done()
     return items
 
 
