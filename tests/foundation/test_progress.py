@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 
 from kubectl_rbln import progress
-from tests.conftest import REPO
 from testing.synthetic import ClusterBuilder
 from testing.synthetic.bundle import dumps_bundle
+from tests.conftest import REPO
 
 ESC_CLEAR = "\r\x1b[K"
 
@@ -38,7 +38,9 @@ def _env(**more: str) -> dict[str, str]:
     return env
 
 
-def _on_pty(args: list[str], *, stdout_pipe: bool = False, env: dict[str, str] | None = None) -> tuple[str, str]:
+def _on_pty(
+    args: list[str], *, stdout_pipe: bool = False, env: dict[str, str] | None = None
+) -> tuple[str, str]:
     """Run the CLI with stderr (and stdout, unless `stdout_pipe`) on a pty: (pty text, piped stdout)."""
     main, child = pty.openpty()
     proc = subprocess.Popen(
