@@ -168,18 +168,42 @@ def judge(entry: Required, devices: list[Device], universe: list[str]) -> None:
 
 
 def advertised(by_driver: dict[str, list[Device]], universe: list[str]) -> dict[str, list[dict[str, Any]]]:
-    """Every attribute and capacity of every device, per driver, with coverage."""
+    """Every attribute and capacity of every device, per driver, with coverage (what `coverage` says
+    of each name, gathered in one pass over the devices: 65,000 devices x 40 names at 5,000 nodes)."""
     out: dict[str, list[dict[str, Any]]] = {}
     for driver, devices in sorted(by_driver.items()):
+        attributes: dict[str, tuple[list[int], set[str], set[type]]] = {}
+        capacities: dict[str, tuple[list[int], set[str], set[type]]] = {}
+        for device in devices:
+            node = node_of(device)
+            for name, value in device.attributes.items():
+                seen = attributes.get(name)
+                if seen is None:
+                    seen = attributes[name] = ([0], set(), set())
+                seen[0][0] += 1
+                seen[1].add(node)
+                seen[2].add(type(value))
+            for name in device.capacity:
+                seen = capacities.get(name)
+                if seen is None:
+                    seen = capacities[name] = ([0], set(), set())
+                seen[0][0] += 1
+                seen[1].add(node)
         rows = []
-        for name in sorted({n for d in devices for n in d.attributes}):
-            rows.append({"attribute": name, **coverage(name, devices, universe).to_dict()})
-        for name in sorted({n for d in devices for n in d.capacity}):
-            rows.append(
-                {"attribute": name, "capacity": True, **coverage(name, devices, universe, True).to_dict()}
-            )
+        for name in sorted(attributes):
+            count, nodes, kinds = attributes[name]
+            types = sorted({_TYPE_NAMES.get(kind, "string") for kind in kinds})
+            cov = Coverage(count[0], len(devices), sorted(nodes), universe, types)
+            rows.append({"attribute": name, **cov.to_dict()})
+        for name in sorted(capacities):
+            count, nodes, _ = capacities[name]
+            cov = Coverage(count[0], len(devices), sorted(nodes), universe, ["quantity"])
+            rows.append({"attribute": name, "capacity": True, **cov.to_dict()})
         out[driver] = rows
     return out
+
+
+_TYPE_NAMES: dict[type, str] = {bool: "bool", int: "int", Version: "version", str: "string"}  # type_name
 
 
 def _pcie_class(value: Any) -> str:
