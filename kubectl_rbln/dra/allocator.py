@@ -346,15 +346,16 @@ class _Allocation:
         returns the stage that rejected the device (STAGE_*), kept for the explanation."""
         device = self.devices[pos]
         f = self.features
-        claim = self.claims[alt.claim]
-        for stage, owner, exprs in (
-            (STAGE_CLASS, f"class {alt.device_class.name}", alt.device_class.selectors),
-            (STAGE_REQUEST, f"claim {claim.key}", alt.spec.selectors),
-        ):
+        for stage, exprs in ((STAGE_CLASS, alt.device_class.selectors), (STAGE_REQUEST, alt.spec.selectors)):
             for i, expr in enumerate(exprs):
                 try:
                     ok = compile_selector(expr, consumable_capacity=f.consumable_capacity).matches(device)
                 except CelError as err:
+                    owner = (
+                        f"class {alt.device_class.name}"
+                        if stage == STAGE_CLASS
+                        else f"claim {self.claims[alt.claim].key}"
+                    )
                     alt.errors[pos] = f"{owner}: selector #{i}: {err}"
                     return STAGE_ERROR
                 if not ok:
