@@ -228,18 +228,31 @@ def normalize_device(raw: Any, driver: str, pool: str, slice_name: str, node: st
     )
 
 
+# Attribute texts repeat across devices (versions, product names, PCI roots): one string each, not one
+# per device. Bounded; `SnapshotBuilder.finish` empties it (the Snapshot keeps what it uses).
+_SHARED_VALUES: dict[str, str] = {}
+_SHARED_MAX = 1 << 18
+
+
+def _share(text: str) -> str:
+    if len(_SHARED_VALUES) < _SHARED_MAX:
+        _SHARED_VALUES[text] = text
+    return text
+
+
 def _device_from_wire(raw: DeviceWire, driver: str, pool: str, slice_name: str, node: str | None) -> Device:
     """`normalize_device` of a decoded `DeviceWire`: the same Device, without a dict per attribute."""
     attributes: dict[str, AttrValue] = {}
     bad: list[str] = []
     if raw.attributes:
         known = _QUALIFIED
+        shared = _SHARED_VALUES
         for name, entry in raw.attributes.items():
             qualified = known.get((name, driver)) or qualify(name, driver)
             string, number, flag, version = entry.string, entry.int_, entry.bool_, entry.version
             if string is not None:
                 if number is None and flag is None and version is None:
-                    attributes[qualified] = string
+                    attributes[qualified] = shared.get(string) or _share(string)
                     continue
             elif number is not None:
                 if flag is None and version is None:
@@ -964,6 +977,7 @@ class SnapshotBuilder:
         self.resource_versions |= other.resource_versions
 
     def finish(self) -> Snapshot:
+        _SHARED_VALUES.clear()
         if self.duplicates:
             shown = ", ".join(self.duplicates[:3]) + (
                 f" and {len(self.duplicates) - 3} more" if len(self.duplicates) > 3 else ""
