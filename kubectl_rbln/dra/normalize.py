@@ -245,26 +245,36 @@ def _device_from_wire(raw: DeviceWire, driver: str, pool: str, slice_name: str, 
     attributes: dict[str, AttrValue] = {}
     bad: list[str] = []
     if raw.attributes:
-        known = _QUALIFIED
+        names = _QUALIFIED_BY_DRIVER.get(driver)
+        if names is None:
+            names = {}
+            if len(_QUALIFIED_BY_DRIVER) < 256:  # bounded against hostile input, which only misses
+                _QUALIFIED_BY_DRIVER[driver] = names
         shared = _SHARED_VALUES
         for name, entry in raw.attributes.items():
-            qualified = known.get((name, driver)) or qualify(name, driver)
-            string, number, flag, version = entry.string, entry.int_, entry.bool_, entry.version
+            qualified = names.get(name)
+            if qualified is None:
+                qualified = qualify(name, driver)
+                if len(names) < _QUALIFIED_MAX:
+                    names[name] = qualified
+            string = entry.string
             if string is not None:
-                if number is None and flag is None and version is None:
+                if entry.int_ is None and entry.bool_ is None and entry.version is None:
                     attributes[qualified] = shared.get(string) or _share(string)
                     continue
-            elif number is not None:
-                if flag is None and version is None:
-                    attributes[qualified] = number
+            else:
+                number, flag, version = entry.int_, entry.bool_, entry.version
+                if number is not None:
+                    if flag is None and version is None:
+                        attributes[qualified] = number
+                        continue
+                elif flag is not None:
+                    if version is None:
+                        attributes[qualified] = flag
+                        continue
+                elif version is not None:
+                    attributes[qualified] = Version(version)
                     continue
-            elif flag is not None:
-                if version is None:
-                    attributes[qualified] = flag
-                    continue
-            elif version is not None:
-                attributes[qualified] = Version(version)
-                continue
             bad.append(qualified)
     capacity: dict[str, str] = {}
     policies: dict[str, RequestPolicy] = {}
@@ -289,15 +299,21 @@ def _device_from_wire(raw: DeviceWire, driver: str, pool: str, slice_name: str, 
         node_name=device_node if isinstance(device_node, str) and device_node else node,
         attributes=attributes,
         capacity=capacity,
-        taints=[t for t in _l(raw.taints) if isinstance(t, dict)],
-        binding_conditions=[str(c) for c in _l(raw.bindingConditions)],
-        binding_failure_conditions=[str(c) for c in _l(raw.bindingFailureConditions)],
+        taints=[t for t in raw.taints if isinstance(t, dict)] if isinstance(raw.taints, list) else [],
+        binding_conditions=[str(c) for c in _l(raw.bindingConditions)] if raw.bindingConditions else [],
+        binding_failure_conditions=(
+            [str(c) for c in _l(raw.bindingFailureConditions)] if raw.bindingFailureConditions else []
+        ),
         binds_to_node=raw.bindsToNode is True,
         allow_multiple_allocations=raw.allowMultipleAllocations is True,
         request_policies=policies,
         bad_attributes=bad,
-        consumes_counters=counter_sets(raw.consumesCounters, "counterSet"),
+        consumes_counters=counter_sets(raw.consumesCounters, "counterSet") if raw.consumesCounters else [],
     )
+
+
+# driver -> attribute name as published -> qualified name (`qualify`, without a tuple per lookup)
+_QUALIFIED_BY_DRIVER: dict[str, dict[str, str]] = {}
 
 
 def normalize_slice(obj: dict[str, Any]) -> ResourceSlice:
@@ -384,21 +400,20 @@ def normalize_claim(obj: dict[str, Any]) -> ResourceClaim:
         results = []
         for result in _l(_d(allocation_raw.get("devices")).get("results")):
             result = _d(result)
+            get = result.get
+            share, consumed = get("shareID"), get("consumedCapacity")
+            conditions, failures = get("bindingConditions"), get("bindingFailureConditions")
             results.append(
                 AllocationResult(
-                    request=_s(result.get("request")),
-                    driver=_s(result.get("driver")),
-                    pool=_s(result.get("pool")),
-                    device=_s(result.get("device")),
-                    admin_access=result.get("adminAccess") is True,
-                    share_id=result.get("shareID") if isinstance(result.get("shareID"), str) else None,
-                    consumed_capacity={
-                        str(k): text
-                        for k, v in _d(result.get("consumedCapacity")).items()
-                        if (text := _quantity_text(v)) is not None
-                    },
-                    binding_conditions=[str(c) for c in _l(result.get("bindingConditions"))],
-                    binding_failure_conditions=[str(c) for c in _l(result.get("bindingFailureConditions"))],
+                    request=_s(get("request")),
+                    driver=_s(get("driver")),
+                    pool=_s(get("pool")),
+                    device=_s(get("device")),
+                    admin_access=get("adminAccess") is True,
+                    share_id=share if isinstance(share, str) else None,
+                    consumed_capacity=_consumed(consumed) if consumed else {},
+                    binding_conditions=[str(c) for c in _l(conditions)] if conditions else [],
+                    binding_failure_conditions=[str(c) for c in _l(failures)] if failures else [],
                 )
             )
         selector = allocation_raw.get("nodeSelector")
@@ -431,6 +446,10 @@ def normalize_claim(obj: dict[str, Any]) -> ResourceClaim:
         created=_s(meta.get("creationTimestamp")),
         # no `raw`: nothing reads it, and 10,000 raw Pods/claims are ~200 MB at 5,000 nodes
     )
+
+
+def _consumed(raw: Any) -> dict[str, str]:
+    return {str(k): text for k, v in _d(raw).items() if (text := _quantity_text(v)) is not None}
 
 
 def _condition(raw: dict[str, Any]) -> Condition:
