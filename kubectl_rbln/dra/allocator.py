@@ -26,6 +26,7 @@ Speed-ups that keep the first solution identical:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from kubectl_rbln.dra.capacity import CapacityTracker, InUse
 from kubectl_rbln.dra.cel import CelError, compile_selector
@@ -301,7 +302,8 @@ class _Allocation:
                 f'{spec.device_class}: deviceclass.resource.k8s.io "{spec.device_class}" not found'
             )
         alt = _Alt(ci, ri, base, sub, spec, cls)
-        alt.stage = [self._selectable(alt, pos) for pos in range(len(self.devices))]
+        selectors = self._selectors(alt)
+        alt.stage = [self._selectable(alt, pos, selectors) for pos in range(len(self.devices))]
         alt.outcome = [OUTCOME[st] for st in alt.stage]
         admin = spec.admin_access
         alt.free = [
@@ -341,25 +343,38 @@ class _Allocation:
             )
         return alt
 
-    def _selectable(self, alt: _Alt, pos: int) -> int:
+    def _selectors(self, alt: _Alt) -> list[tuple[int, int, Any]]:
+        """(stage, index, compiled selector or its compile error): class selectors, then the request's;
+        compiled once per request, not once per device."""
+        out: list[tuple[int, int, Any]] = []
+        consumable = self.features.consumable_capacity
+        for stage, exprs in ((STAGE_CLASS, alt.device_class.selectors), (STAGE_REQUEST, alt.spec.selectors)):
+            for i, expr in enumerate(exprs):
+                try:
+                    out.append((stage, i, compile_selector(expr, consumable_capacity=consumable)))
+                except CelError as err:
+                    out.append((stage, i, err))
+        return out
+
+    def _selectable(self, alt: _Alt, pos: int, selectors: list[tuple[int, int, Any]]) -> int:
         """Class selectors, then request selectors, then binding/taint filters (isSelectable);
         returns the stage that rejected the device (STAGE_*), kept for the explanation."""
         device = self.devices[pos]
         f = self.features
-        for stage, exprs in ((STAGE_CLASS, alt.device_class.selectors), (STAGE_REQUEST, alt.spec.selectors)):
-            for i, expr in enumerate(exprs):
+        for stage, i, selector in selectors:
+            error = selector if isinstance(selector, CelError) else None
+            if error is None:
                 try:
-                    ok = compile_selector(expr, consumable_capacity=f.consumable_capacity).matches(device)
+                    ok = selector.matches(device)
                 except CelError as err:
-                    owner = (
-                        f"class {alt.device_class.name}"
-                        if stage == STAGE_CLASS
-                        else f"claim {self.claims[alt.claim].key}"
-                    )
-                    alt.errors[pos] = f"{owner}: selector #{i}: {err}"
-                    return STAGE_ERROR
-                if not ok:
-                    return stage
+                    error = err
+            if error is not None:
+                claim = self.claims[alt.claim]
+                owner = f"class {alt.device_class.name}" if stage == STAGE_CLASS else f"claim {claim.key}"
+                alt.errors[pos] = f"{owner}: selector #{i}: {error}"
+                return STAGE_ERROR
+            if not ok:
+                return stage
         if f.version >= 34 and device.binding_conditions and not f.binding_conditions:
             return STAGE_BINDING
         if (
