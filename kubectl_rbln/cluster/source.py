@@ -113,6 +113,7 @@ class LiveCollector:
         self.ctx = resolve_context(opts.kubeconfig, opts.context, opts.namespace)
         self.client = LiveClient(self.ctx, timeout=opts.request_timeout)
         self.namespace = None if opts.all_namespaces else self.ctx.namespace
+        self.kinds = opts.kinds
         self.only: tuple[str, ...] | None = None  # several namespaces (read as -A, then kept to these)
         self.problems: list[dict[str, str]] = []
         self._served: list[str] = []
@@ -223,6 +224,8 @@ class LiveCollector:
             jobs += [(spec, versions[0]) for spec in DRA_LISTS]
             if any(v in versions for v in TAINT_RULE_VERSIONS):
                 jobs.append((TAINT_RULES, versions[0]))
+        if self.kinds is not None:
+            jobs = [job for job in jobs if job[0].kind in self.kinds]
         return jobs
 
     def collect(self, extras: Sequence[ExtraCollector] = ()) -> list[dict[str, Any]]:
@@ -296,7 +299,7 @@ class LiveCollector:
         pods = builder.snapshot.pods
         facts = ((bool(p.resource_claims) or _model_uses_devices(p), p.phase, p.node_name) for p in pods)
         keys = {(p.namespace, p.name) for p in pods}
-        for obj in self.kubelet_plugin_objects(waiting_nodes(facts), keys):
+        for obj in self.kubelet_plugin_objects(waiting_nodes(facts), keys):  # none without Pods
             builder.add(obj)
         builder.add(cluster_info(version, versions, self.problems, self.ctx.context, self.scope()))
         return builder.finish()
