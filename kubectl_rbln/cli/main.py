@@ -14,6 +14,7 @@ from typing import Any
 
 import click
 
+from kubectl_rbln import progress
 from kubectl_rbln.cli.group import cli
 from kubectl_rbln.errors import EXIT_USAGE, RblnError
 
@@ -31,7 +32,10 @@ def main(argv: list[str] | None = None) -> None:
         # cost 10-25% of `why` and `check` at 5,000 nodes (docs/performance.md)
         gc.disable()
     try:
-        code = cli.main(args=argv, prog_name="kubectl rbln", standalone_mode=False)
+        try:
+            code = cli.main(args=argv, prog_name="kubectl rbln", standalone_mode=False)
+        finally:
+            progress.done()  # a progress line still drawn (an error mid-read) is wiped first
     except RblnError as exc:
         click.echo(f"error: {exc.message}", err=True)
         if exc.hint:

@@ -245,6 +245,7 @@ class LiveCollector:
         for extra in extras:
             objects.extend(extra(self, list(objects)))
         objects.append(cluster_info(version, versions, self.problems, self.ctx.context, self.scope()))
+        progress.done()
         return objects
 
     def scope(self) -> dict[str, Any]:

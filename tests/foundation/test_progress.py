@@ -116,6 +116,17 @@ def test_never_when_stderr_is_a_pipe(bundle: Path) -> None:
     assert "reading " not in done.stderr and ESC_CLEAR not in done.stderr
 
 
+@pytest.mark.slow
+def test_an_error_mid_read_wipes_the_line_before_it_is_said(bundle: Path, tmp_path: Path) -> None:
+    document = json.loads(bundle.read_text(encoding="utf-8"))
+    document["items"].append(5)  # the last item is not an object: a one-line error after reading
+    broken = tmp_path / "broken.json"
+    broken.write_text(json.dumps(document), encoding="utf-8")
+    screen, _ = _on_pty(["why", "-f", str(broken), "-A"])
+    assert "reading " in screen
+    assert f"{ESC_CLEAR}error: {broken}: a List item is a int, not an object" in screen
+
+
 class _Terminal:
     """A stream that says it is a terminal and keeps what is written."""
 
