@@ -12,6 +12,8 @@ from __future__ import annotations
 import codecs
 import json
 import mmap
+import os
+import stat
 from collections.abc import Iterator
 from typing import Any, TypedDict
 
@@ -68,12 +70,14 @@ def _read_bytes(path: str) -> Any:
     None sends it the plain way. Mapped, its pages are the page cache's: `_Release` hands back those
     already decoded, so a 112 MB bundle is never all resident next to the Snapshot built from it."""
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):  # a pipe (`-f <(kubectl get ...)`): read once, plainly
+            return None
         with open(path, "rb") as handle:
             if handle.read(4096).lstrip()[:1] != b"{":
                 return None
             try:
                 data: Any = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
-            except (OSError, ValueError):  # a pipe, a special file: read it
+            except (OSError, ValueError):  # a file that cannot be mapped: read it
                 handle.seek(0)
                 data = handle.read()
     except OSError as exc:

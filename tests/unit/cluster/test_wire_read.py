@@ -136,3 +136,25 @@ def test_bad_utf8_is_named_as_before(tmp_path):
     with pytest.raises(InputError) as fast_error:
         list(iter_checked(str(path)))
     assert fast_error.value.message == plain_error.value.message
+
+
+def test_a_pipe_is_read_once_the_plain_way(tmp_path):
+    """`-f <(kubectl get ... -o json)` names a FIFO: it cannot be mapped, nor read twice."""
+    import os
+    import threading
+
+    objects = next(iter(SCENARIOS.values())).build("v1")
+    text = dumps_bundle(objects)
+    fifo = tmp_path / "pipe.json"
+    os.mkfifo(fifo)
+
+    def feed() -> None:
+        with open(fifo, "w", encoding="utf-8") as handle:
+            handle.write(text)
+
+    writer = threading.Thread(target=feed)
+    writer.start()
+    got = [obj for obj, _ in iter_checked(str(fifo))]
+    writer.join(10)
+    assert len(got) == len(objects)
+    assert json.dumps(got, sort_keys=True) == json.dumps(objects, sort_keys=True)
