@@ -40,6 +40,8 @@ def strip_controls(text: str) -> str:
     """`text` without terminal control sequences; newlines and tabs survive, \\r is dropped."""
     if not text:
         return ""
+    if text.isascii() and text.isprintable():  # the usual case: nothing to strip (no ESC, no C0/C1)
+        return text
     return _SINGLE.sub("", _SEQUENCE.sub("", text))
 
 

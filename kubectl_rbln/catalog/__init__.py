@@ -213,6 +213,26 @@ def say(text: Phrase | str, lang: str) -> str:
     """A Phrase in `lang` (a plain string is returned as it is: a name, a Pod)."""
     if isinstance(text, str):
         return text
+    try:  # thousands of nodes fail with the same words (`why` at 5,000 nodes): filled once
+        values = tuple([(name, type(v), v) for name, v in text.values.items()])  # 1 and True differ
+        key: Any = (text.key, values, text.parts, text.sep, lang)
+        found = _SAID.get(key)
+    except TypeError:  # a value that cannot be a key (a list, a nested phrase): filled each time
+        key = found = None
+    if found is not None:
+        return found
+    said = _say(text, lang)
+    if key is not None:
+        if len(_SAID) >= 4096:
+            _SAID.clear()
+        _SAID[key] = said
+    return said
+
+
+_SAID: dict[Any, str] = {}
+
+
+def _say(text: Phrase, lang: str) -> str:
     values = {name: say(v, lang) if isinstance(v, Phrase) else v for name, v in text.values.items()}
     pieces = [sentence(text.key, lang, **values)] if text.key else []
     pieces += [say(part, lang) for part in text.parts]

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import click
 from click.core import ParameterSource
 
 from kubectl_rbln.cli.options import Options, common_options, rct_option
+
+# what `attrs` reads of a live cluster: devices, classes and RCTs (a file is read whole, as before)
+ATTRS_KINDS = frozenset({"DeviceClass", "ResourceSlice", "ResourceClaimTemplate"})
 
 
 @click.command()
@@ -29,7 +34,7 @@ def attrs(opts: Options, rct: str, rct_file: str | None) -> int:
     from kubectl_rbln.render.output import emit  # noqa: PLC0415
 
     from_file = load_rct_file(rct_file) if rct_file else None
-    snapshot, collected = load_snapshot(opts.source)
+    snapshot, collected = load_snapshot(replace(opts.source, kinds=ATTRS_KINDS))
     named = click.get_current_context().get_parameter_source("rct") is not ParameterSource.DEFAULT
     namespace = default_namespace(opts.source, collected, snapshot, _warn)
     request = AttrsRequest(namespace, rct, from_file, rct_named=named)

@@ -7,12 +7,14 @@ import it without importing each other.
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from typing import Any
 
 import click
 
+from kubectl_rbln import progress
 from kubectl_rbln.cli.group import cli
 from kubectl_rbln.errors import EXIT_USAGE, RblnError
 
@@ -24,8 +26,16 @@ def _debug() -> bool:
 def main(argv: list[str] | None = None) -> None:
     """Run the CLI; expected failures print one line and exit with their documented code."""
     _completion_hook(sys.argv[1:] if argv is None else argv)
+    if argv is None:  # the process itself: one command, then `_leave`
+        # no cyclic GC: what a command builds (a Snapshot of millions of objects, thousands of
+        # diagnoses) is acyclic or lives to the end, and the collector walking it again and again
+        # cost 10-25% of `why` and `check` at 5,000 nodes (docs/performance.md)
+        gc.disable()
     try:
-        code = cli.main(args=argv, prog_name="kubectl rbln", standalone_mode=False)
+        try:
+            code = cli.main(args=argv, prog_name="kubectl rbln", standalone_mode=False)
+        finally:
+            progress.done()  # a progress line still drawn (an error mid-read) is wiped first
     except RblnError as exc:
         click.echo(f"error: {exc.message}", err=True)
         if exc.hint:
@@ -51,7 +61,21 @@ def main(argv: list[str] | None = None) -> None:
             f"error: internal error: {type(exc).__name__}: {exc} (RBLN_DEBUG=1 shows the traceback)", err=True
         )
         sys.exit(EXIT_USAGE)
-    sys.exit(code if isinstance(code, int) else 0)
+    code = code if isinstance(code, int) else 0
+    if argv is None:  # the process itself (not a test calling main): leave without tearing down
+        _leave(code)
+    sys.exit(code)
+
+
+def _leave(code: int) -> None:
+    """Flush and end the process now. Why: freeing a 5,000-node Snapshot object by object at exit
+    took 0.5 s of a 4 s `why` (docs/performance.md); nothing registered at exit needs to run."""
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BrokenPipeError:
+        _silence_broken_pipe()
+    os._exit(code)
 
 
 def _completion_hook(args: list[str]) -> None:

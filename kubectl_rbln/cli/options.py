@@ -15,6 +15,7 @@ from typing import Any
 
 import click
 
+from kubectl_rbln import progress
 from kubectl_rbln.cluster.options import SourceOptions
 from kubectl_rbln.domain import DEFAULT_RCT
 
@@ -122,6 +123,10 @@ def common_options(
             )
             if opts.jq and opts.output in ("table", "wide"):
                 opts.output = "json"
+            if progress.wanted(opts.output):  # a progress line on a terminal (issue 16)
+                progress.enable(opts.lang)
+            else:
+                progress.disable()
             return func(opts=opts, **kwargs)
 
         params = [

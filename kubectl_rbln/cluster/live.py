@@ -99,6 +99,7 @@ class LiveClient:
         self._configuration: Any = None
         self._token = ""
         self.server = ""
+        self.on_page: Callable[[str, int], None] | None = None  # (path, items): a progress line
 
     # ------------------------------------------------------------ plumbing
 
@@ -151,7 +152,9 @@ class LiveClient:
 
     def get(self, path: str, query: dict[str, Any] | None = None) -> Any:
         """One GET of a JSON document."""
-        body = self.fetch(path, query)
+        return self._json(path, self.fetch(path, query))
+
+    def _json(self, path: str, body: bytes) -> Any:
         try:
             return json.loads(body)
         except ValueError as exc:
@@ -163,6 +166,16 @@ class LiveClient:
                 )
             ) from None
 
+    def _page(self, path: str, query: dict[str, Any], decoder: Any) -> Any:
+        """One list page: in its wire shape when `decoder` fits it, else as `get` decodes it."""
+        if decoder is None:
+            return self.get(path, query)
+        body = self.fetch(path, query)
+        try:
+            return decoder.decode(body)
+        except Exception:  # noqa: BLE001 - msgspec's Decode/ValidationError: json says what is wrong
+            return self._json(path, body)
+
     def get_text(self, path: str, query: dict[str, Any] | None = None) -> str:
         """One GET of plain text (pods/log)."""
         return self.fetch(path, query, accept="*/*").decode("utf-8", "replace")
@@ -172,30 +185,37 @@ class LiveClient:
         path: str,
         query: dict[str, Any] | None = None,
         keep: Callable[[dict[str, Any]], Any] | None = None,
+        decoder: Any = None,
     ) -> list[Any]:
         """All items of a list, page by page; a 410 on a continue token restarts the list once.
 
         `keep` turns each item into what is kept (a normalized object) while its page is in memory,
-        so a 5,000-node list never holds every raw item at once."""
+        so a 5,000-node list never holds every raw item at once. `decoder` (a msgspec Decoder of the
+        page's wire shape, dra/wire.py) decodes only the fields the Snapshot reads; a page it does not
+        fit is decoded whole, as without it."""
         try:
-            return self._list_once(path, query, keep)
+            return self._list_once(path, query, keep, decoder)
         except ListExpired:
             try:
-                return self._list_once(path, query, keep)
+                return self._list_once(path, query, keep, decoder)
             except ListExpired as again:
                 raise ClusterError(
                     f"{again.message}, twice; the cluster changes faster than we can list, try again"
                 ) from None
 
     def _list_once(
-        self, path: str, query: dict[str, Any] | None, keep: Callable[[dict[str, Any]], Any] | None
+        self,
+        path: str,
+        query: dict[str, Any] | None,
+        keep: Callable[[dict[str, Any]], Any] | None,
+        decoder: Any = None,
     ) -> builtins.list[Any]:
         # resourceVersion=0 lets the apiserver answer from its cache (cheap, possibly a little stale,
         # fine for a diagnosis); it is not allowed together with a continue token.
         params: dict[str, Any] = {**(query or {}), "limit": PAGE_SIZE, "resourceVersion": "0"}
         items: list[Any] = []
         while True:
-            page = self.get(path, params)
+            page = self._page(path, params, decoder)
             if not isinstance(page, dict):
                 raise ClusterError(f"{' '.join(describe_resource(path))}: the answer is not a list")
             kind = str(page.get("kind", ""))
@@ -206,6 +226,8 @@ class LiveClient:
                     item.setdefault("kind", item_kind)
                     item.setdefault("apiVersion", api_version)
                     items.append(item if keep is None else keep(item))
+            if self.on_page is not None:
+                self.on_page(path, len(page.get("items") or []))
             token = (page.get("metadata") or {}).get("continue")
             if not token:
                 return items

@@ -11,16 +11,19 @@ from __future__ import annotations
 
 import gc
 import sys
+import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from kubectl_rbln.cluster.files import expand_paths, iter_objects, load_objects
+from kubectl_rbln import progress
+from kubectl_rbln.cluster.files import expand_paths, load_objects
 from kubectl_rbln.cluster.kubeconfig import KubeContext, resolve_context
 from kubectl_rbln.cluster.live import ApiRefusal, LiveClient
 from kubectl_rbln.cluster.options import SourceOptions
+from kubectl_rbln.cluster.wire_read import iter_checked
 from kubectl_rbln.domain import DEVICE_RESOURCE_PREFIXES, KUBELET_PLUGINS
 from kubectl_rbln.dra.model import Snapshot
 from kubectl_rbln.dra.normalize import (
@@ -29,6 +32,7 @@ from kubectl_rbln.dra.normalize import (
     VERSION_ORDER,
     SnapshotBuilder,
 )
+from kubectl_rbln.dra.wire import WIRE_SHAPES, page_shape
 from kubectl_rbln.errors import ClusterError, InputError
 
 RESOURCE_GROUP = "resource.k8s.io"
@@ -109,9 +113,23 @@ class LiveCollector:
         self.ctx = resolve_context(opts.kubeconfig, opts.context, opts.namespace)
         self.client = LiveClient(self.ctx, timeout=opts.request_timeout)
         self.namespace = None if opts.all_namespaces else self.ctx.namespace
+        self.kinds = opts.kinds
         self.only: tuple[str, ...] | None = None  # several namespaces (read as -A, then kept to these)
         self.problems: list[dict[str, str]] = []
         self._served: list[str] = []
+        self._read_counts: dict[str, int] = {}
+        self._count_lock = threading.Lock()
+        self.client.on_page = self._page_read
+
+    def _page_read(self, path: str, items: int) -> None:
+        """A progress line while the lists arrive: objects read so far, per resource."""
+        resource = path.rstrip("/").rsplit("/", 1)[-1]
+        with self._count_lock:  # the lists are read in parallel threads
+            counts = self._read_counts
+            counts[resource] = counts.get(resource, 0) + items
+            lists = ", ".join(f"{name} {count:,}" for name, count in counts.items())
+            done = sum(counts.values())
+        progress.report("progress-reading-cluster", done=done, lists=lists)
 
     def server_version(self) -> str:
         """The first contact: an unreachable, hung or credential-refusing cluster ends here (exit 3)."""
@@ -145,7 +163,7 @@ class LiveCollector:
     def _read(self, spec: ListSpec, version: str, keep: Keep | None = None) -> list[Any]:
         path = list_path(spec, version, self.namespace)
         try:
-            return self.client.list(path, keep=keep)
+            return self.client.list(path, keep=keep, decoder=_page_decoder(spec.kind, keep))
         except ApiRefusal as refusal:
             self._problem(spec.kind, refusal)
             return []
@@ -184,8 +202,9 @@ class LiveCollector:
     def _read_claims(self, version: str, keep: Keep | None = None) -> list[Any]:
         """Claims of every namespace hold devices too; fall back to ours when that list is forbidden."""
         spec = DRA_LISTS[3]
+        decoder = _page_decoder(spec.kind, keep)
         try:
-            return self.client.list(list_path(spec, version, None), keep=keep)
+            return self.client.list(list_path(spec, version, None), keep=keep, decoder=decoder)
         except ApiRefusal as refusal:
             if self.namespace is None:
                 self._problem("ResourceClaim", refusal)
@@ -193,7 +212,7 @@ class LiveCollector:
             note = f"{refusal.message}; claims in other namespaces are invisible, devices they hold look free"
             self._problem("ResourceClaim", refusal, note)
             try:
-                return self.client.list(list_path(spec, version, self.namespace), keep=keep)
+                return self.client.list(list_path(spec, version, self.namespace), keep=keep, decoder=decoder)
             except ApiRefusal as again:
                 self._problem("ResourceClaim", again)
                 return []
@@ -205,6 +224,8 @@ class LiveCollector:
             jobs += [(spec, versions[0]) for spec in DRA_LISTS]
             if any(v in versions for v in TAINT_RULE_VERSIONS):
                 jobs.append((TAINT_RULES, versions[0]))
+        if self.kinds is not None:
+            jobs = [job for job in jobs if job[0].kind in self.kinds]
         return jobs
 
     def collect(self, extras: Sequence[ExtraCollector] = ()) -> list[dict[str, Any]]:
@@ -224,6 +245,7 @@ class LiveCollector:
         for extra in extras:
             objects.extend(extra(self, list(objects)))
         objects.append(cluster_info(version, versions, self.problems, self.ctx.context, self.scope()))
+        progress.done()
         return objects
 
     def scope(self) -> dict[str, Any]:
@@ -278,7 +300,7 @@ class LiveCollector:
         pods = builder.snapshot.pods
         facts = ((bool(p.resource_claims) or _model_uses_devices(p), p.phase, p.node_name) for p in pods)
         keys = {(p.namespace, p.name) for p in pods}
-        for obj in self.kubelet_plugin_objects(waiting_nodes(facts), keys):
+        for obj in self.kubelet_plugin_objects(waiting_nodes(facts), keys):  # none without Pods
             builder.add(obj)
         builder.add(cluster_info(version, versions, self.problems, self.ctx.context, self.scope()))
         return builder.finish()
@@ -393,6 +415,19 @@ ExtraCollector = Callable[["LiveCollector", list[dict[str, Any]]], Iterable[dict
 
 
 Keep = Callable[[dict[str, Any]], Any]
+_PAGE_DECODERS: dict[str, Any] = {}
+
+
+def _page_decoder(kind: str, keep: Keep | None) -> Any:
+    """The wire-shape decoder of a list page whose items are normalized as read (`keep`), else None:
+    `collect()` (for `dump`) keeps whole objects."""
+    if keep is None or kind not in WIRE_SHAPES:
+        return None
+    if kind not in _PAGE_DECODERS:
+        import msgspec  # noqa: PLC0415
+
+        _PAGE_DECODERS[kind] = msgspec.json.Decoder(page_shape(kind))
+    return _PAGE_DECODERS[kind]
 
 
 def _normalizer(kind: str) -> Keep:
@@ -486,7 +521,7 @@ def read_inputs(paths: Sequence[str], label: str) -> Snapshot:
     inputs: list[_Input] = []
     for path in expand_paths(paths):
         seen = _Input("<stdin>" if path == "-" else path)
-        for obj in iter_objects([path]):
+        for obj, checked in iter_checked(path, _file_progress(seen.path)):
             kind = obj.get("kind")
             raw_meta = obj.get("metadata")
             meta: dict[str, Any] = raw_meta if isinstance(raw_meta, dict) else {}
@@ -494,10 +529,17 @@ def read_inputs(paths: Sequence[str], label: str) -> Snapshot:
                 seen.info = (str(meta.get("name", "")), str(obj.get("serverVersion", "")))
             elif kind == "Node":
                 seen.nodes = (seen.nodes or set()) | {str(meta.get("name", ""))}
-            builder.add(obj)
+            builder.add(obj, checked)
         inputs.append(seen)
     _same_cluster(inputs)
     return builder.finish()
+
+
+def _file_progress(name: str) -> Callable[[int, int], None]:
+    def step(done: int, total: int) -> None:
+        progress.report("progress-reading-file", file=name, done=done, total=total)
+
+    return step
 
 
 def _same_cluster(inputs: list[_Input]) -> None:
@@ -544,6 +586,7 @@ def load_snapshot(opts: SourceOptions, warn: Warn | None = _stderr) -> tuple[Sna
             collector = LiveCollector(opts)
             collected = Collected(objects=[], namespace=collector.namespace, context=collector.ctx)
             snapshot = collector.collect_snapshot(f"context {collector.ctx.context}")
+        progress.done()
         gc.freeze()  # what was just built lives until the end: later collections need not walk it
     if warn is not None:
         for line in input_warnings(snapshot):

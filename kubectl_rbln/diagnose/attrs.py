@@ -169,18 +169,47 @@ def judge(entry: Required, devices: list[Device], universe: list[str]) -> None:
 
 
 def advertised(by_driver: dict[str, list[Device]], universe: list[str]) -> dict[str, list[dict[str, Any]]]:
-    """Every attribute and capacity of every device, per driver, with coverage."""
+    """Every attribute and capacity of every device, per driver, with coverage (what `coverage` says
+    of each name). Devices that publish the same names with the same types are counted together first:
+    at 5,000 nodes that is a few dozen shapes, not 65,000 devices x 40 names."""
     out: dict[str, list[dict[str, Any]]] = {}
     for driver, devices in sorted(by_driver.items()):
+        shapes: dict[tuple[Any, ...], tuple[list[int], set[str]]] = {}
+        for device in devices:
+            found = device.attributes
+            shape = (tuple(found), tuple(map(type, found.values())), tuple(device.capacity))
+            group = shapes.get(shape)
+            if group is None:
+                group = shapes[shape] = ([0], set())
+            group[0][0] += 1
+            group[1].add(device.node_name or f"pool:{device.pool}")  # node_of
+        attributes: dict[str, tuple[list[int], set[str], set[type]]] = {}
+        capacities: dict[str, tuple[list[int], set[str], set[type]]] = {}
+        for (names, kinds, capacity), (count, nodes) in shapes.items():
+            for name, kind in zip(names, kinds, strict=True):
+                seen = attributes.setdefault(name, ([0], set(), set()))
+                seen[0][0] += count[0]
+                seen[1].update(nodes)
+                seen[2].add(kind)
+            for name in capacity:
+                seen = capacities.setdefault(name, ([0], set(), set()))
+                seen[0][0] += count[0]
+                seen[1].update(nodes)
         rows = []
-        for name in sorted({n for d in devices for n in d.attributes}):
-            rows.append({"attribute": name, **coverage(name, devices, universe).to_dict()})
-        for name in sorted({n for d in devices for n in d.capacity}):
-            rows.append(
-                {"attribute": name, "capacity": True, **coverage(name, devices, universe, True).to_dict()}
-            )
+        for name in sorted(attributes):
+            count, nodes, kinds = attributes[name]
+            types = sorted({_TYPE_NAMES.get(kind, "string") for kind in kinds})
+            cov = Coverage(count[0], len(devices), sorted(nodes), universe, types)
+            rows.append({"attribute": name, **cov.to_dict()})
+        for name in sorted(capacities):
+            count, nodes, _ = capacities[name]
+            cov = Coverage(count[0], len(devices), sorted(nodes), universe, ["quantity"])
+            rows.append({"attribute": name, "capacity": True, **cov.to_dict()})
         out[driver] = rows
     return out
+
+
+_TYPE_NAMES: dict[type, str] = {bool: "bool", int: "int", Version: "version", str: "string"}  # type_name
 
 
 def _pcie_class(value: Any) -> str:

@@ -7,9 +7,11 @@ catalog and severities as `why`) that make the exit code.
 
 from __future__ import annotations
 
+import gc
 from dataclasses import dataclass, field
 from typing import Any
 
+from kubectl_rbln import progress
 from kubectl_rbln.catalog import Names, Phrase, join_and, say
 from kubectl_rbln.diagnose.attrs import examine, rct_source
 from kubectl_rbln.diagnose.context import PodContext, is_device_pod, pod_context, probe_pod, resolve_claims
@@ -272,19 +274,30 @@ def item_consumable_gate(snapshot: Snapshot, namespace: str, rct: str) -> CheckI
 
 def why_items(snapshot: Snapshot, namespace: str | None, options: WhyOptions) -> list[CheckItem]:
     items = []
-    for pod in device_pods(snapshot, namespace):
-        diagnosis = diagnose_pod(snapshot, pod, options)
-        items.append(
-            CheckItem(
-                f"why {pod.key}",
-                pod.name,
-                Phrase("check-why-expected"),
-                "",
-                diagnosis.findings,
-                diagnosis=diagnosis,
-            )
-        )
+    pods = device_pods(snapshot, namespace)
+    enabled = gc.isenabled()
+    gc.disable()  # thousands of diagnoses: the collector would walk them again and again (on again after)
+    try:
+        for done, pod in enumerate(pods, 1):
+            progress.report("progress-checking", done=done, total=len(pods))
+            items.append(_why_item(snapshot, pod, options))
+    finally:
+        if enabled:
+            gc.enable()
+    progress.done()
     return items
+
+
+def _why_item(snapshot: Snapshot, pod: Any, options: WhyOptions) -> CheckItem:
+    diagnosis = diagnose_pod(snapshot, pod, options)
+    return CheckItem(
+        f"why {pod.key}",
+        pod.name,
+        Phrase("check-why-expected"),
+        "",
+        diagnosis.findings,
+        diagnosis=diagnosis,
+    )
 
 
 def checklist_items(snapshot: Snapshot, namespace: str, rct: str, options: WhyOptions) -> list[CheckItem]:

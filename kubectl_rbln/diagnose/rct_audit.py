@@ -20,7 +20,23 @@ from kubectl_rbln.dra.normalize import normalize_claim_spec
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 
 
+# id(template) -> (template, its applied spec): `check` asks once per device Pod, thousands of times
+_APPLIED: dict[int, tuple[ResourceClaimTemplate, ClaimSpec | None]] = {}
+
+
 def applied_spec(template: ResourceClaimTemplate) -> ClaimSpec | None:
+    """The spec of the template's last-applied-configuration (normalized once per template)."""
+    hit = _APPLIED.get(id(template))
+    if hit is not None and hit[0] is template:
+        return hit[1]
+    spec = _applied_spec(template)
+    if len(_APPLIED) >= 256:
+        _APPLIED.clear()
+    _APPLIED[id(template)] = (template, spec)
+    return spec
+
+
+def _applied_spec(template: ResourceClaimTemplate) -> ClaimSpec | None:
     annotations = (template.raw.get("metadata") or {}).get("annotations") or {}
     text = annotations.get(LAST_APPLIED)
     if not isinstance(text, str):

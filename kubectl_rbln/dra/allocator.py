@@ -26,6 +26,7 @@ Speed-ups that keep the first solution identical:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from kubectl_rbln.dra.capacity import CapacityTracker, InUse
 from kubectl_rbln.dra.cel import CelError, compile_selector
@@ -301,7 +302,8 @@ class _Allocation:
                 f'{spec.device_class}: deviceclass.resource.k8s.io "{spec.device_class}" not found'
             )
         alt = _Alt(ci, ri, base, sub, spec, cls)
-        alt.stage = [self._selectable(alt, pos) for pos in range(len(self.devices))]
+        selectors = self._selectors(alt)
+        alt.stage = [self._selectable(alt, pos, selectors) for pos in range(len(self.devices))]
         alt.outcome = [OUTCOME[st] for st in alt.stage]
         admin = spec.admin_access
         alt.free = [
@@ -341,24 +343,38 @@ class _Allocation:
             )
         return alt
 
-    def _selectable(self, alt: _Alt, pos: int) -> int:
+    def _selectors(self, alt: _Alt) -> list[tuple[int, int, Any]]:
+        """(stage, index, compiled selector or its compile error): class selectors, then the request's;
+        compiled once per request, not once per device."""
+        out: list[tuple[int, int, Any]] = []
+        consumable = self.features.consumable_capacity
+        for stage, exprs in ((STAGE_CLASS, alt.device_class.selectors), (STAGE_REQUEST, alt.spec.selectors)):
+            for i, expr in enumerate(exprs):
+                try:
+                    out.append((stage, i, compile_selector(expr, consumable_capacity=consumable)))
+                except CelError as err:
+                    out.append((stage, i, err))
+        return out
+
+    def _selectable(self, alt: _Alt, pos: int, selectors: list[tuple[int, int, Any]]) -> int:
         """Class selectors, then request selectors, then binding/taint filters (isSelectable);
         returns the stage that rejected the device (STAGE_*), kept for the explanation."""
         device = self.devices[pos]
         f = self.features
-        claim = self.claims[alt.claim]
-        for stage, owner, exprs in (
-            (STAGE_CLASS, f"class {alt.device_class.name}", alt.device_class.selectors),
-            (STAGE_REQUEST, f"claim {claim.key}", alt.spec.selectors),
-        ):
-            for i, expr in enumerate(exprs):
+        for stage, i, selector in selectors:
+            error = selector if isinstance(selector, CelError) else None
+            if error is None:
                 try:
-                    ok = compile_selector(expr, consumable_capacity=f.consumable_capacity).matches(device)
+                    ok = selector.matches(device)
                 except CelError as err:
-                    alt.errors[pos] = f"{owner}: selector #{i}: {err}"
-                    return STAGE_ERROR
-                if not ok:
-                    return stage
+                    error = err
+            if error is not None:
+                claim = self.claims[alt.claim]
+                owner = f"class {alt.device_class.name}" if stage == STAGE_CLASS else f"claim {claim.key}"
+                alt.errors[pos] = f"{owner}: selector #{i}: {error}"
+                return STAGE_ERROR
+            if not ok:
+                return stage
         if f.version >= 34 and device.binding_conditions and not f.binding_conditions:
             return STAGE_BINDING
         if (
@@ -706,6 +722,11 @@ def _node_selector(slices: list[ResourceSlice | None], node: str) -> dict | None
     return {"nodeSelectorTerms": [term]}
 
 
+# Search steps for a whole `simulate_cluster` (about 1 µs each): ten pathological nodes searched to
+# their own cap, the rest not at all, rather than hours over thousands of them.
+CLUSTER_MAX_STEPS = 2_000_000
+
+
 def allocate(
     node: Node,
     claims: list[ClaimToAllocate],
@@ -770,10 +791,15 @@ def simulate_cluster(
     features: Features,
     *,
     max_steps: int = 200_000,
+    total_steps: int = CLUSTER_MAX_STEPS,
     capacity_in_use: dict[tuple[str, str, str], InUse] | None = None,
 ) -> list[NodeResult]:
     """`allocate` on every node. Slices are indexed by node once; selectors are memoized
-    per distinct device signature (cel.Selector), so large uniform clusters stay cheap."""
+    per distinct device signature (cel.Selector), so large uniform clusters stay cheap.
+
+    `total_steps` bounds the search over the whole cluster (issue 16): thousands of nodes that each
+    search to `max_steps` would take hours; once the budget is spent, the nodes left are searched
+    for no step at all (counts and value groups still prove what they can) and read `search-capped`."""
     by_node: dict[str, list[ResourceSlice]] = {}
     shared: list[ResourceSlice] = []
     # counter slices go to every node in 1.35/1.36 (NewAllocator, allocator_incubating.go v0.36.2)
@@ -785,6 +811,7 @@ def simulate_cluster(
             shared.append(s)
     totals = slice_totals(slices) if features.version >= 35 else None
     out = []
+    left = total_steps
     for node in nodes:
         node_slices = by_node.get(node.name, []) + shared if shared else by_node.get(node.name, [])
         try:
@@ -798,17 +825,17 @@ def simulate_cluster(
             )
         except PoolError:
             pools = None  # allocate() reports it
-        out.append(
-            allocate(
-                node,
-                claims,
-                node_slices,
-                classes,
-                allocated,
-                features,
-                max_steps=max_steps,
-                pools=pools,
-                capacity_in_use=capacity_in_use,
-            )
+        result = allocate(
+            node,
+            claims,
+            node_slices,
+            classes,
+            allocated,
+            features,
+            max_steps=max(min(max_steps, left), 0),
+            pools=pools,
+            capacity_in_use=capacity_in_use,
         )
+        left -= result.steps
+        out.append(result)
     return out

@@ -50,6 +50,7 @@ from kubectl_rbln.dra.model import (
     Version,
 )
 from kubectl_rbln.dra.quantity import parse_quantity
+from kubectl_rbln.dra.wire import DeviceWire
 
 RESOURCE_GROUP = "resource.k8s.io"
 PLUGIN_API_VERSION = "kubectl-rbln/v1"
@@ -183,6 +184,11 @@ def counter_sets(raw: Any, name_key: str) -> list[CounterSet]:
 
 
 def normalize_device(raw: Any, driver: str, pool: str, slice_name: str, node: str | None) -> Device:
+    if isinstance(raw, DeviceWire):
+        if isinstance(raw.basic, dict) and raw.basic:  # v1beta1: only `name` and `basic` are read
+            raw = {"name": raw.name, "basic": raw.basic}
+        else:
+            return _device_from_wire(raw, driver, pool, slice_name, node)
     raw = _d(raw)
     body = _d(raw.get("basic")) or raw  # v1beta1 nests under `basic`
     attributes: dict[str, AttrValue] = {}
@@ -221,6 +227,94 @@ def normalize_device(raw: Any, driver: str, pool: str, slice_name: str, node: st
         bad_attributes=bad,
         consumes_counters=counter_sets(body.get("consumesCounters"), "counterSet"),
     )
+
+
+# Attribute texts repeat across devices (versions, product names, PCI roots): one string each, not one
+# per device. Bounded; `SnapshotBuilder.finish` empties it (the Snapshot keeps what it uses).
+_SHARED_VALUES: dict[str, str] = {}
+_SHARED_MAX = 1 << 18
+
+
+def _share(text: str) -> str:
+    if len(_SHARED_VALUES) < _SHARED_MAX:
+        _SHARED_VALUES[text] = text
+    return text
+
+
+def _device_from_wire(raw: DeviceWire, driver: str, pool: str, slice_name: str, node: str | None) -> Device:
+    """`normalize_device` of a decoded `DeviceWire`: the same Device, without a dict per attribute."""
+    attributes: dict[str, AttrValue] = {}
+    bad: list[str] = []
+    if raw.attributes:
+        names = _QUALIFIED_BY_DRIVER.get(driver)
+        if names is None:
+            names = {}
+            if len(_QUALIFIED_BY_DRIVER) < 256:  # bounded against hostile input, which only misses
+                _QUALIFIED_BY_DRIVER[driver] = names
+        shared = _SHARED_VALUES
+        for name, entry in raw.attributes.items():
+            qualified = names.get(name)
+            if qualified is None:
+                qualified = qualify(name, driver)
+                if len(names) < _QUALIFIED_MAX:
+                    names[name] = qualified
+            string = entry.string
+            if string is not None:
+                if entry.int_ is None and entry.bool_ is None and entry.version is None:
+                    attributes[qualified] = shared.get(string) or _share(string)
+                    continue
+            else:
+                number, flag, version = entry.int_, entry.bool_, entry.version
+                if number is not None:
+                    if flag is None and version is None:
+                        attributes[qualified] = number
+                        continue
+                elif flag is not None:
+                    if version is None:
+                        attributes[qualified] = flag
+                        continue
+                elif version is not None:
+                    attributes[qualified] = Version(version)
+                    continue
+            bad.append(qualified)
+    capacity: dict[str, str] = {}
+    policies: dict[str, RequestPolicy] = {}
+    if raw.capacity:
+        body = _d(raw.capacity)
+        capacity = {
+            qualify(str(name), driver): text
+            for name, entry in body.items()
+            if (text := _quantity_text(entry)) is not None
+        }
+        policies = {
+            qualify(str(name), driver): policy
+            for name, entry in body.items()
+            if (policy := request_policy(entry)) is not None
+        }
+    device_node = raw.nodeName
+    return Device(
+        name=_s(raw.name),
+        driver=driver,
+        pool=pool,
+        slice_name=slice_name,
+        node_name=device_node if isinstance(device_node, str) and device_node else node,
+        attributes=attributes,
+        capacity=capacity,
+        taints=[t for t in raw.taints if isinstance(t, dict)] if isinstance(raw.taints, list) else [],
+        binding_conditions=[str(c) for c in _l(raw.bindingConditions)] if raw.bindingConditions else [],
+        binding_failure_conditions=(
+            [str(c) for c in _l(raw.bindingFailureConditions)] if raw.bindingFailureConditions else []
+        ),
+        binds_to_node=raw.bindsToNode is True,
+        allow_multiple_allocations=raw.allowMultipleAllocations is True,
+        request_policies=policies,
+        bad_attributes=bad,
+        consumes_counters=counter_sets(raw.consumesCounters, "counterSet") if raw.consumesCounters else [],
+    )
+
+
+# driver -> attribute name as published -> qualified name (`qualify`, without a tuple per lookup)
+_QUALIFIED_BY_DRIVER: dict[str, dict[str, str]] = {}
 
 
 def normalize_slice(obj: dict[str, Any]) -> ResourceSlice:
@@ -307,21 +401,20 @@ def normalize_claim(obj: dict[str, Any]) -> ResourceClaim:
         results = []
         for result in _l(_d(allocation_raw.get("devices")).get("results")):
             result = _d(result)
+            get = result.get
+            share, consumed = get("shareID"), get("consumedCapacity")
+            conditions, failures = get("bindingConditions"), get("bindingFailureConditions")
             results.append(
                 AllocationResult(
-                    request=_s(result.get("request")),
-                    driver=_s(result.get("driver")),
-                    pool=_s(result.get("pool")),
-                    device=_s(result.get("device")),
-                    admin_access=result.get("adminAccess") is True,
-                    share_id=result.get("shareID") if isinstance(result.get("shareID"), str) else None,
-                    consumed_capacity={
-                        str(k): text
-                        for k, v in _d(result.get("consumedCapacity")).items()
-                        if (text := _quantity_text(v)) is not None
-                    },
-                    binding_conditions=[str(c) for c in _l(result.get("bindingConditions"))],
-                    binding_failure_conditions=[str(c) for c in _l(result.get("bindingFailureConditions"))],
+                    request=_s(get("request")),
+                    driver=_s(get("driver")),
+                    pool=_s(get("pool")),
+                    device=_s(get("device")),
+                    admin_access=get("adminAccess") is True,
+                    share_id=share if isinstance(share, str) else None,
+                    consumed_capacity=_consumed(consumed) if consumed else {},
+                    binding_conditions=[str(c) for c in _l(conditions)] if conditions else [],
+                    binding_failure_conditions=[str(c) for c in _l(failures)] if failures else [],
                 )
             )
         selector = allocation_raw.get("nodeSelector")
@@ -354,6 +447,10 @@ def normalize_claim(obj: dict[str, Any]) -> ResourceClaim:
         created=_s(meta.get("creationTimestamp")),
         # no `raw`: nothing reads it, and 10,000 raw Pods/claims are ~200 MB at 5,000 nodes
     )
+
+
+def _consumed(raw: Any) -> dict[str, str]:
+    return {str(k): text for k, v in _d(raw).items() if (text := _quantity_text(v)) is not None}
 
 
 def _condition(raw: dict[str, Any]) -> Condition:
@@ -775,8 +872,9 @@ class SnapshotBuilder:
         self._seen: dict[tuple[str, str, str], tuple[str, int]] = {}
         self.duplicates: list[str] = []  # "Pod serving/x", once per object seen more than once
 
-    def add(self, obj: Any) -> None:
-        """Normalize one raw object of a known kind; unknown kinds (CDI specs...) are ignored."""
+    def add(self, obj: Any, checked: bool = False) -> None:
+        """Normalize one raw object of a known kind; unknown kinds (CDI specs...) are ignored.
+        `checked`: decoded into its wire shape (dra/wire.py), so well-formed: no shape check."""
         if not isinstance(obj, dict):
             return
         kind = obj.get("kind")
@@ -788,7 +886,8 @@ class SnapshotBuilder:
             index = self._duplicate(kind, obj)
             if index == _OLDER:
                 return
-            self._check_shape(kind, obj)
+            if not checked:
+                self._check_shape(kind, obj)
             model = normalize(obj)
             if index is None:
                 self.place(kind, model)
@@ -913,6 +1012,7 @@ class SnapshotBuilder:
         self.resource_versions |= other.resource_versions
 
     def finish(self) -> Snapshot:
+        _SHARED_VALUES.clear()
         if self.duplicates:
             shown = ", ".join(self.duplicates[:3]) + (
                 f" and {len(self.duplicates) - 3} more" if len(self.duplicates) > 3 else ""

@@ -22,6 +22,8 @@ ROWS = [
     "kubectl rbln why POD",
     "why, fetch only",
     "kubectl rbln check",
+    "offline: json.load(bundle)",
+    "offline: kubectl-rbln why -f POD",
     "kubectl rbln --help",
     "kubectl-rbln --help",
     'python -c "import click"',
@@ -48,7 +50,8 @@ def test_quick_bench_prints_and_writes_every_row(tmp_path: Path) -> None:
     for row in ROWS:
         assert row in done.stdout
     assert "100 nodes" in done.stdout
-    assert "targets (ratios, same run)" in done.stdout
+    assert "target (ratios in this run)" in done.stdout
+    assert "why -f wall / json.load" in done.stdout
 
     result = json.loads(out.read_text(encoding="utf-8"))
     (size,) = result["sizes"]
@@ -60,4 +63,7 @@ def test_quick_bench_prints_and_writes_every_row(tmp_path: Path) -> None:
         assert row["wallRatio"] is not None and row["peakRatio"] is not None
     documented = size["rows"][0]
     assert len(documented["peakMiBPerProcess"]) == 2  # kubectl and jq, both counted
-    assert set(size["targets"]) >= {"whyWall<=0.5x", "whyPeak<=0.5x", "whyOverFetch<=1.5x"}
+    targets = size["targets"]
+    wanted = {"attrs wall", "why POD wall", "why POD peak", "check wall", "why -f wall / json.load"}
+    assert wanted <= set(targets)
+    assert targets["why POD wall"]["target"] == 0.2 and targets["why POD wall"]["ratio"] is not None

@@ -138,3 +138,20 @@ def test_suggestion_is_valid_and_fits(
     _, why_out, _ = rbln("why", *args, decode, "--with-rct", str(path), "-o", "json")
     fitting = [n["name"] for n in json.loads(why_out)["pods"][0]["nodes"] if n["fits"] is True]
     assert fitting == list(story.fits_on)
+
+
+@pytest.mark.parametrize("name", sorted(BY_NAME))
+def test_live_attrs_reads_only_dra_objects_and_answers_as_the_whole_bundle(
+    rbln, live, tmp_path: Path, name: str
+) -> None:
+    """Live `attrs` reads devices, classes and RCTs only (issue 16); a bundle is read whole: one answer."""
+    objects = BY_NAME[name].objects()
+    _, args = live(objects)
+    bundle = tmp_path / "bundle.json"
+    bundle.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": objects}), encoding="utf-8")
+    code_live, out_live, _ = rbln("attrs", *args, "-o", "json")
+    code_file, out_file, _ = rbln("attrs", "-f", str(bundle), "-n", "serving", "-o", "json")
+    assert code_live == code_file
+    from_live, from_file = json.loads(out_live), json.loads(out_file)
+    from_live.pop("source"), from_file.pop("source")
+    assert from_live == from_file

@@ -130,3 +130,31 @@ def pathological_bundle() -> list[dict[str, Any]]:
     spec = claim_spec(requests, [{"matchAttribute": NUMA}])
     slices = [resource_slice("npu-64", NPU_DRIVER, npus), resource_slice("npu-64", NIC_DRIVER, nics)]
     return pending_pod_bundle("npu-64", slices, spec)
+
+
+def numa8_bundle(requests: list[dict[str, Any]], constraints: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """64 NPUs over 8 NUMA nodes (8 each, interleaved by index) and a claim of `requests`."""
+    npus = [{"name": f"npu{i}", "attributes": {NUMA: {"int": i % 8}, "index": {"int": i}}} for i in range(64)]
+    slices = [resource_slice("npu-64", NPU_DRIVER, npus)]
+    return pending_pod_bundle("npu-64", slices, claim_spec(requests, constraints))
+
+
+def npu_request(name: str, count: int) -> dict[str, Any]:
+    return {"name": name, "exactly": {"deviceClassName": NPU_DRIVER, "count": count}}
+
+
+def many_pathological_nodes(count: int) -> list[dict[str, Any]]:
+    """`pathological_bundle` with its node repeated `count` times (same slices per node)."""
+    one = pathological_bundle()
+    out: list[dict[str, Any]] = []
+    for index in range(count):
+        name = f"npu-64-{index}"
+        for obj in one:
+            if obj["kind"] == "Node":
+                out.append(node(name))
+            elif obj["kind"] == "ResourceSlice":
+                spec = obj["spec"]
+                out.append(resource_slice(name, spec["driver"], spec["devices"]))
+            elif index == 0:
+                out.append(obj)
+    return out

@@ -11,10 +11,19 @@ from pathlib import Path
 
 import pytest
 
+from kubectl_rbln.diagnose.features import allocator_features, choose_features
 from kubectl_rbln.diagnose.why import WhyOptions, diagnose_pod
+from kubectl_rbln.dra.allocator import CLUSTER_MAX_STEPS, ClaimToAllocate, simulate_cluster
 from kubectl_rbln.dra.normalize import build_snapshot
 from tests.conftest import run_rbln
-from tests.robustness.bundles import pathological_bundle
+from tests.robustness.bundles import (
+    NS,
+    NUMA,
+    many_pathological_nodes,
+    npu_request,
+    numa8_bundle,
+    pathological_bundle,
+)
 
 
 def test_capped_search_is_a_warning_that_names_the_cap() -> None:
@@ -49,3 +58,65 @@ def test_why_cli_prints_the_cap(tmp_path: Path) -> None:
     report = json.loads(run_rbln("why", "-f", str(bundle), "-n", "ml", "big-0", "-o", "json").stdout)
     steps = report["pods"][0]["nodes"][0]["failure"]["summary"]
     assert steps.startswith("gave up after")
+
+
+# --- issue 16: 32 devices over 8 NUMA nodes, and a cluster-wide step budget
+
+
+def _diagnose(bundle):
+    snapshot = build_snapshot(bundle)
+    return diagnose_pod(snapshot, snapshot.pods[0], WhyOptions())
+
+
+def test_32_devices_over_8_numa_nodes_each_request_on_its_own_numa_fits() -> None:
+    requests = [npu_request(f"r{k}", 4) for k in range(8)]
+    constraints = [{"requests": [f"r{k}"], "matchAttribute": NUMA} for k in range(8)]
+    diagnosis = _diagnose(numa8_bundle(requests, constraints))
+    (row,) = diagnosis.nodes
+    assert row["fits"] is True
+    assert not [f for f in diagnosis.findings if f.slug == "constraint-unsatisfiable"]
+
+
+def test_32_devices_chained_onto_one_numa_node_is_proven_impossible_not_capped() -> None:
+    # r0..r7 pairwise on one NUMA node: all 32 on one, which holds 8
+    requests = [npu_request(f"r{k}", 4) for k in range(8)]
+    constraints = [{"requests": [f"r{k}", f"r{(k + 1) % 8}"], "matchAttribute": NUMA} for k in range(8)]
+    diagnosis = _diagnose(numa8_bundle(requests, constraints))
+    (finding,) = [f for f in diagnosis.findings if f.slug == "constraint-unsatisfiable"]
+    assert "searchCapped" not in finding.evidence
+    (row,) = diagnosis.nodes
+    assert row["fits"] is False and row["failure"]["kind"] == "no-solution"
+
+
+def test_32_devices_in_one_request_on_one_numa_node_is_refused_by_counts() -> None:
+    diagnosis = _diagnose(numa8_bundle([npu_request("npu", 32)], [{"matchAttribute": NUMA}]))
+    (finding,) = [f for f in diagnosis.findings if f.slug == "constraint-unsatisfiable"]
+    assert "searchCapped" not in finding.evidence
+    groups = finding.evidence["perValue"]
+    assert len(groups) == 8  # every NUMA node: 8 candidates, 32 needed
+    assert all(g["candidates"] == {"npu": 8} and g["needed"] == {"npu": 32} for g in groups)
+    (row,) = diagnosis.nodes
+    assert row["failure"]["kind"] == "constraint"
+
+
+def test_the_cluster_budget_leaves_later_nodes_unsearched_and_says_so() -> None:
+    snapshot = build_snapshot(many_pathological_nodes(4))
+    features = allocator_features(choose_features(snapshot, None, None))
+    claim = snapshot.claims[0]
+    nodes = sorted(snapshot.nodes.values(), key=lambda n: n.name)
+    results = simulate_cluster(
+        nodes, snapshot.slices, snapshot.device_classes, [ClaimToAllocate(NS, claim.name, claim.spec)],
+        set(), features, max_steps=1_000, total_steps=2_500,
+    )
+    assert [r.failure.kind for r in results if r.failure] == ["search-capped"] * 4
+    assert [r.steps for r in results] == [1_001, 1_001, 499, 1]
+
+
+def test_why_over_many_pathological_nodes_reports_the_cluster_budget() -> None:
+    nodes = CLUSTER_MAX_STEPS // 200_000 + 2  # two more nodes than the budget searches
+    diagnosis = _diagnose(many_pathological_nodes(nodes))
+    (capped,) = [f for f in diagnosis.findings if "searchCapped" in f.evidence]
+    evidence = capped.evidence["searchCapped"]
+    assert evidence["nodes"] == nodes
+    assert evidence["clusterBudget"] == CLUSTER_MAX_STEPS
+    assert evidence["unsearchedNodes"] >= 1

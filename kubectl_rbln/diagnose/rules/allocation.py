@@ -16,6 +16,7 @@ from kubectl_rbln.diagnose.findings import Finding
 from kubectl_rbln.diagnose.registry import rule
 from kubectl_rbln.diagnose.simulation import EVIDENCE_NODES, counts_for, holders_of
 from kubectl_rbln.domain import DEVICE_RESOURCE_PREFIXES, PCIE_ROOT_ATTR
+from kubectl_rbln.dra.allocator import CLUSTER_MAX_STEPS
 from kubectl_rbln.dra.explain import CandidateCounts, Failure
 
 ALIGNMENT_IDS = ("numaNode", "pcieRoot")
@@ -306,6 +307,10 @@ def constraint_unsatisfiable(ctx: PodContext) -> Iterator[Finding]:
     if capped and sample.kind == "search-capped":
         steps = max(ctx.simulation.failed[n].steps for n in nodes)
         evidence["searchCapped"] = {"steps": steps, "nodes": len(nodes)}
+        spent = sum(result.steps for result in ctx.simulation.failed.values())
+        if spent >= CLUSTER_MAX_STEPS:  # the cluster's budget ran out: some nodes were never searched
+            unsearched = sum(1 for n in capped if ctx.simulation.failed[n].steps <= 1)
+            evidence["searchCapped"].update(clusterBudget=CLUSTER_MAX_STEPS, unsearchedNodes=unsearched)
         values.update(steps=steps, node_count=len(nodes))
         case = "search-capped"
     yield Finding(

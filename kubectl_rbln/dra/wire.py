@@ -1,0 +1,191 @@
+"""The wire shapes of the objects a Snapshot reads most of: only the fields the normalizers read.
+
+Why: at 5,000 nodes, building a Python dict for every field of every Pod, claim and slice cost more
+than everything the diagnosis does afterwards (docs/performance.md, issue 16). msgspec decodes
+straight into these shapes and skips every other field in C. Each container type on the paths that
+`normalize.SHAPES` checks is declared here, so an object that decodes is well-formed by construction;
+one that does not (a wrong type anywhere below) is decoded again the plain way by the caller and
+normalized exactly as before, malformed-object report included. Leaves are `Any`: the normalizers
+already read them defensively, and `Any` decodes exactly like `json.loads`.
+
+Devices are `DeviceWire` structs rather than dicts (they are 90% of a big cluster's bytes);
+`normalize.normalize_device` reads both shapes to the same `Device`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypedDict
+
+import msgspec
+
+
+class AttributeWire(msgspec.Struct):
+    """One DeviceAttribute: exactly one of the four set, else a bad attribute (as `typed_value`)."""
+
+    int_: int | None = msgspec.field(default=None, name="int")
+    bool_: bool | None = msgspec.field(default=None, name="bool")
+    string: str | None = None
+    version: str | None = None
+
+
+class DeviceWire(msgspec.Struct):
+    """A v1/v1beta2 Device, or a v1beta1 one with `basic` (read the plain way, as a dict)."""
+
+    name: Any = None
+    basic: Any = None
+    attributes: dict[str, AttributeWire] | None = None
+    capacity: Any = None
+    nodeName: Any = None  # noqa: N815 - the API's field name
+    taints: Any = None
+    bindingConditions: Any = None  # noqa: N815
+    bindingFailureConditions: Any = None  # noqa: N815
+    bindsToNode: Any = None  # noqa: N815
+    allowMultipleAllocations: Any = None  # noqa: N815
+    consumesCounters: Any = None  # noqa: N815
+
+
+class MetaWire(TypedDict, total=False):
+    name: Any
+    namespace: Any
+    uid: Any
+    resourceVersion: Any
+    generateName: Any
+    labels: Any
+    annotations: Any
+    ownerReferences: Any
+    deletionTimestamp: Any
+    finalizers: Any
+    creationTimestamp: Any
+
+
+class PoolWire(TypedDict, total=False):
+    name: Any
+    generation: Any
+    resourceSliceCount: Any
+
+
+class SliceSpecWire(TypedDict, total=False):
+    driver: Any
+    pool: PoolWire
+    nodeName: Any
+    allNodes: Any
+    nodeSelector: Any
+    perDeviceNodeSelection: Any
+    sharedCounters: Any
+    devices: list[DeviceWire]
+
+
+class SliceWire(TypedDict, total=False):
+    apiVersion: Any
+    kind: Any
+    metadata: MetaWire
+    spec: SliceSpecWire
+
+
+class ResourcesWire(TypedDict, total=False):
+    requests: dict[str, Any]
+    limits: dict[str, Any]
+    claims: list[Any]
+
+
+class ContainerWire(TypedDict, total=False):
+    name: Any
+    resources: ResourcesWire
+    securityContext: Any
+
+
+class PodSpecWire(TypedDict, total=False):
+    resourceClaims: list[dict[str, Any]]
+    containers: list[ContainerWire]
+    nodeName: Any
+    nodeSelector: Any
+    affinity: Any
+    tolerations: Any
+    securityContext: Any
+    schedulerName: Any
+    hostNetwork: Any
+
+
+class ConditionWire(TypedDict, total=False):
+    type: Any
+    status: Any
+    reason: Any
+    message: Any
+
+
+class ContainerStatusWire(TypedDict, total=False):
+    name: Any
+    ready: Any
+    restartCount: Any
+    state: Any
+    lastState: Any
+
+
+class PodStatusWire(TypedDict, total=False):
+    phase: Any
+    resourceClaimStatuses: list[Any]
+    conditions: list[ConditionWire]
+    containerStatuses: list[ContainerStatusWire]
+    initContainerStatuses: list[ContainerStatusWire]
+
+
+class PodWire(TypedDict, total=False):
+    apiVersion: Any
+    kind: Any
+    metadata: MetaWire
+    spec: PodSpecWire
+    status: PodStatusWire
+
+
+class DeviceRequestsWire(TypedDict, total=False):
+    requests: list[dict[str, Any]]
+    constraints: list[Any]
+    config: Any
+
+
+class ClaimSpecWire(TypedDict, total=False):
+    devices: DeviceRequestsWire
+
+
+class AllocationDevicesWire(TypedDict, total=False):
+    results: list[dict[str, Any]]
+
+
+class AllocationWire(TypedDict, total=False):
+    devices: AllocationDevicesWire
+    nodeSelector: Any
+    allocationTimestamp: Any
+
+
+class ClaimStatusWire(TypedDict, total=False):
+    allocation: AllocationWire
+    reservedFor: list[Any]
+    devices: Any
+
+
+class ClaimWire(TypedDict, total=False):
+    apiVersion: Any
+    kind: Any
+    metadata: MetaWire
+    spec: ClaimSpecWire
+    status: ClaimStatusWire
+
+
+class HeadWire(TypedDict, total=False):
+    """Enough of any object to choose its shape."""
+
+    kind: Any
+
+
+# kind -> its wire shape; other kinds (few objects, some kept whole as `raw`) decode the plain way
+WIRE_SHAPES: dict[str, Any] = {"Pod": PodWire, "ResourceSlice": SliceWire, "ResourceClaim": ClaimWire}
+
+
+_LIST_META = TypedDict("_LIST_META", {"continue": Any}, total=False)  # `continue` is a keyword
+
+
+def page_shape(kind: str) -> Any:
+    """A list page of `kind` (a live read): its items in their wire shape."""
+    items: Any = list.__class_getitem__(WIRE_SHAPES[kind])
+    fields = {"kind": Any, "apiVersion": Any, "metadata": _LIST_META, "items": items}
+    return TypedDict(f"{kind}ListWire", fields, total=False)  # type: ignore[operator]

@@ -1,0 +1,160 @@
+"""The wire-shape reader (issue 16) builds the very Snapshot the plain json path builds.
+
+Every scenario bundle, in every resource.k8s.io version, is read both ways and compared object by
+object; malformed objects (a wrong type where the checks look) still end in the same `malformed`
+problems, and files that are not one JSON List still end in the same one-line errors.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+
+from kubectl_rbln.cluster.files import iter_objects
+from kubectl_rbln.cluster.source import read_inputs
+from kubectl_rbln.cluster.wire_read import iter_checked
+from kubectl_rbln.dra.normalize import SnapshotBuilder
+from kubectl_rbln.errors import InputError
+from testing.synthetic.bundle import dumps_bundle
+from testing.synthetic.scenarios import SCENARIOS
+
+FIELDS = ("pods", "nodes", "events", "slices", "claims", "templates", "device_classes", "namespaces",
+          "taint_rules", "logs", "captures", "problems", "notes", "resource_api_version", "server_version")
+
+
+def plain(path: str):
+    builder = SnapshotBuilder("x")
+    for obj in iter_objects([path]):
+        builder.add(obj)
+    return builder.finish()
+
+
+def fast(path: str):
+    snapshot = read_inputs([path], "x")
+    snapshot.source = "x"
+    return snapshot
+
+
+def assert_same(path: str) -> None:
+    one, two = plain(path), fast(path)
+    for name in FIELDS:
+        assert getattr(two, name) == getattr(one, name), name
+
+
+@pytest.mark.parametrize("api_version", ["v1", "v1beta2", "v1beta1"])
+def test_every_scenario_reads_the_same_both_ways(tmp_path, api_version):
+    for name, scenario in SCENARIOS.items():
+        path = tmp_path / f"{name}-{api_version}.json"
+        path.write_text(dumps_bundle(scenario.build(api_version)), encoding="utf-8")
+        assert_same(str(path))
+
+
+def test_the_wire_shape_is_used_for_pods_claims_and_slices(tmp_path):
+    objects = next(iter(SCENARIOS.values())).build("v1")
+    path = tmp_path / "b.json"
+    path.write_text(dumps_bundle(objects), encoding="utf-8")
+    checked = {obj["kind"] for obj, wire in iter_checked(str(path)) if wire}
+    assert checked == {"Pod", "ResourceClaim", "ResourceSlice"}
+
+
+def _mutations(objects):
+    """(description, edit) pairs: each puts a wrong type where the checks look."""
+    def first(kind):
+        return next(o for o in objects if o["kind"] == kind)
+
+    yield "pod claims an object", lambda: first("Pod")["spec"].__setitem__("resourceClaims", {"a": 1})
+    yield "slice devices a string", lambda: first("ResourceSlice")["spec"].__setitem__("devices", "x")
+    yield "slice device a number", lambda: first("ResourceSlice")["spec"]["devices"].__setitem__(0, 3)
+    yield "attribute int as text", lambda: first("ResourceSlice")["spec"]["devices"][0][
+        "attributes"
+    ].__setitem__("numa", {"int": "1"})
+    yield "attribute two values", lambda: first("ResourceSlice")["spec"]["devices"][0][
+        "attributes"
+    ].__setitem__("two", {"int": 1, "string": "a"})
+    yield "claim requests an object", lambda: first("ResourceClaim")["spec"]["devices"].__setitem__(
+        "requests", {}
+    )
+    yield "pod metadata a list", lambda: first("Pod").__setitem__("metadata", [])
+    yield "pod status null", lambda: first("Pod").__setitem__("status", None)
+
+
+def test_malformed_objects_report_the_same(tmp_path):
+    base = next(iter(SCENARIOS.values())).build("v1")
+    for index, (what, _) in enumerate(_mutations(base)):
+        objects = copy.deepcopy(base)
+        _apply(objects, what)
+        path = tmp_path / f"m{index}.json"
+        path.write_text(dumps_bundle(objects), encoding="utf-8")
+        assert_same(str(path))
+        problems = [p for p in fast(str(path)).problems if p.code == "malformed"]
+        if what not in ("attribute int as text", "attribute two values", "pod status null"):
+            assert problems, what
+
+
+def _apply(objects, what):
+    for name, edit in _mutations(objects):
+        if name == what:
+            edit()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"kind": "List", "items": [1]}',
+        '{"kind": "List", "items": [{"kind": "Pod"}, ',
+        '{"kind": "List", "items": {}}',
+        '{"metadata": {"name": "x"}}',
+        '[{"kind": "Pod", "metadata": {"name": "a"}}]',
+        '{"kind": "List", "items": [{"kind": "Pod", "metadata": {"name": "\u00e9"}}]}',
+    ],
+)
+def test_errors_and_odd_shapes_match_the_plain_path(tmp_path, text):
+    path = tmp_path / "odd.json"
+    path.write_text(text, encoding="utf-8")
+    try:
+        expected = ("ok", [o for o in iter_objects([str(path)])])
+    except InputError as exc:
+        expected = ("error", exc.message)
+    try:
+        got = ("ok", [o for o, _ in iter_checked(str(path))])
+    except InputError as exc:
+        got = ("error", exc.message)
+    assert got[0] == expected[0]
+    if got[0] == "error":
+        assert got[1] == expected[1]
+    else:
+        assert json.dumps(got[1], sort_keys=True) == json.dumps(expected[1], sort_keys=True)
+
+
+def test_bad_utf8_is_named_as_before(tmp_path):
+    path = tmp_path / "bad.json"
+    path.write_bytes(b'{"kind": "List", "items": [{"kind": "Pod", "metadata": {"name": "\xff"}}]}')
+    with pytest.raises(InputError) as plain_error:
+        list(iter_objects([str(path)]))
+    with pytest.raises(InputError) as fast_error:
+        list(iter_checked(str(path)))
+    assert fast_error.value.message == plain_error.value.message
+
+
+def test_a_pipe_is_read_once_the_plain_way(tmp_path):
+    """`-f <(kubectl get ... -o json)` names a FIFO: it cannot be mapped, nor read twice."""
+    import os
+    import threading
+
+    objects = next(iter(SCENARIOS.values())).build("v1")
+    text = dumps_bundle(objects)
+    fifo = tmp_path / "pipe.json"
+    os.mkfifo(fifo)
+
+    def feed() -> None:
+        with open(fifo, "w", encoding="utf-8") as handle:
+            handle.write(text)
+
+    writer = threading.Thread(target=feed)
+    writer.start()
+    got = [obj for obj, _ in iter_checked(str(fifo))]
+    writer.join(10)
+    assert len(got) == len(objects)
+    assert json.dumps(got, sort_keys=True) == json.dumps(objects, sort_keys=True)
