@@ -44,6 +44,7 @@ from kubectl_rbln.dra.model import (
     Node,
     ResourceSlice,
 )
+from kubectl_rbln.dra.node_memo import NodeMemo
 from kubectl_rbln.dra.pools import Pool, PoolError, gather_pools, slice_totals
 from kubectl_rbln.dra.quantity import format_quantity
 from kubectl_rbln.dra.stages import (
@@ -793,9 +794,12 @@ def simulate_cluster(
     max_steps: int = 200_000,
     total_steps: int = CLUSTER_MAX_STEPS,
     capacity_in_use: dict[tuple[str, str, str], InUse] | None = None,
+    memo: bool | NodeMemo = True,
 ) -> list[NodeResult]:
     """`allocate` on every node. Slices are indexed by node once; selectors are memoized
-    per distinct device signature (cel.Selector), so large uniform clusters stay cheap.
+    per distinct device signature (cel.Selector), and nodes that differ only by their names
+    share one allocator run (dra/node_memo.py; `memo=False` runs every node, a NodeMemo given is
+    used and keeps its counts), so large uniform clusters stay cheap.
 
     `total_steps` bounds the search over the whole cluster (issue 16): thousands of nodes that each
     search to `max_steps` would take hours; once the budget is spent, the nodes left are searched
@@ -812,6 +816,10 @@ def simulate_cluster(
     totals = slice_totals(slices) if features.version >= 35 else None
     out = []
     left = total_steps
+    shared_runs = memo if isinstance(memo, NodeMemo) else None
+    if memo is True:
+        specs = [c.spec for c in claims]
+        shared_runs = NodeMemo(specs, classes, features.consumable_capacity, allocated, capacity_in_use)
     for node in nodes:
         node_slices = by_node.get(node.name, []) + shared if shared else by_node.get(node.name, [])
         try:
@@ -825,17 +833,27 @@ def simulate_cluster(
             )
         except PoolError:
             pools = None  # allocate() reports it
-        result = allocate(
-            node,
-            claims,
-            node_slices,
-            classes,
-            allocated,
-            features,
-            max_steps=max(min(max_steps, left), 0),
-            pools=pools,
-            capacity_in_use=capacity_in_use,
-        )
+        cap = max(min(max_steps, left), 0)
+        signature = shared_runs.signature(node.name, pools) if shared_runs and pools is not None else None
+        result = None
+        if signature is not None:
+            assert shared_runs is not None and pools is not None
+            result = shared_runs.reuse(signature, node.name, pools, cap, _node_selector)
+        if result is None:
+            result = allocate(
+                node,
+                claims,
+                node_slices,
+                classes,
+                allocated,
+                features,
+                max_steps=cap,
+                pools=pools,
+                capacity_in_use=capacity_in_use,
+            )
+            if signature is not None:
+                assert shared_runs is not None and pools is not None
+                shared_runs.keep(signature, result, pools, cap)
         left -= result.steps
         out.append(result)
     return out

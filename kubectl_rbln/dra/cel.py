@@ -507,6 +507,24 @@ class Selector:
             raise hit
         return hit
 
+    @property
+    def attribute_names(self) -> list[str]:
+        """The attributes whose values (or presence) decide the result, when `references.complete`."""
+        return self._attr_names
+
+    @property
+    def capacity_names(self) -> list[str]:
+        return self._cap_names
+
+    @property
+    def keys_more(self) -> bool:
+        """The result also depends on which domains a device has, or on allowMultipleAllocations."""
+        return self._extra
+
+    def key_of(self, device: Device) -> tuple:
+        """What the result on `device` depends on: equal keys, equal results (the memo's key)."""
+        return self._key(device)
+
     def _key(self, device: Device) -> tuple:
         refs = self.references
         attrs = device.attributes

@@ -172,4 +172,5 @@ def test_why_text_runs_the_allocator_once_per_node() -> None:
     }
     assert report.diagnoses[0].closest_node is not None  # a drawing was made
     assert calls.get("simulate_cluster") == 1
-    assert calls.get("allocate") == len(snapshot.nodes)
+    # at most once per node: nodes that differ only by their names share one run (dra/node_memo.py)
+    assert 1 <= calls.get("allocate", 0) <= len(snapshot.nodes)
