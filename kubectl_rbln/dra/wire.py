@@ -171,6 +171,25 @@ class ClaimWire(TypedDict, total=False):
     status: ClaimStatusWire
 
 
+class NodeSpecWire(TypedDict, total=False):
+    taints: list[Any]
+    unschedulable: Any
+
+
+class NodeStatusWire(TypedDict, total=False):
+    conditions: Any
+    allocatable: dict[str, Any]
+    nodeInfo: Any
+
+
+class NodeWire(TypedDict, total=False):
+    apiVersion: Any
+    kind: Any
+    metadata: MetaWire
+    spec: NodeSpecWire
+    status: NodeStatusWire
+
+
 class HeadWire(TypedDict, total=False):
     """Enough of any object to choose its shape."""
 
@@ -178,7 +197,12 @@ class HeadWire(TypedDict, total=False):
 
 
 # kind -> its wire shape; other kinds (few objects, some kept whole as `raw`) decode the plain way
-WIRE_SHAPES: dict[str, Any] = {"Pod": PodWire, "ResourceSlice": SliceWire, "ResourceClaim": ClaimWire}
+WIRE_SHAPES: dict[str, Any] = {
+    "Pod": PodWire,
+    "ResourceSlice": SliceWire,
+    "ResourceClaim": ClaimWire,
+    "Node": NodeWire,
+}
 
 
 _LIST_META = TypedDict("_LIST_META", {"continue": Any}, total=False)  # `continue` is a keyword

@@ -51,12 +51,12 @@ def test_every_scenario_reads_the_same_both_ways(tmp_path, api_version):
         assert_same(str(path))
 
 
-def test_the_wire_shape_is_used_for_pods_claims_and_slices(tmp_path):
+def test_the_wire_shape_is_used_for_pods_claims_slices_and_nodes(tmp_path):
     objects = next(iter(SCENARIOS.values())).build("v1")
     path = tmp_path / "b.json"
     path.write_text(dumps_bundle(objects), encoding="utf-8")
     checked = {obj["kind"] for obj, wire in iter_checked(str(path)) if wire}
-    assert checked == {"Pod", "ResourceClaim", "ResourceSlice"}
+    assert checked == {"Pod", "ResourceClaim", "ResourceSlice", "Node"}
 
 
 def _mutations(objects):
@@ -78,6 +78,9 @@ def _mutations(objects):
     )
     yield "pod metadata a list", lambda: first("Pod").__setitem__("metadata", [])
     yield "pod status null", lambda: first("Pod").__setitem__("status", None)
+    yield "node taints an object", lambda: first("Node")["spec"].__setitem__("taints", {"key": "x"})
+    yield "node allocatable a list", lambda: first("Node")["status"].__setitem__("allocatable", ["4"])
+    yield "node spec a string", lambda: first("Node").__setitem__("spec", "x")
 
 
 def test_malformed_objects_report_the_same(tmp_path):
