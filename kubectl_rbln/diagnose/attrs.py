@@ -114,10 +114,60 @@ def device_nodes(by_driver: dict[str, list[Device]]) -> list[str]:
     return sorted({node_of(d) for devices in by_driver.values() for d in devices})
 
 
-def coverage(name: str, devices: list[Device], universe: list[str], capacity: bool = False) -> Coverage:
-    having = [d for d in devices if name in (d.capacity if capacity else d.attributes)]
-    types = sorted({"quantity" if capacity else type_name(d.attributes[name]) for d in having})
-    return Coverage(len(having), len(devices), sorted({node_of(d) for d in having}), universe, types)
+@dataclass(slots=True)
+class Shape:
+    """Devices of one driver that publish the same attribute names with the same value types, and the
+    same capacity names: how many, and on which nodes."""
+
+    names: tuple[str, ...]
+    kinds: tuple[type, ...]  # the type of each attribute's value
+    capacity: tuple[str, ...]
+    count: int = 0
+    nodes: set[str] = field(default_factory=set)
+
+
+def shapes_of(devices: list[Device]) -> list[Shape]:
+    """The devices grouped by shape, in first-seen order: at 5,000 nodes a few dozen shapes stand for
+    65,000 devices, so each key's coverage is a sum over shapes, not a pass over every device."""
+    shapes: dict[tuple[Any, ...], Shape] = {}
+    for device in devices:
+        found = device.attributes
+        key = (tuple(found), tuple(map(type, found.values())), tuple(device.capacity))
+        shape = shapes.get(key)
+        if shape is None:
+            shape = shapes[key] = Shape(*key)
+        shape.count += 1
+        shape.nodes.add(device.node_name or f"pool:{device.pool}")  # node_of
+    return list(shapes.values())
+
+
+def _shape_index(by_driver: dict[str, list[Device]]) -> dict[str, list[Shape]]:
+    return {driver: shapes_of(devices) for driver, devices in by_driver.items()}
+
+
+def coverage(
+    name: str,
+    devices: list[Device],
+    universe: list[str],
+    capacity: bool = False,
+    shapes: list[Shape] | None = None,
+) -> Coverage:
+    """Which devices and nodes publish `name` (counted over `shapes`, the devices' shapes, when given)."""
+    if shapes is None:
+        shapes = shapes_of(devices)
+    count, nodes, types = 0, set(), set()
+    for shape in shapes:
+        if capacity:
+            if name not in shape.capacity:
+                continue
+            types.add("quantity")
+        else:
+            if name not in shape.names:
+                continue
+            types.add(_TYPE_NAMES.get(shape.kinds[shape.names.index(name)], "string"))
+        count += shape.count
+        nodes |= shape.nodes
+    return Coverage(count, len(devices), sorted(nodes), universe, sorted(types))
 
 
 def collect_required(snapshot: Snapshot, spec: ClaimSpec) -> list[Required]:
@@ -153,12 +203,16 @@ def collect_required(snapshot: Snapshot, spec: ClaimSpec) -> list[Required]:
     return list(found.values())
 
 
-def judge(entry: Required, devices: list[Device], universe: list[str]) -> None:
+def judge(
+    entry: Required, devices: list[Device], universe: list[str], shapes: list[Shape] | None = None
+) -> None:
     """present everywhere, on some nodes, or absent; guarded reads are optional by construction."""
     is_capacity = entry.kinds == ["capacity"]
-    entry.coverage = coverage(entry.attribute, devices, universe, capacity=is_capacity)
+    if shapes is None:
+        shapes = shapes_of(devices)
+    entry.coverage = coverage(entry.attribute, devices, universe, capacity=is_capacity, shapes=shapes)
     cov = entry.coverage
-    entry.driver_absent_on = sorted(set(universe) - {node_of(d) for d in devices})
+    entry.driver_absent_on = sorted(set(universe).difference(*(shape.nodes for shape in shapes)))
     if cov.devices_with == 0:
         entry.verdict = "optional" if entry.kinds == ["guarded"] else "absent"
         entry.near_misses = near_misses(entry.attribute, devices)
@@ -168,33 +222,29 @@ def judge(entry: Required, devices: list[Device], universe: list[str]) -> None:
         entry.verdict = "present"
 
 
-def advertised(by_driver: dict[str, list[Device]], universe: list[str]) -> dict[str, list[dict[str, Any]]]:
+def advertised(
+    by_driver: dict[str, list[Device]],
+    universe: list[str],
+    index: dict[str, list[Shape]] | None = None,
+) -> dict[str, list[dict[str, Any]]]:
     """Every attribute and capacity of every device, per driver, with coverage (what `coverage` says
     of each name). Devices that publish the same names with the same types are counted together first:
     at 5,000 nodes that is a few dozen shapes, not 65,000 devices x 40 names."""
     out: dict[str, list[dict[str, Any]]] = {}
     for driver, devices in sorted(by_driver.items()):
-        shapes: dict[tuple[Any, ...], tuple[list[int], set[str]]] = {}
-        for device in devices:
-            found = device.attributes
-            shape = (tuple(found), tuple(map(type, found.values())), tuple(device.capacity))
-            group = shapes.get(shape)
-            if group is None:
-                group = shapes[shape] = ([0], set())
-            group[0][0] += 1
-            group[1].add(device.node_name or f"pool:{device.pool}")  # node_of
+        shapes = index[driver] if index is not None else shapes_of(devices)
         attributes: dict[str, tuple[list[int], set[str], set[type]]] = {}
         capacities: dict[str, tuple[list[int], set[str], set[type]]] = {}
-        for (names, kinds, capacity), (count, nodes) in shapes.items():
-            for name, kind in zip(names, kinds, strict=True):
+        for shape in shapes:
+            for name, kind in zip(shape.names, shape.kinds, strict=True):
                 seen = attributes.setdefault(name, ([0], set(), set()))
-                seen[0][0] += count[0]
-                seen[1].update(nodes)
+                seen[0][0] += shape.count
+                seen[1].update(shape.nodes)
                 seen[2].add(kind)
-            for name in capacity:
+            for name in shape.capacity:
                 seen = capacities.setdefault(name, ([0], set(), set()))
-                seen[0][0] += count[0]
-                seen[1].update(nodes)
+                seen[0][0] += shape.count
+                seen[1].update(shape.nodes)
         rows = []
         for name in sorted(attributes):
             count, nodes, kinds = attributes[name]
@@ -233,16 +283,27 @@ def _kind_word(kind: str) -> Phrase | str:
     return Phrase(f"attrs-format-kind-{kind}") if kind in ("bdf", "other") else kind
 
 
-def format_checks(by_driver: dict[str, list[Device]], required: list[Required]) -> list[dict[str, Any]]:
+def format_checks(
+    by_driver: dict[str, list[Device]],
+    required: list[Required],
+    index: dict[str, list[Shape]] | None = None,
+) -> list[dict[str, Any]]:
     """pcieRoot in `pci<domain>:<bus>` form, numaNode an int, and one type per constrained attribute."""
     rows = []
     constrained = {(r.attribute, r.driver): r for r in required if r.in_constraint}
     for driver, devices in sorted(by_driver.items()):
+        shapes = index[driver] if index is not None else shapes_of(devices)
         pcie = [d.attributes[PCIE_ROOT_ATTR] for d in devices if PCIE_ROOT_ATTR in d.attributes]
         if pcie:
             classes = defaultdict(list)
+            known: dict[Any, str] = {}  # the same roots repeat on every node: one regex match each
             for value in pcie:
-                classes[_pcie_class(value)].append(value)
+                kind = known.get(value) if isinstance(value, str) else None
+                if kind is None:
+                    kind = _pcie_class(value)
+                    if isinstance(value, str):
+                        known[value] = kind
+                classes[kind].append(value)
             odd = {k: v for k, v in classes.items() if k != "pci"}
             note = ""
             if "bdf" in odd:
@@ -258,9 +319,14 @@ def format_checks(by_driver: dict[str, list[Device]], required: list[Required]) 
                     constrained.get((PCIE_ROOT_ATTR, driver)),
                 )
             )
-        for name in sorted({n for d in devices for n in d.attributes if n.endswith("/numaNode")}):
-            values = [d.attributes[name] for d in devices if name in d.attributes]
-            types = sorted({type_name(v) for v in values})
+        for name in sorted({n for shape in shapes for n in shape.names if n.endswith("/numaNode")}):
+            types = sorted(
+                {
+                    _TYPE_NAMES.get(shape.kinds[shape.names.index(name)], "string")
+                    for shape in shapes
+                    if name in shape.names
+                }
+            )
             rows.append(
                 _format_row(
                     name,
@@ -512,19 +578,20 @@ class AttrsDiagnosis:
 def examine(snapshot: Snapshot, source: RctSource) -> AttrsDiagnosis:
     """Every key the RCT reads against every device, the value formats, the dropped fields: one pass."""
     by_driver = devices_by_driver(snapshot)
-    universe = device_nodes(by_driver)
+    index = _shape_index(by_driver)
+    universe = sorted({node for shapes in index.values() for shape in shapes for node in shape.nodes})
     required = collect_required(snapshot, source.spec)
     for entry in required:
-        judge(entry, by_driver.get(entry.driver, []), universe)
+        judge(entry, by_driver.get(entry.driver, []), universe, index.get(entry.driver, []))
     required.sort(key=lambda r: (r.driver, r.attribute))
-    formats = format_checks(by_driver, required)
+    formats = format_checks(by_driver, required, index)
     drops = stored_drops(source)
     return AttrsDiagnosis(
         source=source,
         by_driver=by_driver,
         nodes=universe,
         required=required,
-        advertised=advertised(by_driver, universe),
+        advertised=advertised(by_driver, universe, index),
         formats=formats,
         drops=drops,
         remediation=remediation(source, required, drops),
