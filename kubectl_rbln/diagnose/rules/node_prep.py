@@ -73,6 +73,8 @@ def device_plugin_mode(ctx: PodContext) -> list[Finding]:
     finding would name no node."""
     findings = []
     plugin_nodes = _device_plugin_nodes(ctx)
+    if not plugin_nodes:  # no node advertises a device plugin's resources: nothing to say (most clusters)
+        return findings
     requested = ctx.extended_resources
     served = {n: {r: v for r, v in res.items() if r in requested} for n, res in plugin_nodes.items()}
     served = {n: res for n, res in served.items() if res}
