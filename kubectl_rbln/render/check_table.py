@@ -39,8 +39,10 @@ def render_check(report: dict[str, Any], *, color: bool, wide: bool, lang: str =
     rows = []
     passing_pods = [i for i in report["items"] if i["id"].startswith("why ") and i["status"] == "pass"]
     folded = not wide and len(passing_pods) > MAX_PASSING_POD_ROWS
+    # by identity: `item in passing_pods` compared dicts, 10,000 x 10,000 of them at 5,000 nodes (1.5 s)
+    passing = {id(i) for i in passing_pods}
     for item in report["items"]:
-        if folded and item in passing_pods:
+        if folded and id(item) in passing:
             continue
         label = item["id"] if not item["id"].startswith("why ") else "why"
         row = [label, _cut(item["title"], 34, wide), status(item["status"], lang)]
