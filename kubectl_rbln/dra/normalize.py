@@ -57,6 +57,9 @@ PLUGIN_API_VERSION = "kubectl-rbln/v1"
 VERSION_ORDER = ("v1", "v1beta2", "v1beta1", "v1alpha3")
 
 
+_EMPTY: dict[str, Any] = {}
+
+
 def _d(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
@@ -402,14 +405,24 @@ def normalize_claim(obj: dict[str, Any]) -> ResourceClaim:
         for result in _l(_d(allocation_raw.get("devices")).get("results")):
             result = _d(result)
             get = result.get
+            request, driver, pool, device = get("request"), get("driver"), get("pool"), get("device")
+            request = request if isinstance(request, str) else ""
+            driver = driver if isinstance(driver, str) else ""
+            pool = pool if isinstance(pool, str) else ""
+            device = device if isinstance(device, str) else ""
+            if len(result) == 4 and _PLAIN_RESULT.issuperset(
+                result
+            ):  # the usual four fields: the rest default
+                results.append(AllocationResult(request, driver, pool, device))
+                continue
             share, consumed = get("shareID"), get("consumedCapacity")
             conditions, failures = get("bindingConditions"), get("bindingFailureConditions")
             results.append(
                 AllocationResult(
-                    request=_s(get("request")),
-                    driver=_s(get("driver")),
-                    pool=_s(get("pool")),
-                    device=_s(get("device")),
+                    request=request,
+                    driver=driver,
+                    pool=pool,
+                    device=device,
                     admin_access=get("adminAccess") is True,
                     share_id=share if isinstance(share, str) else None,
                     consumed_capacity=_consumed(consumed) if consumed else {},
@@ -447,6 +460,9 @@ def normalize_claim(obj: dict[str, Any]) -> ResourceClaim:
         created=_s(meta.get("creationTimestamp")),
         # no `raw`: nothing reads it, and 10,000 raw Pods/claims are ~200 MB at 5,000 nodes
     )
+
+
+_PLAIN_RESULT = frozenset({"request", "driver", "pool", "device"})
 
 
 def _consumed(raw: Any) -> dict[str, str]:
@@ -594,15 +610,17 @@ def normalize_pod(obj: dict[str, Any]) -> Pod:
         _s(entry.get("name")): (_s(entry.get("resourceClaimName")) or None)
         for entry in map(_d, _l(status.get("resourceClaimStatuses")))
     }
-    conditions = {
-        _s(c.get("type")): Condition(
-            type=_s(c.get("type")),
-            status=_s(c.get("status")),
-            reason=_s(c.get("reason")),
-            message=_s(c.get("message")),
+    conditions: dict[str, Condition] = {}
+    for c in _l(status.get("conditions")):
+        get = c.get if isinstance(c, dict) else _EMPTY.get
+        kind, state, reason, message = get("type"), get("status"), get("reason"), get("message")
+        kind = kind if isinstance(kind, str) else ""
+        conditions[kind] = Condition(
+            kind,
+            state if isinstance(state, str) else "",
+            reason if isinstance(reason, str) else "",
+            message if isinstance(message, str) else "",
         )
-        for c in map(_d, _l(status.get("conditions")))
-    }
     return Pod(
         name=_s(meta.get("name")),
         namespace=_s(meta.get("namespace"), "default"),

@@ -71,7 +71,7 @@ def device_plugin_mode(ctx: PodContext) -> list[Finding]:
     Only about nodes that really advertise what the Pod asks for: a request that no node advertises
     is a DRA-backed extended resource (rules/extended.py) or nothing offers it at all, and then this
     finding would name no node."""
-    findings = []
+    findings: list[Finding] = []
     plugin_nodes = _device_plugin_nodes(ctx)
     if not plugin_nodes:  # no node advertises a device plugin's resources: nothing to say (most clusters)
         return findings
