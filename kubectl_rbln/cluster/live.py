@@ -21,7 +21,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from kubectl_rbln.cluster.kubeconfig import KubeContext, bearer_token, load_configuration, new_api_client
 from kubectl_rbln.errors import ClusterError
@@ -166,16 +166,6 @@ class LiveClient:
                 )
             ) from None
 
-    def _page(self, path: str, query: dict[str, Any], decoder: Any) -> Any:
-        """One list page: in its wire shape when `decoder` fits it, else as `get` decodes it."""
-        if decoder is None:
-            return self.get(path, query)
-        body = self.fetch(path, query)
-        try:
-            return decoder.decode(body)
-        except Exception:  # noqa: BLE001 - msgspec's Decode/ValidationError: json says what is wrong
-            return self._json(path, body)
-
     def get_text(self, path: str, query: dict[str, Any] | None = None) -> str:
         """One GET of plain text (pods/log)."""
         return self.fetch(path, query, accept="*/*").decode("utf-8", "replace")
@@ -214,24 +204,51 @@ class LiveClient:
         # fine for a diagnosis); it is not allowed together with a continue token.
         params: dict[str, Any] = {**(query or {}), "limit": PAGE_SIZE, "resourceVersion": "0"}
         items: list[Any] = []
-        while True:
-            page = self._page(path, params, decoder)
-            if not isinstance(page, dict):
-                raise ClusterError(f"{' '.join(describe_resource(path))}: the answer is not a list")
-            kind = str(page.get("kind", ""))
-            item_kind = kind[: -len("List")] if kind.endswith("List") else ""
-            api_version = page.get("apiVersion", "")
-            for item in page.get("items") or []:
-                if isinstance(item, dict):
-                    item.setdefault("kind", item_kind)
-                    item.setdefault("apiVersion", api_version)
-                    items.append(item if keep is None else keep(item))
-            if self.on_page is not None:
-                self.on_page(path, len(page.get("items") or []))
-            token = (page.get("metadata") or {}).get("continue")
-            if not token:
-                return items
-            params = {**(query or {}), "limit": PAGE_SIZE, "continue": token}
+        ahead = _Prefetch(self, path)
+        body = self.fetch(path, params)
+        try:
+            while True:
+                # the next page is asked for while this one is decoded and normalized: the server
+                # prepares it meanwhile, instead of waiting for us page after page (issue 16)
+                following = ahead.start(_continue_token(body), query)
+                page = self._decode(path, body, decoder)
+                token = self._take(path, page, keep, items)
+                if not token:
+                    return items
+                body = ahead.result(following, token, query)
+        finally:
+            ahead.close()
+
+    def _decode(self, path: str, body: bytes, decoder: Any) -> Any:
+        """A page's body: in its wire shape when `decoder` fits it, else as `get` decodes it."""
+        if decoder is None:
+            return self._json(path, body)
+        try:
+            return decoder.decode(body)
+        except Exception:  # noqa: BLE001 - msgspec's Decode/ValidationError: json says what is wrong
+            return self._json(path, body)
+
+    def _take(
+        self,
+        path: str,
+        page: Any,
+        keep: Callable[[dict[str, Any]], Any] | None,
+        items: builtins.list[Any],
+    ) -> Any:
+        """A decoded page's items into `items` (through `keep`); returns its continue token."""
+        if not isinstance(page, dict):
+            raise ClusterError(f"{' '.join(describe_resource(path))}: the answer is not a list")
+        kind = str(page.get("kind", ""))
+        item_kind = kind[: -len("List")] if kind.endswith("List") else ""
+        api_version = page.get("apiVersion", "")
+        for item in page.get("items") or []:
+            if isinstance(item, dict):
+                item.setdefault("kind", item_kind)
+                item.setdefault("apiVersion", api_version)
+                items.append(item if keep is None else keep(item))
+        if self.on_page is not None:
+            self.on_page(path, len(page.get("items") or []))
+        return (page.get("metadata") or {}).get("continue")
 
     # ------------------------------------------------------------ errors
 
@@ -288,6 +305,61 @@ class LiveClient:
     def _scrub(self, text: str) -> str:
         """Never print the bearer token, whatever a server or library put into a message."""
         return text.replace(self._token, "<token>") if self._token else text
+
+
+class _Prefetch:
+    """The next page of one list, read by a thread of its own (with its own connection) while the
+    caller decodes and normalizes the page before it. Its result, or its error, is the page the
+    plain loop would have read next: the same GET with the same continue token."""
+
+    def __init__(self, client: LiveClient, path: str) -> None:
+        self.client = client
+        self.path = path
+        self.pool: Any = None
+
+    def start(self, token: str | None, query: dict[str, Any] | None) -> Any:
+        if not token:
+            return None
+        if self.pool is None:
+            from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415
+
+            self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rbln-page")
+        params = {**(query or {}), "limit": PAGE_SIZE, "continue": token}
+        return (token, self.pool.submit(self.client.fetch, self.path, params))
+
+    def result(self, started: Any, token: Any, query: dict[str, Any] | None) -> bytes:
+        """The page after the one whose continue token is `token` (read ahead when it was started)."""
+        if started is not None and started[0] == token:
+            return started[1].result()
+        params = {**(query or {}), "limit": PAGE_SIZE, "continue": token}
+        return self.client.fetch(self.path, params)
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=True)
+
+
+class _ListHead(TypedDict, total=False):
+    metadata: Any
+
+
+_HEADS: list[Any] = []  # the decoder of `_ListHead`, made once
+
+
+def _continue_token(body: bytes) -> str | None:
+    """The continue token of a list page, read without building its items (msgspec skips them in C);
+    None when there is none or the body is not a JSON object (the full decode then says what is wrong)."""
+    import msgspec  # noqa: PLC0415
+
+    if not _HEADS:
+        _HEADS.append(msgspec.json.Decoder(_ListHead))
+    try:
+        head = _HEADS[0].decode(body)
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+        return None
+    meta = head.get("metadata")
+    token = meta.get("continue") if isinstance(meta, dict) else None
+    return token if isinstance(token, str) and token else None
 
 
 def _is_api_exception(exc: BaseException) -> bool:
