@@ -29,6 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from kubectl_rbln.catalog import Phrase, Said
 from kubectl_rbln.cluster.exec_probe import NetIf, ProbeProblem, ProbeResult, RdmaDev
 from kubectl_rbln.diagnose.context import PodClaim, find_pods, is_device_pod, pod_context
 from kubectl_rbln.diagnose.findings import Finding, dedupe, ordered
@@ -427,7 +428,7 @@ def nic_link_findings(where: Where, seen: Seen) -> list[Finding | None]:
     links = seen.links
     result = seen.result
     evidence_base = {
-        "rdmaMode": seen.rdma_mode + (f" ({seen.mode_source})" if seen.mode_source else ""),
+        "rdmaMode": rdma_mode(seen),
         "interfaces": [_iface(i) for i in result.interfaces],
         "rdmaDevices": [_hca(r) for r in result.rdma],
         "uverbs": [_uverbs(result, u) for u in result.uverbs],
@@ -464,18 +465,37 @@ def nic_link_findings(where: Where, seen: Seen) -> list[Finding | None]:
     return out
 
 
-def _iface(netif: NetIf) -> str:
-    return f"{netif.name} {netif.state or '?'} mtu {netif.mtu or '?'} pci {netif.pci or '-'}"
+def rdma_mode(seen: Seen) -> Said:
+    """The RDMA netns mode and how it is known, said in the reader's words (`exclusive (ib_core)`)."""
+    source = {"ib_core": "read", "inferred": "inferred"}.get(seen.mode_source, "")
+    key = f"pod-devices-mode-{seen.rdma_mode}" + (f"-{source}" if source else "")
+    return Said(Phrase(key, {"source": seen.mode_source}))
 
 
-def _hca(hca: RdmaDev) -> str:
-    return f"{hca.name} port {hca.port or '?'} {hca.link or '?'} pci {hca.pci or '-'} {hca.uverbs or '-'}"
+def _iface(netif: NetIf) -> Said:
+    state = netif.state or "?"
+    values = {"name": netif.name, "state": state, "link": state.upper(), "mtu": netif.mtu or "?"}
+    return Said(Phrase("pod-devices-evidence-interface", {**values, "pci": netif.pci or "-"}))
 
 
-def _uverbs(result: ProbeResult, name: str) -> str:
+def _hca(hca: RdmaDev) -> Said:
+    link: Phrase | str = Phrase("pod-devices-link-ethernet") if hca.link == "Ethernet" else hca.link or "?"
+    values = {
+        "name": hca.name,
+        "port": hca.port or "?",
+        "link": link,  # RoCE's link layer, in the reader's word; InfiniBand stays the name it is
+        "pci": hca.pci or "-",
+        "uverbs": hca.uverbs or "-",
+    }
+    return Said(Phrase("pod-devices-evidence-rdma-device", values))
+
+
+def _uverbs(result: ProbeResult, name: str) -> Said:
+    """One uverbs device, its HCA when sysfs names it, and whether it opened (`uverbs0 (bnxt_re0) opens`)."""
     hca = result.uverbs_hca.get(name, "")
-    opened = "" if name not in result.uverbs_open else (" opens" if result.uverbs_open[name] else " denied")
-    return f"{name}{' (' + hca + ')' if hca else ''}{opened}"
+    opened = "" if name not in result.uverbs_open else ("-opens" if result.uverbs_open[name] else "-denied")
+    key = "pod-devices-evidence-uverbs" + ("-hca" if hca else "") + opened
+    return Said(Phrase(key, {"name": name, "hca": hca}))
 
 
 def device_unhealthy(where: Where, health: list[ResourceHealth]) -> Finding | None:
@@ -496,7 +516,7 @@ def rsd_group_missing(where: Where, expected: Expected, result: ProbeResult) -> 
         return None
     evidence = {
         "allocated": expected.npu_count,
-        "seen": [f"/dev/{n}" for n in result.rsd] or "no /dev/rsd*",
+        "seen": [f"/dev/{n}" for n in result.rsd] or Said(Phrase("pod-devices-evidence-no-rsd")),
     }
     values = {**where.values(), "count": expected.npu_count}
     return Finding("rsd-group-missing", values, evidence)
@@ -506,12 +526,12 @@ def nic_count_mismatch(where: Where, expected: Expected, seen: Seen) -> Finding 
     """`nic-count-mismatch`: the RDMA devices counted (uverbs in shared mode) against the allocation."""
     result = seen.result
     evidence = {
-        "rdmaMode": seen.rdma_mode + (f" ({seen.mode_source})" if seen.mode_source else ""),
+        "rdmaMode": rdma_mode(seen),
         "allocated": expected.nics or expected.nic_count,
         "allocatedHCAs": expected.rdma_devices,
         "sysClassInfiniband": result.infiniband,
-        "uverbs": [f"{u} ({result.uverbs_hca[u]})" if u in result.uverbs_hca else u for u in result.uverbs],
-        "counted": "uverbs devices" if seen.rdma_mode == "shared" else "/sys/class/infiniband entries",
+        "uverbs": [_uverbs(result, u) for u in result.uverbs],
+        "counted": Said(Phrase(f"pod-devices-counted-{'uverbs' if seen.rdma_mode == 'shared' else 'hcas'}")),
     }
     if seen.nic_count != expected.nic_count:
         values = {**where.values(), "seen": seen.nic_count, "expected": expected.nic_count}
@@ -526,7 +546,7 @@ def nic_count_mismatch(where: Where, expected: Expected, seen: Seen) -> Finding 
 def _rds_evidence(expected: Expected, result: ProbeResult) -> dict[str, Any]:
     return {
         "node": expected.node,
-        f"label {RDS_LABEL}": "true" if expected.rds else "absent",
+        f"label {RDS_LABEL}": "true" if expected.rds else Said(Phrase("pod-devices-evidence-label-absent")),
         "seen": [f"/dev/{n}" for n in result.rds],
     }
 
@@ -561,7 +581,7 @@ def memlock_limit(
     if expected.nic_count == 0 or result.memlock == "unlimited" or not non_root:
         return None
     evidence = {
-        "ulimit -H -l": result.memlock or "(nothing printed)",
+        "ulimit -H -l": result.memlock or Said(Phrase("pod-devices-evidence-nothing-printed")),
         "uid": result.uid,
         "rdmaNICs": expected.nic_count,
     }

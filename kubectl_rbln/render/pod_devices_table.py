@@ -74,6 +74,7 @@ def _verdict(entry: dict[str, Any], color: bool, lang: str = "en") -> str:
         return click.style(text, fg=COLORS.get(severity), bold=True) if color else text
     if entry["probe"]["status"] != "ok":
         return click.style(verdict, fg="yellow") if color else verdict
+    verdict = sentence("pod-devices-ok", lang)
     return click.style(verdict, fg="green") if color else verdict
 
 
@@ -198,6 +199,7 @@ def device_lines(entry: dict[str, Any], lang: str) -> list[str]:
             lines.append(sentence("pod-devices-wide-nic-absent", lang, nic=label))
         else:
             iface = link["interface"]
+            state = (iface["state"] or "?").upper()  # as `ip link` prints it: UP, DOWN
             hca = link["rdmaDevice"]
             rdma = "-"
             if hca is not None:
@@ -208,7 +210,7 @@ def device_lines(entry: dict[str, Any], lang: str) -> list[str]:
                     "pod-devices-wide-nic",
                     lang,
                     nic=label,
-                    interface=f"{iface['name']} ({iface['state'] or '?'}, mtu {iface['mtu'] or '?'})",
+                    interface=f"{iface['name']} ({state}, MTU {iface['mtu'] or '?'})",
                     rdma=rdma,
                 )
             )
