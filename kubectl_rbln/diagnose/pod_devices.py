@@ -31,7 +31,7 @@ from typing import Any
 
 from kubectl_rbln.catalog import Phrase, Said
 from kubectl_rbln.cluster.exec_probe import NetIf, ProbeProblem, ProbeResult, RdmaDev
-from kubectl_rbln.diagnose.context import PodClaim, find_pods, is_device_pod, pod_context
+from kubectl_rbln.diagnose.context import PodClaim, find_pods, is_device_pod, pod_context, restart_target
 from kubectl_rbln.diagnose.findings import Finding, dedupe, ordered
 from kubectl_rbln.domain import (
     IF_NAME_ATTR,
@@ -594,23 +594,35 @@ def memlock_limit(
 def audit_allocation(snapshot: Snapshot, pod: Pod) -> list[Finding]:
     """Allocated devices that break their claim's (or RCT's) matchAttribute / distinctAttribute."""
     index = device_index(snapshot)
+    context = pod_context(snapshot, pod)
     findings = []
-    for claim in pod_context(snapshot, pod).claims:
+    for claim in context.claims:
         if claim.claim is None or claim.claim.allocation is None:
             continue
         for constraint in _constraints(claim):
             broken = _violation(constraint, claim.claim.allocation.results, index)
             if broken is None:
                 continue
+            source = context.claim_values(claim.ref)  # the RCT, or the ResourceClaim the Pod names itself
             findings.append(
-                allocation_constraint_violated(pod, claim.claim.name, _describe(constraint), broken)
+                allocation_constraint_violated(pod, claim.claim.name, _describe(constraint), broken, source)
             )
     return findings
 
 
-def allocation_constraint_violated(pod: Pod, claim: str, constraint: str, broken: dict[str, Any]) -> Finding:
-    """`allocation-constraint-violated`: the allocated devices of `claim` break `constraint`."""
-    values = {"constraint": constraint, "claim": claim, "namespace": pod.namespace, "pod": pod.name}
+def allocation_constraint_violated(
+    pod: Pod, claim: str, constraint: Said, broken: dict[str, Any], source: dict[str, Any] | None = None
+) -> Finding:
+    """`allocation-constraint-violated`: the allocated devices of `claim` break `constraint`, which
+    `source` (`claim_values`: `claim_source`, `direct_claim`) asked for."""
+    values = {
+        **(source or {}),
+        "constraint": constraint,
+        "claim": claim,
+        "namespace": pod.namespace,
+        "pod": pod.name,
+        "restart": restart_target(pod),
+    }
     return Finding(
         "allocation-constraint-violated", values, {"claim": claim, "constraint": constraint, **broken}
     )
@@ -656,11 +668,12 @@ def _violation(
     return None
 
 
-def _describe(constraint: Constraint) -> str:
+def _describe(constraint: Constraint) -> Said:
+    """`distinctAttribute resource.kubernetes.io/pcieRoot over nic`, in the reader's words."""
     kind = "matchAttribute" if constraint.match_attribute else "distinctAttribute"
     attribute = constraint.match_attribute or constraint.distinct_attribute
-    scope = ", ".join(constraint.requests) if constraint.requests else "all requests"
-    return f"{kind} {attribute} over {scope}"
+    values = {"kind": kind, "attribute": attribute, "requests": ", ".join(constraint.requests)}
+    return Said(Phrase("constraint-over" if constraint.requests else "constraint-over-all", values))
 
 
 # ---------------------------------------------------------------- one Pod's entry of the report

@@ -264,3 +264,30 @@ def test_progress_waits_a_second_then_shows_and_clears(capsys) -> None:  # type:
         time.sleep(Progress.DELAY + 0.3)
         progress.update(3, 3)
     assert capsys.readouterr().err == ""
+
+
+def test_a_broken_constraint_names_the_object_the_pod_uses() -> None:
+    """The constraint is the RCT's for a Pod of an RCT, the ResourceClaim's own for a Pod that names its
+    claim (`resourceClaimName`): the words say which, and the fix frees a shared claim's allocation by
+    stopping every Pod that reserves it (deleting one Pod does not re-allocate it)."""
+    cluster = Cluster(decode_pending=0, nics_share_pcie_root=True)
+    name = cluster.pods("prefill")[0]
+    snapshot = build_snapshot(cluster.objects)
+    of_rct = audit_allocation(snapshot, snapshot.pod(NS, name))[0]  # type: ignore[arg-type]
+    claim = cluster.claim(name)["metadata"]["name"]
+    assert f"ResourceClaim {claim} do not satisfy" in of_rct.words().summary
+    assert "of RCT npu-rdma." in of_rct.words().summary.replace("\n", " ")
+    assert f"kubectl -n {NS} delete pod {name}" in of_rct.words().remediation
+
+    pod = next(o for o in cluster.objects if o["kind"] == "Pod" and o["metadata"]["name"] == name)
+    pod["spec"]["resourceClaims"] = [{"name": "npu-rdma", "resourceClaimName": claim}]  # its own claim
+    pod["status"].pop("resourceClaimStatuses", None)
+    snapshot = build_snapshot(cluster.objects)
+    direct = audit_allocation(snapshot, snapshot.pod(NS, name))[0]  # type: ignore[arg-type]
+    for lang, words in (("en", f"of ResourceClaim {claim}."), ("ko", f"{claim} ResourceClaim의 제약 조건")):
+        rendered = direct.words(lang)
+        assert words in rendered.summary.replace("\n", " "), rendered.summary
+        assert "RCT" not in rendered.summary
+        fix = "\n".join(rendered.remediation)
+        assert f"get resourceclaim {claim} -o jsonpath='{{.status.reservedFor[*].name}}'" in fix
+        assert "scale deployment/" in fix and f"delete pod {name}" not in fix
