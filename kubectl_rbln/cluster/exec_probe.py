@@ -27,7 +27,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kubectl_rbln.cluster.kubeconfig import KubeContext, load_configuration, new_api_client
@@ -683,6 +683,18 @@ def dump_targets(objects: Iterable[dict[str, Any]]) -> list[ProbeTarget]:
     return targets
 
 
+def _dump_limit(run: ProbeRun) -> ProbeRun:
+    """A timeout in `dump` is dump's own per-Pod limit (it has no --timeout): say so, live and offline."""
+    if run.error_kind != "timeout":
+        return run
+    limit = run.values.get("timeout", "")
+    return replace(
+        run,
+        error=f"the probe did not finish within {limit} (the limit `kubectl rbln dump` gives each Pod)",
+        values={**run.values, "by": "dump"},
+    )
+
+
 def dump_probes(collector: Any, objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """`dump`'s extra collector: one ExecCapture per running device Pod, failed probes included.
 
@@ -694,7 +706,7 @@ def dump_probes(collector: Any, objects: list[dict[str, Any]]) -> list[dict[str,
     if not targets:
         return []
     timeout = min(DUMP_TIMEOUT, collector.client.timeout) if collector.client.timeout else DUMP_TIMEOUT
-    runs = ExecProbeRunner(collector.ctx, timeout=timeout).run_all(targets)
+    runs = [_dump_limit(run) for run in ExecProbeRunner(collector.ctx, timeout=timeout).run_all(targets)]
     failed: dict[str, list[ProbeRun]] = {}
     for run in runs:
         if run.exit_code is None:

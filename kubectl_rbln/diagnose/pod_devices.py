@@ -88,6 +88,7 @@ class Expected:
     nic_devices: list[NicExpect] = field(default_factory=list)  # every allocated dranet NIC
     rds: bool | None = None  # the node's RDS label; None when the node could not be read
     node: str = ""
+    npu_resources: list[str] = field(default_factory=list)  # device-plugin mode: rebellions.ai/ATOM ...
 
     @property
     def rsd(self) -> bool:
@@ -258,7 +259,10 @@ def expected_devices(snapshot: Snapshot, pod: Pod, container: str) -> Expected:
     npu = sum(_count(v) for k, v in resources.items() if k.startswith(NPU_RESOURCE_PREFIX))
     rdma = sum(_count(v) for k, v in resources.items() if k.startswith(NIC_RESOURCE_PREFIX))
     source = "extended-resources" if npu or rdma else "none"
-    return Expected(source=source, npu_count=npu, nic_count=rdma, rds=rds, node=pod.node_name or "")
+    names = sorted(k for k in resources if k.startswith(NPU_RESOURCE_PREFIX))
+    return Expected(
+        source=source, npu_count=npu, nic_count=rdma, rds=rds, node=pod.node_name or "", npu_resources=names
+    )
 
 
 def _nic_expect(name: str, device: Device | None, pod_if_name: str) -> NicExpect:
@@ -362,7 +366,7 @@ def compare(pod: Pod, container: str, expected: Expected, seen: Seen) -> list[Fi
         nic_findings = nic_link_findings(where, seen)
     else:
         nic_findings = [nic_count_mismatch(where, expected, seen)]
-    if expected.npus:
+    if expected.source == "claims":  # named NPUs: each one missing, or seen and not allocated
         npu_findings = [npu_missing(where, expected, result), npu_not_allocated(where, expected, result)]
     else:
         npu_findings = [npu_count_mismatch(where, expected, result)]
@@ -385,7 +389,12 @@ def npu_count_mismatch(where: Where, expected: Expected, result: ProbeResult) ->
         "claims": expected.claims,
     }
     if len(result.npus) != expected.npu_count:
-        values = {**where.values(), "seen": len(result.npus), "expected": expected.npu_count}
+        values = {
+            **where.values(),
+            "seen": len(result.npus),
+            "expected": expected.npu_count,
+            "resources": ", ".join(expected.npu_resources) or "-",
+        }
         return Finding("npu-count-mismatch", values, evidence)
     if expected.npus and set(expected.npus) != set(result.npus):
         values = {**where.values(), "seen": list(result.npus), "expected": list(expected.npus)}
@@ -511,8 +520,9 @@ def device_unhealthy(where: Where, health: list[ResourceHealth]) -> Finding | No
 
 
 def rsd_group_missing(where: Where, expected: Expected, result: ProbeResult) -> Finding | None:
-    """`rsd-group-missing`: a claim of more than one NPU and no /dev/rsd0 in the container."""
-    if not expected.rsd or "rsd0" in result.rsd:
+    """`rsd-group-missing`: a claim of more than one NPU and no /dev/rsd0 in the container (the RBLN
+    DRA driver's RSD group of the claim: a device-plugin Pod has no claim to group)."""
+    if expected.source != "claims" or not expected.rsd or "rsd0" in result.rsd:
         return None
     evidence = {
         "allocated": expected.npu_count,
@@ -535,7 +545,8 @@ def nic_count_mismatch(where: Where, expected: Expected, seen: Seen) -> Finding 
     }
     if seen.nic_count != expected.nic_count:
         values = {**where.values(), "seen": seen.nic_count, "expected": expected.nic_count}
-        return Finding("nic-count-mismatch", values, evidence)
+        case = "extended" if expected.source == "extended-resources" else None  # device-plugin mode
+        return Finding("nic-count-mismatch", values, evidence, case=case)
     comparable = expected.rdma_devices and len(expected.rdma_devices) == expected.nic_count and seen.nic_names
     if comparable and set(expected.rdma_devices) != set(seen.nic_names):
         values = {**where.values(), "seen": list(seen.nic_names), "expected": sorted(expected.rdma_devices)}

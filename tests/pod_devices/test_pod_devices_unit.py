@@ -291,3 +291,41 @@ def test_a_broken_constraint_names_the_object_the_pod_uses() -> None:
         fix = "\n".join(rendered.remediation)
         assert f"get resourceclaim {claim} -o jsonpath='{{.status.reservedFor[*].name}}'" in fix
         assert "scale deployment/" in fix and f"delete pod {name}" not in fix
+
+
+def test_a_timeout_in_dump_names_dumps_limit_not_a_flag_it_lacks() -> None:
+    """`dump` has no --timeout: a Pod that outlasts its per-Pod limit reads, live and offline, as that
+    limit; `pod-devices`' own timeout keeps naming --timeout."""
+    from kubectl_rbln.cluster.exec_probe import _dump_limit, capture_item
+    from kubectl_rbln.dra.normalize import normalize_exec_capture
+    from kubectl_rbln.render.pod_devices_table import probe_message
+
+    live = ProbeRun(TARGET, error_kind="timeout", error="the probe did not finish within 20s (--timeout)",
+                    values={"timeout": "20s"})  # fmt: skip
+    dumped = from_captures([normalize_exec_capture(capture_item(_dump_limit(live)))], TARGET)
+    assert dumped.error_kind == "timeout" and "--timeout" not in dumped.error
+    for run, says in ((dumped, "`kubectl rbln dump`"), (live, "(--timeout)")):
+        probe = {"status": "failed", "reason": "timeout", "message": run.error, "values": run.values}
+        entry = {"name": "p", "namespace": NS, "container": "modelserver", "phase": "Running", "probe": probe}
+        for lang in ("en", "ko"):
+            assert says in probe_message(entry, lang)
+
+
+def test_a_device_plugin_pod_is_told_about_its_resources_not_a_claim() -> None:
+    """Device-plugin mode (`rebellions.ai/ATOM`, `rdma/hca`): the counts are the extended resources'; the
+    words and fixes name them, never a ResourceClaim it does not have (`<claim>`), and no RSD group
+    (a claim's, made by the DRA driver) is asked for."""
+    from testing.pod_devices_cases import device_plugin
+
+    cluster = Cluster(decode_pending=0)
+    pod = cluster.pods("decode")[0]
+    device_plugin(cluster, pod)  # type: ignore[arg-type]
+    healthy = cluster.healthy(pod)
+    entry = _entry(cluster, pod, npus=healthy["npus"][:3], uverbs=healthy["uverbs"][:1], rsd=[])
+    assert [f["slug"] for f in entry["findings"]] == ["npu-count-mismatch", "nic-count-mismatch"]
+    for finding in entry["findings"]:
+        text = "\n".join([finding["title"], finding["detail"], *finding["remediation"]])
+        assert "resourceclaim" not in text.lower() and "RCT" not in text, text
+        limits = "{.spec.containers[?(@.name==\"modelserver\")].resources.limits}"
+        assert f"get pod {pod} -o jsonpath='{limits}'" in text
+    assert "rebellions.ai/ATOM" in entry["findings"][0]["detail"]
