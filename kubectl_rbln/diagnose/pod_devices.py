@@ -588,13 +588,16 @@ def runs_non_root(pod: Pod, container: str, result: ProbeResult) -> bool | None:
 def memlock_limit(
     where: Where, expected: Expected, result: ProbeResult, non_root: bool | None
 ) -> Finding | None:
-    """`memlock-limit` (pod-devices side): a non-root container with RDMA NICs and a limited memlock."""
-    if expected.nic_count == 0 or result.memlock == "unlimited" or not non_root:
+    """`memlock-limit` (pod-devices side): a non-root container with RDMA NICs and a limited memlock,
+    unless the probe (v3) saw a capability that lifts the limit (`ProbeResult.memlock_exempt`:
+    CAP_IPC_LOCK locks past it, CAP_SYS_RESOURCE raises it; in the initial user namespace only)."""
+    if expected.nic_count == 0 or result.memlock == "unlimited" or not non_root or result.memlock_exempt:
         return None
     evidence = {
         "ulimit -H -l": result.memlock or Said(Phrase("pod-devices-evidence-nothing-printed")),
         "uid": result.uid,
         "rdmaNICs": expected.nic_count,
+        "capEff": result.cap_eff or None,  # v3: neither capability in it, or not in the host's user ns
     }
     return Finding("memlock-limit", where.values(), evidence)
 

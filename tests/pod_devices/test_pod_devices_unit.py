@@ -329,3 +329,39 @@ def test_a_device_plugin_pod_is_told_about_its_resources_not_a_claim() -> None:
         limits = "{.spec.containers[?(@.name==\"modelserver\")].resources.limits}"
         assert f"get pod {pod} -o jsonpath='{limits}'" in text
     assert "rebellions.ai/ATOM" in entry["findings"][0]["detail"]
+
+
+def test_memlock_binds_only_without_cap_ipc_lock_or_cap_sys_resource() -> None:
+    """The kernel's rule (man 2 mlock, RLIMIT_MEMLOCK): a process with CAP_IPC_LOCK locks memory past
+    the limit (RDMA registration checks the same, ib_umem_get), one with CAP_SYS_RESOURCE raises the hard
+    limit itself (man 2 setrlimit). Both are `capable()` checks of the initial user namespace, so a Pod
+    with its own user namespace (uid_map "1000 0 1") gets the finding whatever its CapEff says. The
+    CapEff values are what setpriv --ambient-caps=+ipc_lock and a plain non-root sh print."""
+    cluster = Cluster(decode_pending=0)
+    pod = cluster.pods("decode")[0]
+
+    def slugs(**probe: object) -> list[str]:
+        return [f["slug"] for f in _entry(cluster, pod, memlock="64", uid="2000", **probe)["findings"]]
+
+    assert slugs(capeff="0000000000004000") == []  # CAP_IPC_LOCK (bit 14)
+    assert slugs(capeff="0000000001000000") == []  # CAP_SYS_RESOURCE (bit 24)
+    assert slugs(capeff="0000000000004000", uidmap="1000 0 1") == ["memlock-limit"]  # hostUsers: false
+    assert slugs(capeff="0000000000000000") == ["memlock-limit"]
+    assert slugs() == ["memlock-limit"]  # CapEff unknown: the limit binds as before
+    assert slugs(capeff="00000000a80425fb") == ["memlock-limit"]  # containerd's default set: neither
+    evidence = _entry(cluster, pod, memlock="64", capeff="00000000a80425fb")["findings"][0]["evidence"]
+    assert evidence["capEff"] == "00000000a80425fb"
+
+
+def test_every_probe_version_still_reads() -> None:
+    """v3 adds @@capeff and @@uidmap; v2 and v1 captures parse as before (examples/healthy.json is v2)."""
+    from kubectl_rbln.cluster.exec_probe import PROBE_COMMAND_V2, PROBE_COMMANDS, format_probe_output
+
+    v3 = parse_probe(format_probe_output(capeff="0000000000004000", memlock="64"))
+    read = (v3.version, v3.cap_eff, v3.uid_map, v3.memlock_exempt)
+    assert read == (3, "0000000000004000", "0 0 4294967295", "CAP_IPC_LOCK")
+    v2 = parse_probe(format_probe_output(version=2, memlock="64"))
+    assert (v2.version, v2.knows_links, v2.cap_eff, v2.memlock_exempt) == (2, True, "", "")
+    assert PROBE_COMMANDS.index(PROBE_COMMAND) < PROBE_COMMANDS.index(PROBE_COMMAND_V2)
+    hostile = parse_probe(format_probe_output(capeff="zz\x1b[2J", uidmap="0 0 4294967295 extra"))
+    assert hostile.cap_eff == "" and hostile.uid_map == "0 0 4294967295"
