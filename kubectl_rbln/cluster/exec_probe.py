@@ -772,11 +772,12 @@ def _dump_limit(run: ProbeRun) -> ProbeRun:
     """A timeout in `dump` is dump's own per-Pod limit (it has no --timeout): say so, live and offline."""
     if run.error_kind != "timeout":
         return run
-    limit = run.values.get("timeout", "")
+    limit, most = run.values.get("timeout", ""), f"{DUMP_TIMEOUT:g}s"
     return replace(
         run,
-        error=f"the probe did not finish within {limit} (the limit `kubectl rbln dump` gives each Pod)",
-        values={**run.values, "by": "dump"},
+        error=f"the probe did not finish within {limit} (`kubectl rbln dump` waits at most {most} per Pod, "
+        "less with --request-timeout)",
+        values={**run.values, "by": "dump", "most": most},
     )
 
 

@@ -304,7 +304,7 @@ def test_a_timeout_in_dump_names_dumps_limit_not_a_flag_it_lacks() -> None:
                     values={"timeout": "20s"})  # fmt: skip
     dumped = from_captures([normalize_exec_capture(capture_item(_dump_limit(live)))], TARGET)
     assert dumped.error_kind == "timeout" and "--timeout" not in dumped.error
-    for run, says in ((dumped, "`kubectl rbln dump`"), (live, "(--timeout)")):
+    for run, says in ((dumped, "`kubectl rbln dump`"), (live, "(--timeout)"), (dumped, "--request-timeout")):
         probe = {"status": "failed", "reason": "timeout", "message": run.error, "values": run.values}
         entry = {"name": "p", "namespace": NS, "container": "modelserver", "phase": "Running", "probe": probe}
         for lang in ("en", "ko"):
