@@ -409,7 +409,7 @@ def parse_probe(stdout: str) -> ProbeResult:
     )
     cap = _tokens(sections.get("capeff"))
     result.cap_eff = cap[0] if cap and re.fullmatch(r"[0-9a-fA-F]{1,16}", cap[0]) else ""
-    result.uid_map = " ".join((sections.get("uidmap") or [""])[0].split()[:3])
+    result.uid_map = " ".join(safe_token(t, 16) for t in (sections.get("uidmap") or [""])[0].split()[:3])
     return result
 
 

@@ -365,3 +365,5 @@ def test_every_probe_version_still_reads() -> None:
     assert PROBE_COMMANDS.index(PROBE_COMMAND) < PROBE_COMMANDS.index(PROBE_COMMAND_V2)
     hostile = parse_probe(format_probe_output(capeff="zz\x1b[2J", uidmap="0 0 4294967295 extra"))
     assert hostile.cap_eff == "" and hostile.uid_map == "0 0 4294967295"
+    escaped = parse_probe(format_probe_output(uidmap="0\x9b31m 0 1"))
+    assert escaped.uid_map == "0 0 1" and not escaped.memlock_exempt  # the CSI sequence removed
