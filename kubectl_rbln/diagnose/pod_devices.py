@@ -382,12 +382,9 @@ def compare(pod: Pod, container: str, expected: Expected, seen: Seen) -> list[Fi
 
 
 def npu_count_mismatch(where: Where, expected: Expected, result: ProbeResult) -> Finding | None:
-    """`npu-count-mismatch`: fewer or more /dev/rbln devices than allocated (case `names`: others)."""
-    evidence = {
-        "allocated": expected.npus or expected.npu_count,
-        "seen": [f"/dev/{n}" for n in result.npus],
-        "claims": expected.claims,
-    }
+    """`npu-count-mismatch` (device-plugin Pods, whose NPUs have no names): fewer or more /dev/rbln
+    devices than the extended resources ask for. Pods with claims get `npu-missing`/`npu-not-allocated`."""
+    evidence = {"allocated": expected.npu_count, "seen": [f"/dev/{n}" for n in result.npus]}
     if len(result.npus) != expected.npu_count:
         values = {
             **where.values(),
@@ -396,9 +393,6 @@ def npu_count_mismatch(where: Where, expected: Expected, result: ProbeResult) ->
             "resources": ", ".join(expected.npu_resources) or "-",
         }
         return Finding("npu-count-mismatch", values, evidence)
-    if expected.npus and set(expected.npus) != set(result.npus):
-        values = {**where.values(), "seen": list(result.npus), "expected": list(expected.npus)}
-        return Finding("npu-count-mismatch", values, evidence, case="names")
     return None
 
 
