@@ -27,7 +27,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kubectl_rbln.cluster.kubeconfig import KubeContext, load_configuration, new_api_client
@@ -36,8 +36,9 @@ from kubectl_rbln.dra.normalize import PLUGIN_API_VERSION
 from kubectl_rbln.text import one_line, safe_token
 
 PROBE_HEADER_V1 = "@@rbln-probe v1"
-PROBE_HEADER = "@@rbln-probe v2"
-PROBE_VERSION = 2
+PROBE_HEADER_V2 = "@@rbln-probe v2"
+PROBE_HEADER = "@@rbln-probe v3"
+PROBE_VERSION = 3
 # The v1 script, kept verbatim: bundles taken before v2 recorded it, and -f finds a capture by argv.
 PROBE_SCRIPT_V1 = """\
 echo '@@rbln-probe v1'
@@ -67,7 +68,8 @@ echo '@@end'
 #   device sysfs names for it (dranet moves the RDMA link only in exclusive mode: pkg/driver/nri_hooks.go);
 # - @@uverbs: whether each /dev/infiniband/uverbsN opens read-write, as libibverbs opens it (dranet
 #   injects these character devices through NRI, apart from the netdev: nri_hooks.go createContainer).
-PROBE_SCRIPT = """\
+# The v2 script, kept verbatim for the bundles that recorded it.
+PROBE_SCRIPT_V2 = """\
 echo '@@rbln-probe v2'
 echo '@@net'
 for f in /sys/class/net/*; do [ -e "$f" ] || continue; n="${f##*/}"; [ "$n" = lo ] && continue; \\
@@ -100,10 +102,61 @@ echo '@@netns'
 m=''; read -r m 2>/dev/null < /sys/module/ib_core/parameters/netns_mode; echo "$m"
 echo '@@end'
 """
+# v3 adds, still builtins only, what decides whether the memlock limit binds (memlock_exempt):
+# - @@capeff: the shell's own effective capabilities (CapEff of /proc/self/status, hex): a process
+#   started in the container the same way has them, after execve, as a non-root user too;
+# - @@uidmap: the first line of /proc/self/uid_map ("0 0 4294967295": the initial user namespace;
+#   a Pod with hostUsers: false maps its uids, and its capabilities do not count there).
+PROBE_SCRIPT = """\
+echo '@@rbln-probe v3'
+echo '@@net'
+for f in /sys/class/net/*; do [ -e "$f" ] || continue; n="${f##*/}"; [ "$n" = lo ] && continue; \\
+s=''; m=''; p=''; read -r s 2>/dev/null < "$f/operstate"; read -r m 2>/dev/null < "$f/mtu"; \\
+[ -e "$f/device" ] && p=$(cd -P "$f/device" 2>/dev/null && pwd -P); \\
+echo "$n state=$s mtu=$m pci=${p##*/}"; done
+echo '@@rdma'
+for f in /sys/class/infiniband/*; do [ -e "$f" ] || continue; n="${f##*/}"; s=''; l=''; p=''; u=''; \\
+for q in "$f"/ports/*; do [ -e "$q" ] || continue; read -r s 2>/dev/null < "$q/state"; \\
+read -r l 2>/dev/null < "$q/link_layer"; break; done; p=$(cd -P "$f/device" 2>/dev/null && pwd -P); \\
+for v in "$f"/device/infiniband_verbs/uverbs*; do [ -e "$v" ] && u="${v##*/}"; done; \\
+s="${s#*: }"; echo "$n port=$s link=$l pci=${p##*/} uverbs=$u"; done
+echo '@@infiniband'
+for f in /sys/class/infiniband/*; do [ -e "$f" ] && echo "${f##*/}"; done
+echo '@@uverbs'
+for f in /dev/infiniband/uverbs*; do [ -e "$f" ] || continue; n="${f##*/}"; d=''; o=no; \\
+read -r d 2>/dev/null < "/sys/class/infiniband_verbs/$n/ibdev"; (exec 3<>"$f") 2>/dev/null && o=yes; \\
+echo "$n $d open=$o"; done
+echo '@@npu'
+for f in /dev/rbln[0-9]*; do [ -e "$f" ] && echo "${f##*/}"; done
+echo '@@rsd'
+for f in /dev/rsd*; do [ -e "$f" ] && echo "${f##*/}"; done
+echo '@@rds'
+for f in /dev/rblnfs*; do [ -e "$f" ] && echo "${f##*/}"; done
+echo '@@memlock'
+ulimit -H -l
+echo '@@uid'
+id -u 2>/dev/null
+echo '@@netns'
+m=''; read -r m 2>/dev/null < /sys/module/ib_core/parameters/netns_mode; echo "$m"
+echo '@@capeff'
+c=''; [ -r /proc/self/status ] && while read -r k v; do [ "$k" = CapEff: ] && c="$v" && break; \\
+done < /proc/self/status; echo "$c"
+echo '@@uidmap'
+u=''; read -r u 2>/dev/null < /proc/self/uid_map; echo "$u"
+echo '@@end'
+"""
 PROBE_COMMAND: tuple[str, ...] = ("sh", "-c", PROBE_SCRIPT)
+PROBE_COMMAND_V2: tuple[str, ...] = ("sh", "-c", PROBE_SCRIPT_V2)
 PROBE_COMMAND_V1: tuple[str, ...] = ("sh", "-c", PROBE_SCRIPT_V1)
-PROBE_COMMANDS = (PROBE_COMMAND, PROBE_COMMAND_V1)  # newest first: what -f accepts from a bundle
-SECTIONS = ("net", "rdma", "infiniband", "uverbs", "npu", "rsd", "rds", "memlock", "uid", "netns")
+# newest first: what -f accepts from a bundle
+PROBE_COMMANDS = (PROBE_COMMAND, PROBE_COMMAND_V2, PROBE_COMMAND_V1)
+SECTIONS = (
+    "net", "rdma", "infiniband", "uverbs", "npu", "rsd", "rds", "memlock", "uid", "netns", "capeff", "uidmap"
+)  # fmt: skip
+HEADERS = {PROBE_HEADER: PROBE_VERSION, PROBE_HEADER_V2: 2, PROBE_HEADER_V1: 1}
+CAP_IPC_LOCK = 14  # include/uapi/linux/capability.h
+CAP_SYS_RESOURCE = 24
+INITIAL_USER_NAMESPACE = "0 0 4294967295"
 MAX_OUTPUT = 64 * 1024  # the probe prints a few hundred bytes; more is a misbehaving Pod
 MAX_ENTRIES = 256
 DEFAULT_CONTAINER = "modelserver"
@@ -198,6 +251,27 @@ class ProbeResult:
     memlock: str = ""  # "unlimited" or KiB as printed by ulimit
     uid: int | None = None
     netns_mode: str = ""  # "shared" | "exclusive" | "" (ib_core not loaded or unreadable)
+    cap_eff: str = ""  # v3: CapEff in hex ("" unknown)
+    uid_map: str = ""  # v3: the first line of /proc/self/uid_map, spaces collapsed ("" unknown)
+
+    def has_capability(self, bit: int) -> bool:
+        """The capability is effective and counts for the kernel's checks: `capable()` asks the initial
+        user namespace, so a Pod in its own user namespace (hostUsers: false) does not have it there."""
+        if not self.cap_eff or self.uid_map != INITIAL_USER_NAMESPACE:
+            return False
+        return bool(int(self.cap_eff, 16) >> bit & 1)
+
+    @property
+    def memlock_exempt(self) -> str:
+        """Why the memlock limit does not bind this container ("" when it does, or nobody knows):
+        CAP_IPC_LOCK locks beyond RLIMIT_MEMLOCK (man 2 mlock; RDMA memory registration checks the
+        same, ib_umem_get in drivers/infiniband/core/umem.c), CAP_SYS_RESOURCE raises the hard limit
+        itself (man 2 setrlimit), as the modelserver entrypoint tries at startup."""
+        if self.has_capability(CAP_IPC_LOCK):
+            return "CAP_IPC_LOCK"
+        if self.has_capability(CAP_SYS_RESOURCE):
+            return "CAP_SYS_RESOURCE"
+        return ""
 
     @property
     def knows_links(self) -> bool:
@@ -225,6 +299,9 @@ class ProbeResult:
             out["interfaces"] = [i.to_dict() for i in self.interfaces]
             out["rdmaDevices"] = [r.to_dict() for r in self.rdma]
             out["uverbsOpen"] = self.uverbs_open
+        if self.version >= 3:
+            out["capEff"] = self.cap_eff
+            out["uidMap"] = self.uid_map
         return out
 
 
@@ -252,33 +329,38 @@ def format_probe_output(
     memlock: str = "unlimited",
     uid: str = "2000",
     netns: str = "",
+    capeff: str = "",
+    uidmap: str = INITIAL_USER_NAMESPACE,
     version: int = PROBE_VERSION,
 ) -> str:
     """What PROBE_SCRIPT prints, section by section: the inverse of `parse_probe`, for synthetic bundles.
 
     interfaces: (name, operstate, mtu, pci); rdma: (name, port state, link layer, pci, uverbs);
-    uverbs: (name, hca) or (name, hca, "yes"|"no" opened). version=1 prints the old format.
+    uverbs: (name, hca) or (name, hca, "yes"|"no" opened); capeff: CapEff in hex, uidmap: uid_map's
+    first line (v3). version=1 and 2 print the older formats.
     """
     if version == 1:
         lines = [PROBE_HEADER_V1, "@@infiniband", *infiniband, "@@uverbs"]
         lines += [f"{u[0]} {u[1]}" for u in uverbs]
     else:
-        lines = [PROBE_HEADER, "@@net"]
+        lines = [PROBE_HEADER if version >= 3 else PROBE_HEADER_V2, "@@net"]
         lines += [f"{n} state={st} mtu={m} pci={p}" for n, st, m, p in interfaces]
         lines += ["@@rdma"]
         lines += [f"{n} port={st} link={lk} pci={p} uverbs={u}" for n, st, lk, p, u in rdma]
         lines += ["@@infiniband", *infiniband, "@@uverbs"]
         lines += [f"{u[0]} {u[1]} open={u[2] if len(u) > 2 else 'yes'}" for u in uverbs]
     lines += ["@@npu", *npus, "@@rsd", *rsd, "@@rds", *rds, "@@memlock", memlock, "@@uid", uid]
-    lines += ["@@netns", netns, "@@end"]
-    return "\n".join(lines) + "\n"
+    lines += ["@@netns", netns]
+    if version >= 3:
+        lines += ["@@capeff", capeff, "@@uidmap", uidmap]
+    return "\n".join([*lines, "@@end"]) + "\n"
 
 
 def parse_probe(stdout: str) -> ProbeResult:
     """Tagged sections -> ProbeResult; unknown sections are ignored, every entry is sanitized."""
     lines = stdout.splitlines()
     header = lines[0].strip() if lines else ""
-    if header not in (PROBE_HEADER, PROBE_HEADER_V1):
+    if header not in HEADERS:
         first = one_line(lines[0] if lines else "", 80) or "nothing"
         raise ProbeParseError(f"the probe's output does not start with its header (got: {first})", first)
     sections: dict[str, list[str]] = {}
@@ -296,7 +378,7 @@ def parse_probe(stdout: str) -> ProbeResult:
             sections[current].append(text)
     if not ended:
         raise ProbeParseError("the probe's output is incomplete (no end marker)")
-    result = ProbeResult(version=1 if header == PROBE_HEADER_V1 else PROBE_VERSION)
+    result = ProbeResult(version=HEADERS[header])
     if result.knows_links:
         result.interfaces = [_net(entry) for entry in sections.get("net") or []]
         result.rdma = [_rdma(entry) for entry in sections.get("rdma") or []]
@@ -325,6 +407,9 @@ def parse_probe(stdout: str) -> ProbeResult:
     result.netns_mode = {"Y": "shared", "1": "shared", "N": "exclusive", "0": "exclusive"}.get(
         mode[0] if mode else "", ""
     )
+    cap = _tokens(sections.get("capeff"))
+    result.cap_eff = cap[0] if cap and re.fullmatch(r"[0-9a-fA-F]{1,16}", cap[0]) else ""
+    result.uid_map = " ".join(safe_token(t, 16) for t in (sections.get("uidmap") or [""])[0].split()[:3])
     return result
 
 
@@ -683,6 +768,19 @@ def dump_targets(objects: Iterable[dict[str, Any]]) -> list[ProbeTarget]:
     return targets
 
 
+def _dump_limit(run: ProbeRun) -> ProbeRun:
+    """A timeout in `dump` is dump's own per-Pod limit (it has no --timeout): say so, live and offline."""
+    if run.error_kind != "timeout":
+        return run
+    limit, most = run.values.get("timeout", ""), f"{DUMP_TIMEOUT:g}s"
+    return replace(
+        run,
+        error=f"the probe did not finish within {limit} (`kubectl rbln dump` waits at most {most} per Pod, "
+        "less with --request-timeout)",
+        values={**run.values, "by": "dump", "most": most},
+    )
+
+
 def dump_probes(collector: Any, objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """`dump`'s extra collector: one ExecCapture per running device Pod, failed probes included.
 
@@ -694,7 +792,7 @@ def dump_probes(collector: Any, objects: list[dict[str, Any]]) -> list[dict[str,
     if not targets:
         return []
     timeout = min(DUMP_TIMEOUT, collector.client.timeout) if collector.client.timeout else DUMP_TIMEOUT
-    runs = ExecProbeRunner(collector.ctx, timeout=timeout).run_all(targets)
+    runs = [_dump_limit(run) for run in ExecProbeRunner(collector.ctx, timeout=timeout).run_all(targets)]
     failed: dict[str, list[ProbeRun]] = {}
     for run in runs:
         if run.exit_code is None:

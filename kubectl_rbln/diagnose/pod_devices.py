@@ -29,8 +29,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from kubectl_rbln.catalog import Phrase, Said
 from kubectl_rbln.cluster.exec_probe import NetIf, ProbeProblem, ProbeResult, RdmaDev
-from kubectl_rbln.diagnose.context import PodClaim, find_pods, is_device_pod, pod_context
+from kubectl_rbln.diagnose.context import PodClaim, find_pods, is_device_pod, pod_context, restart_target
 from kubectl_rbln.diagnose.findings import Finding, dedupe, ordered
 from kubectl_rbln.domain import (
     IF_NAME_ATTR,
@@ -87,6 +88,7 @@ class Expected:
     nic_devices: list[NicExpect] = field(default_factory=list)  # every allocated dranet NIC
     rds: bool | None = None  # the node's RDS label; None when the node could not be read
     node: str = ""
+    npu_resources: list[str] = field(default_factory=list)  # device-plugin mode: rebellions.ai/ATOM ...
 
     @property
     def rsd(self) -> bool:
@@ -257,7 +259,10 @@ def expected_devices(snapshot: Snapshot, pod: Pod, container: str) -> Expected:
     npu = sum(_count(v) for k, v in resources.items() if k.startswith(NPU_RESOURCE_PREFIX))
     rdma = sum(_count(v) for k, v in resources.items() if k.startswith(NIC_RESOURCE_PREFIX))
     source = "extended-resources" if npu or rdma else "none"
-    return Expected(source=source, npu_count=npu, nic_count=rdma, rds=rds, node=pod.node_name or "")
+    names = sorted(k for k in resources if k.startswith(NPU_RESOURCE_PREFIX))
+    return Expected(
+        source=source, npu_count=npu, nic_count=rdma, rds=rds, node=pod.node_name or "", npu_resources=names
+    )
 
 
 def _nic_expect(name: str, device: Device | None, pod_if_name: str) -> NicExpect:
@@ -361,7 +366,7 @@ def compare(pod: Pod, container: str, expected: Expected, seen: Seen) -> list[Fi
         nic_findings = nic_link_findings(where, seen)
     else:
         nic_findings = [nic_count_mismatch(where, expected, seen)]
-    if expected.npus:
+    if expected.source == "claims":  # named NPUs: each one missing, or seen and not allocated
         npu_findings = [npu_missing(where, expected, result), npu_not_allocated(where, expected, result)]
     else:
         npu_findings = [npu_count_mismatch(where, expected, result)]
@@ -377,18 +382,17 @@ def compare(pod: Pod, container: str, expected: Expected, seen: Seen) -> list[Fi
 
 
 def npu_count_mismatch(where: Where, expected: Expected, result: ProbeResult) -> Finding | None:
-    """`npu-count-mismatch`: fewer or more /dev/rbln devices than allocated (case `names`: others)."""
-    evidence = {
-        "allocated": expected.npus or expected.npu_count,
-        "seen": [f"/dev/{n}" for n in result.npus],
-        "claims": expected.claims,
-    }
+    """`npu-count-mismatch` (device-plugin Pods, whose NPUs have no names): fewer or more /dev/rbln
+    devices than the extended resources ask for. Pods with claims get `npu-missing`/`npu-not-allocated`."""
+    evidence = {"allocated": expected.npu_count, "seen": [f"/dev/{n}" for n in result.npus]}
     if len(result.npus) != expected.npu_count:
-        values = {**where.values(), "seen": len(result.npus), "expected": expected.npu_count}
+        values = {
+            **where.values(),
+            "seen": len(result.npus),
+            "expected": expected.npu_count,
+            "resources": ", ".join(expected.npu_resources) or "-",
+        }
         return Finding("npu-count-mismatch", values, evidence)
-    if expected.npus and set(expected.npus) != set(result.npus):
-        values = {**where.values(), "seen": list(result.npus), "expected": list(expected.npus)}
-        return Finding("npu-count-mismatch", values, evidence, case="names")
     return None
 
 
@@ -427,7 +431,7 @@ def nic_link_findings(where: Where, seen: Seen) -> list[Finding | None]:
     links = seen.links
     result = seen.result
     evidence_base = {
-        "rdmaMode": seen.rdma_mode + (f" ({seen.mode_source})" if seen.mode_source else ""),
+        "rdmaMode": rdma_mode(seen),
         "interfaces": [_iface(i) for i in result.interfaces],
         "rdmaDevices": [_hca(r) for r in result.rdma],
         "uverbs": [_uverbs(result, u) for u in result.uverbs],
@@ -464,18 +468,37 @@ def nic_link_findings(where: Where, seen: Seen) -> list[Finding | None]:
     return out
 
 
-def _iface(netif: NetIf) -> str:
-    return f"{netif.name} {netif.state or '?'} mtu {netif.mtu or '?'} pci {netif.pci or '-'}"
+def rdma_mode(seen: Seen) -> Said:
+    """The RDMA netns mode and how it is known, said in the reader's words (`exclusive (ib_core)`)."""
+    source = {"ib_core": "read", "inferred": "inferred"}.get(seen.mode_source, "")
+    key = f"pod-devices-mode-{seen.rdma_mode}" + (f"-{source}" if source else "")
+    return Said(Phrase(key, {"source": seen.mode_source}))
 
 
-def _hca(hca: RdmaDev) -> str:
-    return f"{hca.name} port {hca.port or '?'} {hca.link or '?'} pci {hca.pci or '-'} {hca.uverbs or '-'}"
+def _iface(netif: NetIf) -> Said:
+    state = netif.state or "?"
+    values = {"name": netif.name, "state": state, "link": state.upper(), "mtu": netif.mtu or "?"}
+    return Said(Phrase("pod-devices-evidence-interface", {**values, "pci": netif.pci or "-"}))
 
 
-def _uverbs(result: ProbeResult, name: str) -> str:
+def _hca(hca: RdmaDev) -> Said:
+    link: Phrase | str = Phrase("pod-devices-link-ethernet") if hca.link == "Ethernet" else hca.link or "?"
+    values = {
+        "name": hca.name,
+        "port": hca.port or "?",
+        "link": link,  # RoCE's link layer, in the reader's word; InfiniBand stays the name it is
+        "pci": hca.pci or "-",
+        "uverbs": hca.uverbs or "-",
+    }
+    return Said(Phrase("pod-devices-evidence-rdma-device", values))
+
+
+def _uverbs(result: ProbeResult, name: str) -> Said:
+    """One uverbs device, its HCA when sysfs names it, and whether it opened (`uverbs0 (bnxt_re0) opens`)."""
     hca = result.uverbs_hca.get(name, "")
-    opened = "" if name not in result.uverbs_open else (" opens" if result.uverbs_open[name] else " denied")
-    return f"{name}{' (' + hca + ')' if hca else ''}{opened}"
+    opened = "" if name not in result.uverbs_open else ("-opens" if result.uverbs_open[name] else "-denied")
+    key = "pod-devices-evidence-uverbs" + ("-hca" if hca else "") + opened
+    return Said(Phrase(key, {"name": name, "hca": hca}))
 
 
 def device_unhealthy(where: Where, health: list[ResourceHealth]) -> Finding | None:
@@ -491,12 +514,13 @@ def device_unhealthy(where: Where, health: list[ResourceHealth]) -> Finding | No
 
 
 def rsd_group_missing(where: Where, expected: Expected, result: ProbeResult) -> Finding | None:
-    """`rsd-group-missing`: a claim of more than one NPU and no /dev/rsd0 in the container."""
-    if not expected.rsd or "rsd0" in result.rsd:
+    """`rsd-group-missing`: a claim of more than one NPU and no /dev/rsd0 in the container (the RBLN
+    DRA driver's RSD group of the claim: a device-plugin Pod has no claim to group)."""
+    if expected.source != "claims" or not expected.rsd or "rsd0" in result.rsd:
         return None
     evidence = {
         "allocated": expected.npu_count,
-        "seen": [f"/dev/{n}" for n in result.rsd] or "no /dev/rsd*",
+        "seen": [f"/dev/{n}" for n in result.rsd] or Said(Phrase("pod-devices-evidence-no-rsd")),
     }
     values = {**where.values(), "count": expected.npu_count}
     return Finding("rsd-group-missing", values, evidence)
@@ -506,16 +530,17 @@ def nic_count_mismatch(where: Where, expected: Expected, seen: Seen) -> Finding 
     """`nic-count-mismatch`: the RDMA devices counted (uverbs in shared mode) against the allocation."""
     result = seen.result
     evidence = {
-        "rdmaMode": seen.rdma_mode + (f" ({seen.mode_source})" if seen.mode_source else ""),
+        "rdmaMode": rdma_mode(seen),
         "allocated": expected.nics or expected.nic_count,
         "allocatedHCAs": expected.rdma_devices,
         "sysClassInfiniband": result.infiniband,
-        "uverbs": [f"{u} ({result.uverbs_hca[u]})" if u in result.uverbs_hca else u for u in result.uverbs],
-        "counted": "uverbs devices" if seen.rdma_mode == "shared" else "/sys/class/infiniband entries",
+        "uverbs": [_uverbs(result, u) for u in result.uverbs],
+        "counted": Said(Phrase(f"pod-devices-counted-{'uverbs' if seen.rdma_mode == 'shared' else 'hcas'}")),
     }
     if seen.nic_count != expected.nic_count:
         values = {**where.values(), "seen": seen.nic_count, "expected": expected.nic_count}
-        return Finding("nic-count-mismatch", values, evidence)
+        case = "extended" if expected.source == "extended-resources" else None  # device-plugin mode
+        return Finding("nic-count-mismatch", values, evidence, case=case)
     comparable = expected.rdma_devices and len(expected.rdma_devices) == expected.nic_count and seen.nic_names
     if comparable and set(expected.rdma_devices) != set(seen.nic_names):
         values = {**where.values(), "seen": list(seen.nic_names), "expected": sorted(expected.rdma_devices)}
@@ -526,7 +551,7 @@ def nic_count_mismatch(where: Where, expected: Expected, seen: Seen) -> Finding 
 def _rds_evidence(expected: Expected, result: ProbeResult) -> dict[str, Any]:
     return {
         "node": expected.node,
-        f"label {RDS_LABEL}": "true" if expected.rds else "absent",
+        f"label {RDS_LABEL}": "true" if expected.rds else Said(Phrase("pod-devices-evidence-label-absent")),
         "seen": [f"/dev/{n}" for n in result.rds],
     }
 
@@ -557,13 +582,16 @@ def runs_non_root(pod: Pod, container: str, result: ProbeResult) -> bool | None:
 def memlock_limit(
     where: Where, expected: Expected, result: ProbeResult, non_root: bool | None
 ) -> Finding | None:
-    """`memlock-limit` (pod-devices side): a non-root container with RDMA NICs and a limited memlock."""
-    if expected.nic_count == 0 or result.memlock == "unlimited" or not non_root:
+    """`memlock-limit` (pod-devices side): a non-root container with RDMA NICs and a limited memlock,
+    unless the probe (v3) saw a capability that lifts the limit (`ProbeResult.memlock_exempt`:
+    CAP_IPC_LOCK locks past it, CAP_SYS_RESOURCE raises it; in the initial user namespace only)."""
+    if expected.nic_count == 0 or result.memlock == "unlimited" or not non_root or result.memlock_exempt:
         return None
     evidence = {
-        "ulimit -H -l": result.memlock or "(nothing printed)",
+        "ulimit -H -l": result.memlock or Said(Phrase("pod-devices-evidence-nothing-printed")),
         "uid": result.uid,
         "rdmaNICs": expected.nic_count,
+        "capEff": result.cap_eff or None,  # v3: neither capability in it, or not in the host's user ns
     }
     return Finding("memlock-limit", where.values(), evidence)
 
@@ -574,23 +602,35 @@ def memlock_limit(
 def audit_allocation(snapshot: Snapshot, pod: Pod) -> list[Finding]:
     """Allocated devices that break their claim's (or RCT's) matchAttribute / distinctAttribute."""
     index = device_index(snapshot)
+    context = pod_context(snapshot, pod)
     findings = []
-    for claim in pod_context(snapshot, pod).claims:
+    for claim in context.claims:
         if claim.claim is None or claim.claim.allocation is None:
             continue
         for constraint in _constraints(claim):
             broken = _violation(constraint, claim.claim.allocation.results, index)
             if broken is None:
                 continue
+            source = context.claim_values(claim.ref)  # the RCT, or the ResourceClaim the Pod names itself
             findings.append(
-                allocation_constraint_violated(pod, claim.claim.name, _describe(constraint), broken)
+                allocation_constraint_violated(pod, claim.claim.name, _describe(constraint), broken, source)
             )
     return findings
 
 
-def allocation_constraint_violated(pod: Pod, claim: str, constraint: str, broken: dict[str, Any]) -> Finding:
-    """`allocation-constraint-violated`: the allocated devices of `claim` break `constraint`."""
-    values = {"constraint": constraint, "claim": claim, "namespace": pod.namespace, "pod": pod.name}
+def allocation_constraint_violated(
+    pod: Pod, claim: str, constraint: Said, broken: dict[str, Any], source: dict[str, Any] | None = None
+) -> Finding:
+    """`allocation-constraint-violated`: the allocated devices of `claim` break `constraint`, which
+    `source` (`claim_values`: `claim_source`, `direct_claim`) asked for."""
+    values = {
+        **(source or {}),
+        "constraint": constraint,
+        "claim": claim,
+        "namespace": pod.namespace,
+        "pod": pod.name,
+        "restart": restart_target(pod),
+    }
     return Finding(
         "allocation-constraint-violated", values, {"claim": claim, "constraint": constraint, **broken}
     )
@@ -636,11 +676,12 @@ def _violation(
     return None
 
 
-def _describe(constraint: Constraint) -> str:
+def _describe(constraint: Constraint) -> Said:
+    """`distinctAttribute resource.kubernetes.io/pcieRoot over nic`, in the reader's words."""
     kind = "matchAttribute" if constraint.match_attribute else "distinctAttribute"
     attribute = constraint.match_attribute or constraint.distinct_attribute
-    scope = ", ".join(constraint.requests) if constraint.requests else "all requests"
-    return f"{kind} {attribute} over {scope}"
+    values = {"kind": kind, "attribute": attribute, "requests": ", ".join(constraint.requests)}
+    return Said(Phrase("constraint-over" if constraint.requests else "constraint-over-all", values))
 
 
 # ---------------------------------------------------------------- one Pod's entry of the report

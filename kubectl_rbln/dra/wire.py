@@ -119,6 +119,7 @@ class ContainerStatusWire(TypedDict, total=False):
     restartCount: Any
     state: Any
     lastState: Any
+    allocatedResourcesStatus: Any  # device health (KEP-4680), read by pod-devices
 
 
 class PodStatusWire(TypedDict, total=False):

@@ -74,6 +74,7 @@ def _verdict(entry: dict[str, Any], color: bool, lang: str = "en") -> str:
         return click.style(text, fg=COLORS.get(severity), bold=True) if color else text
     if entry["probe"]["status"] != "ok":
         return click.style(verdict, fg="yellow") if color else verdict
+    verdict = sentence("pod-devices-ok", lang)
     return click.style(verdict, fg="green") if color else verdict
 
 
@@ -114,6 +115,8 @@ def _probe_words(entry: dict[str, Any], prefix: str, lang: str) -> str:
     key = prefix + str(probe.get("reason") or "")
     if prefix != "pod-devices-short-" and probe.get("reason") == "bad-output" and not values.get("got"):
         key += "-end"
+    if prefix != "pod-devices-short-" and values.get("by") == "dump":  # dump's own limit, not --timeout
+        key += "-dump"
     if key not in load_sentences():
         return ""
     wanted = set(re.findall(r"\{(\w+)", load_sentences()[key]["en"]))
@@ -183,11 +186,8 @@ def device_lines(entry: dict[str, Any], lang: str) -> list[str]:
     lines = []
     if expected["npus"] or (seen and seen["npus"]):
         shown = ", ".join(f"/dev/{n}" for n in seen["npus"]) if seen else "?"
-        lines.append(
-            sentence(
-                "pod-devices-wide-npus", lang, allocated=", ".join(expected["npus"]) or "-", seen=shown or "-"
-            )
-        )
+        allocated = ", ".join(expected["npus"]) or str(expected["npuCount"] or "-")  # device plugin: a count
+        lines.append(sentence("pod-devices-wide-npus", lang, allocated=allocated, seen=shown or "-"))
     links = {n["device"]: n for n in (seen or {}).get("nics") or []}
     for nic in expected.get("nicDevices") or []:
         label = f"{nic['device']} {nic['pciAddress'] or ''}".strip()
@@ -198,6 +198,7 @@ def device_lines(entry: dict[str, Any], lang: str) -> list[str]:
             lines.append(sentence("pod-devices-wide-nic-absent", lang, nic=label))
         else:
             iface = link["interface"]
+            state = (iface["state"] or "?").upper()  # as `ip link` prints it: UP, DOWN
             hca = link["rdmaDevice"]
             rdma = "-"
             if hca is not None:
@@ -208,7 +209,7 @@ def device_lines(entry: dict[str, Any], lang: str) -> list[str]:
                     "pod-devices-wide-nic",
                     lang,
                     nic=label,
-                    interface=f"{iface['name']} ({iface['state'] or '?'}, mtu {iface['mtu'] or '?'})",
+                    interface=f"{iface['name']} ({state}, MTU {iface['mtu'] or '?'})",
                     rdma=rdma,
                 )
             )

@@ -138,6 +138,24 @@ def kubectl(kubectl_for: Callable[[ReplayServer], Kubectl], basic_server: Replay
     return kubectl_for(basic_server)
 
 
+REPO = Path(__file__).resolve().parents[2]
+BIN = Path(sys.executable).parent
+KUBECTL = BIN / "kubectl"
+
+
+def plugin_env(home: Path, **more: str) -> dict[str, str]:
+    """The environment a user's `kubectl rbln` runs in here: the venv's kubectl first on PATH, no
+    colour, UTF-8, and this checkout's code (not whichever one the venv's entry point imports)."""
+    return {
+        "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
+        "HOME": str(home),
+        "LANG": "C.UTF-8",
+        "NO_COLOR": "1",
+        "PYTHONPATH": str(REPO),
+        **more,
+    }
+
+
 @contextmanager
 def kubectl_rbln_serve(
     bundle: Path, kubeconfig: Path, env: dict[str, str]

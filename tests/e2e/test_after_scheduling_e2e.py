@@ -4,7 +4,6 @@ are read from their own namespaces, as a live cluster serves them)."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -13,7 +12,7 @@ import pytest
 
 from testing.synthetic.builder import write_bundle
 from testing.synthetic.scenarios import SCENARIOS
-from tests.e2e.conftest import kubectl_rbln_serve
+from tests.e2e.conftest import kubectl_rbln_serve, plugin_env
 
 pytestmark = pytest.mark.slow
 
@@ -48,13 +47,7 @@ def test_why_through_kubectl_rbln_serve(name, tmp_path):
     write_bundle(bundle, scenario.build("v1"))
     namespace, pod = scenario.pending_pod
     kubeconfig = tmp_path / "replay.kubeconfig"
-    env = {
-        "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
-        "HOME": str(tmp_path),
-        "LANG": "C.UTF-8",
-        "NO_COLOR": "1",
-        "PYTHONPATH": str(REPO),  # this checkout, not whichever one the venv's entry point imports
-    }
+    env = plugin_env(tmp_path)
     with kubectl_rbln_serve(str(bundle), kubeconfig, env):
         result = subprocess.run(
             [str(KUBECTL), "rbln", "why", "-n", namespace, pod, "--kubeconfig", str(kubeconfig)],

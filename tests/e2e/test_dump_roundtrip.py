@@ -9,6 +9,7 @@ and dumping again gives the same bundle: the replay server and `dump` agree.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Callable
@@ -42,6 +43,7 @@ def dump(
     if not (BIN / "kubectl").is_file() or not (BIN / "kubectl-rbln").is_file():
         pytest.skip("needs kubectl and the kubectl-rbln entry point in the venv's bin folder")
     env = {"PATH": str(BIN), "HOME": str(home), "KUBECONFIG": str(kubeconfig_for(server)), "LANG": "C.UTF-8"}
+    env.update({k: v for k, v in os.environ.items() if k == "PYTHONPATH"})  # the checkout under test
     result = subprocess.run(
         [str(BIN / "kubectl"), "rbln", "dump", "-A"],
         capture_output=True,

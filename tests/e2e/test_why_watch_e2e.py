@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import kubectl_rbln_serve
+from tests.e2e.conftest import kubectl_rbln_serve, plugin_env
 
 pytestmark = pytest.mark.slow
 
@@ -87,13 +87,7 @@ def served(tmp_path: Path) -> Iterator[tuple[Path, Path, dict[str, str]]]:
     bundle = tmp_path / "cluster.json"
     bundle.write_text(json.dumps(load()), encoding="utf-8")
     kubeconfig = tmp_path / "replay.kubeconfig"
-    env = {
-        "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
-        "HOME": str(tmp_path),
-        "LANG": "C.UTF-8",
-        "NO_COLOR": "1",
-        "PYTHONPATH": str(REPO),
-    }
+    env = plugin_env(tmp_path)
     with kubectl_rbln_serve(bundle, kubeconfig, env):
         yield bundle, kubeconfig, env
 

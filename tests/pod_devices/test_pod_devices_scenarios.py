@@ -33,15 +33,15 @@ def _probes(snapshot, targets, variant):
         nics = expected.nic_devices
         if variant == "empty":
             stdout = format_probe_output(rds=["rblnfs0"], memlock="64", uid="2000")
-        elif variant in ("renamed", "renamed-v1"):
-            hcas = [f"other_{i}" for i in range(expected.nic_count)]
+        elif variant in ("renamed", "renamed-v1", "short-v1"):  # short: an old capture, one HCA missing
+            hcas = [f"other_{i}" for i in range(expected.nic_count - (variant == "short-v1"))]
             stdout = format_probe_output(
                 interfaces=[(f"net{i}", "up", "9000", n.pci) for i, n in enumerate(nics)],
                 npus=[f"rbln{90 + i}" for i in range(expected.npu_count)],
                 infiniband=hcas,
                 uverbs=[(f"uverbs{i}", h) for i, h in enumerate(hcas)],
                 netns="N",
-                version=1 if variant == "renamed-v1" else 2,
+                version=1 if variant.endswith("-v1") else 2,
             )
         else:  # "down": every NIC in the Pod with its HCA, ports DOWN; uverbs denied or absent
             stdout = format_probe_output(
@@ -84,7 +84,7 @@ def test_every_scenario_renders_filled_words(lang):
         snapshot = build_snapshot(_unhealthy(scenario.build("v1")))
         request = PodDevicesRequest(namespace=None)
         targets = probe_targets(snapshot, request)
-        for variant in ("empty", "renamed", "renamed-v1", "down", "no-uverbs"):
+        for variant in ("empty", "renamed", "renamed-v1", "short-v1", "down", "no-uverbs"):
             report = pod_devices(snapshot, request, _probes(snapshot, targets, variant))
             document = report.to_document(lang)
             seen_slugs |= {(f.slug, f.case) for f in report.findings}
@@ -95,7 +95,8 @@ def test_every_scenario_renders_filled_words(lang):
                 assert not BARE_DASH.search(line), f"{scenario.name}/{variant}: {line!r}"
     every_rule = {
         ("npu-count-mismatch", None), ("rsd-group-missing", None),
-        ("nic-count-mismatch", None), ("nic-count-mismatch", "names"), ("rds-devices-missing", None),
+        ("nic-count-mismatch", None), ("nic-count-mismatch", "names"), ("nic-count-mismatch", "extended"),
+        ("rds-devices-missing", None),
         ("rds-label-missing", None), ("memlock-limit", None),
         ("npu-missing", None), ("npu-not-allocated", None), ("nic-not-in-pod", None),
         ("rdma-device-missing", None), ("uverbs-missing", None), ("uverbs-missing", "denied"),

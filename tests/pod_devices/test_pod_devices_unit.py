@@ -264,3 +264,106 @@ def test_progress_waits_a_second_then_shows_and_clears(capsys) -> None:  # type:
         time.sleep(Progress.DELAY + 0.3)
         progress.update(3, 3)
     assert capsys.readouterr().err == ""
+
+
+def test_a_broken_constraint_names_the_object_the_pod_uses() -> None:
+    """The constraint is the RCT's for a Pod of an RCT, the ResourceClaim's own for a Pod that names its
+    claim (`resourceClaimName`): the words say which, and the fix frees a shared claim's allocation by
+    stopping every Pod that reserves it (deleting one Pod does not re-allocate it)."""
+    cluster = Cluster(decode_pending=0, nics_share_pcie_root=True)
+    name = cluster.pods("prefill")[0]
+    snapshot = build_snapshot(cluster.objects)
+    of_rct = audit_allocation(snapshot, snapshot.pod(NS, name))[0]  # type: ignore[arg-type]
+    claim = cluster.claim(name)["metadata"]["name"]
+    assert f"ResourceClaim {claim} do not satisfy" in of_rct.words().summary
+    assert "of RCT npu-rdma." in of_rct.words().summary.replace("\n", " ")
+    assert f"kubectl -n {NS} delete pod {name}" in of_rct.words().remediation
+
+    pod = next(o for o in cluster.objects if o["kind"] == "Pod" and o["metadata"]["name"] == name)
+    pod["spec"]["resourceClaims"] = [{"name": "npu-rdma", "resourceClaimName": claim}]  # its own claim
+    pod["status"].pop("resourceClaimStatuses", None)
+    snapshot = build_snapshot(cluster.objects)
+    direct = audit_allocation(snapshot, snapshot.pod(NS, name))[0]  # type: ignore[arg-type]
+    for lang, words in (("en", f"of ResourceClaim {claim}."), ("ko", f"{claim} ResourceClaim의 제약 조건")):
+        rendered = direct.words(lang)
+        assert words in rendered.summary.replace("\n", " "), rendered.summary
+        assert "RCT" not in rendered.summary
+        fix = "\n".join(rendered.remediation)
+        assert f"get resourceclaim {claim} -o jsonpath='{{.status.reservedFor[*].name}}'" in fix
+        assert "scale deployment/" in fix and f"delete pod {name}" not in fix
+
+
+def test_a_timeout_in_dump_names_dumps_limit_not_a_flag_it_lacks() -> None:
+    """`dump` has no --timeout: a Pod that outlasts its per-Pod limit reads, live and offline, as that
+    limit; `pod-devices`' own timeout keeps naming --timeout."""
+    from kubectl_rbln.cluster.exec_probe import _dump_limit, capture_item
+    from kubectl_rbln.dra.normalize import normalize_exec_capture
+    from kubectl_rbln.render.pod_devices_table import probe_message
+
+    live = ProbeRun(TARGET, error_kind="timeout", error="the probe did not finish within 20s (--timeout)",
+                    values={"timeout": "20s"})  # fmt: skip
+    dumped = from_captures([normalize_exec_capture(capture_item(_dump_limit(live)))], TARGET)
+    assert dumped.error_kind == "timeout" and "--timeout" not in dumped.error
+    for run, says in ((dumped, "`kubectl rbln dump`"), (live, "(--timeout)"), (dumped, "--request-timeout")):
+        probe = {"status": "failed", "reason": "timeout", "message": run.error, "values": run.values}
+        entry = {"name": "p", "namespace": NS, "container": "modelserver", "phase": "Running", "probe": probe}
+        for lang in ("en", "ko"):
+            assert says in probe_message(entry, lang)
+
+
+def test_a_device_plugin_pod_is_told_about_its_resources_not_a_claim() -> None:
+    """Device-plugin mode (`rebellions.ai/ATOM`, `rdma/hca`): the counts are the extended resources'; the
+    words and fixes name them, never a ResourceClaim it does not have (`<claim>`), and no RSD group
+    (a claim's, made by the DRA driver) is asked for."""
+    from testing.pod_devices_cases import device_plugin
+
+    cluster = Cluster(decode_pending=0)
+    pod = cluster.pods("decode")[0]
+    device_plugin(cluster, pod)  # type: ignore[arg-type]
+    healthy = cluster.healthy(pod)
+    entry = _entry(cluster, pod, npus=healthy["npus"][:3], uverbs=healthy["uverbs"][:1], rsd=[])
+    assert [f["slug"] for f in entry["findings"]] == ["npu-count-mismatch", "nic-count-mismatch"]
+    for finding in entry["findings"]:
+        text = "\n".join([finding["title"], finding["detail"], *finding["remediation"]])
+        assert "resourceclaim" not in text.lower() and "RCT" not in text, text
+        limits = "{.spec.containers[?(@.name==\"modelserver\")].resources.limits}"
+        assert f"get pod {pod} -o jsonpath='{limits}'" in text
+    assert "rebellions.ai/ATOM" in entry["findings"][0]["detail"]
+
+
+def test_memlock_binds_only_without_cap_ipc_lock_or_cap_sys_resource() -> None:
+    """The kernel's rule (man 2 mlock, RLIMIT_MEMLOCK): a process with CAP_IPC_LOCK locks memory past
+    the limit (RDMA registration checks the same, ib_umem_get), one with CAP_SYS_RESOURCE raises the hard
+    limit itself (man 2 setrlimit). Both are `capable()` checks of the initial user namespace, so a Pod
+    with its own user namespace (uid_map "1000 0 1") gets the finding whatever its CapEff says. The
+    CapEff values are what setpriv --ambient-caps=+ipc_lock and a plain non-root sh print."""
+    cluster = Cluster(decode_pending=0)
+    pod = cluster.pods("decode")[0]
+
+    def slugs(**probe: object) -> list[str]:
+        return [f["slug"] for f in _entry(cluster, pod, memlock="64", uid="2000", **probe)["findings"]]
+
+    assert slugs(capeff="0000000000004000") == []  # CAP_IPC_LOCK (bit 14)
+    assert slugs(capeff="0000000001000000") == []  # CAP_SYS_RESOURCE (bit 24)
+    assert slugs(capeff="0000000000004000", uidmap="1000 0 1") == ["memlock-limit"]  # hostUsers: false
+    assert slugs(capeff="0000000000000000") == ["memlock-limit"]
+    assert slugs() == ["memlock-limit"]  # CapEff unknown: the limit binds as before
+    assert slugs(capeff="00000000a80425fb") == ["memlock-limit"]  # containerd's default set: neither
+    evidence = _entry(cluster, pod, memlock="64", capeff="00000000a80425fb")["findings"][0]["evidence"]
+    assert evidence["capEff"] == "00000000a80425fb"
+
+
+def test_every_probe_version_still_reads() -> None:
+    """v3 adds @@capeff and @@uidmap; v2 and v1 captures parse as before (examples/healthy.json is v2)."""
+    from kubectl_rbln.cluster.exec_probe import PROBE_COMMAND_V2, PROBE_COMMANDS, format_probe_output
+
+    v3 = parse_probe(format_probe_output(capeff="0000000000004000", memlock="64"))
+    read = (v3.version, v3.cap_eff, v3.uid_map, v3.memlock_exempt)
+    assert read == (3, "0000000000004000", "0 0 4294967295", "CAP_IPC_LOCK")
+    v2 = parse_probe(format_probe_output(version=2, memlock="64"))
+    assert (v2.version, v2.knows_links, v2.cap_eff, v2.memlock_exempt) == (2, True, "", "")
+    assert PROBE_COMMANDS.index(PROBE_COMMAND) < PROBE_COMMANDS.index(PROBE_COMMAND_V2)
+    hostile = parse_probe(format_probe_output(capeff="zz\x1b[2J", uidmap="0 0 4294967295 extra"))
+    assert hostile.cap_eff == "" and hostile.uid_map == "0 0 4294967295"
+    escaped = parse_probe(format_probe_output(uidmap="0\x9b31m 0 1"))
+    assert escaped.uid_map == "0 0 1" and not escaped.memlock_exempt  # the CSI sequence removed

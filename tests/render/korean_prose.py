@@ -91,7 +91,11 @@ FIX_TEXT_OWNED_ELSEWHERE: frozenset[str] = frozenset()
 SPANS = re.compile(
     "|".join(
         [r"`[^`\n]*(?:\n[^`\n]*)?`", r"<[^<>\s]+>", r'"in"']  # code, a placeholder, CEL's `in` operator
-        + [p.replace(" ", r"\s+(?:#\s+)?") for p in (*KUBERNETES_MESSAGES, *PROPER_NAMES)]
+        # a name or a message may wrap, also inside a `# ...` comment of a fix block
+        + [
+            p.replace(r"\s+", " ").replace(" ", r"\s+(?:#\s+)?")
+            for p in (*KUBERNETES_MESSAGES, *PROPER_NAMES)
+        ]
     )
 )
 

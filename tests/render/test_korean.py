@@ -31,7 +31,7 @@ WIDTH = 100
 TOKEN = re.compile(r"\S+")
 COMMANDS = ["why", "check", "attrs", "topo", "suggest-rct", "pod-devices"]
 # Every command is read whole (pod-devices too: its NODE column and device details are -o wide only).
-PENDING = {"pod-devices"}  # the strict prose detector over pod-devices: being fixed now
+PENDING: set[str] = set()
 
 
 def _is_command(text: str) -> bool:
@@ -70,6 +70,8 @@ BUNDLE = corpus(
         ("-o wide 또는 -o json으로 확인", []),  # a flag's value
         ("pcieRoot  npu.rebellions.ai  0/16 standard, 16 bdf (0000:17:…", ["standard", "bdf"]),
         ("마지막 단어는 잘림: allocat…", []),
+        ("해결: # 한도를 올리세요(CRI base runtime\n      # spec(base_runtime_spec)", []),  # a name, wrapped
+        ("# RDS가 켜져 있는지(RDS\n      # Support 참고)", []),
     ],
 )
 def test_the_detector_finds_english_prose_and_passes_names(text: str, english: list[str]) -> None:

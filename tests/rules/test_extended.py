@@ -4,7 +4,6 @@ device-plugin-mode without a node, and selector-error on some nodes only, in the
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import time
@@ -26,6 +25,7 @@ from kubectl_rbln.dra.allocator import Features
 from kubectl_rbln.dra.normalize import build_snapshot
 from testing.synthetic.builder import write_bundle
 from testing.synthetic.scenarios import SCENARIOS
+from tests.e2e.conftest import plugin_env
 
 EXTENDED = [
     "extended-resource-exhausted",
@@ -203,13 +203,7 @@ def test_why_from_file_and_through_kubectl_rbln_serve(name, tmp_path):
     bundle = tmp_path / "bundle.json"
     write_bundle(bundle, s.build("v1"))
     kubeconfig = tmp_path / "replay.kubeconfig"
-    env = {
-        "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
-        "HOME": str(tmp_path),
-        "LANG": "C.UTF-8",
-        "NO_COLOR": "1",
-        "PYTHONPATH": str(Path(__file__).resolve().parents[2]),  # this checkout's kubectl_rbln
-    }
+    env = plugin_env(tmp_path)
     run = [str(KUBECTL), "rbln", "why", "-n", namespace, pod, "-o", "json"]
     offline = subprocess.run([*run, "-f", str(bundle)], capture_output=True, text=True, env=env, timeout=120)
     server = subprocess.Popen(

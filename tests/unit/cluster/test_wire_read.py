@@ -51,6 +51,15 @@ def test_every_scenario_reads_the_same_both_ways(tmp_path, api_version):
         assert_same(str(path))
 
 
+def test_the_pod_devices_cases_read_the_same_both_ways(tmp_path):
+    """Device health, networkData and recorded probe failures: fields only pod-devices reads."""
+    from testing.pod_devices_cases import build_cases
+
+    path = tmp_path / "pod-devices-cases.json"
+    path.write_text(dumps_bundle(build_cases()[0]), encoding="utf-8")
+    assert_same(str(path))
+
+
 def test_the_wire_shape_is_used_for_pods_claims_slices_and_nodes(tmp_path):
     objects = next(iter(SCENARIOS.values())).build("v1")
     path = tmp_path / "b.json"
