@@ -24,18 +24,17 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import difflib
 import os
 import re
 import shlex
 import sys
-import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from kubectl_rbln.text import cut_width
 from testing import docs_pod_devices
+from testing.docs_blocks import drift_of, rewrite
 from testing.synthetic.builder import write_bundle
 from testing.synthetic.scenarios import SCENARIOS
 
@@ -204,36 +203,15 @@ def render(example: Example, workdir: Path, repo: Path = REPO) -> list[str]:
 
 def drift(repo: Path = REPO) -> dict[Path, list[str]]:
     """Page -> a unified diff of each drifted block (empty: no drift)."""
-    out: dict[Path, list[str]] = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        for example in examples(repo):
-            lines = example.page.read_text(encoding="utf-8").split("\n")
-            current = lines[example.start + 1 : example.end]
-            wanted = render(example, Path(tmp), repo)
-            if current != wanted:
-                diff = difflib.unified_diff(current, wanted, str(example.page), "tool", lineterm="")
-                out.setdefault(example.page, []).extend(diff)
+    out = drift_of(examples(repo), lambda example, workdir: render(example, workdir, repo))
     out.update(docs_pod_devices.drift(repo))  # issue 14: pod-devices examples, their own bundle
     return out
 
 
 def write(repo: Path = REPO) -> list[Path]:
-    """Rewrite every drifted block; bottom-up per page so earlier indexes stay valid."""
-    changed = []
-    with tempfile.TemporaryDirectory() as tmp:
-        by_page: dict[Path, list[Example]] = {}
-        for example in examples(repo):
-            by_page.setdefault(example.page, []).append(example)
-        for page, items in by_page.items():
-            lines = page.read_text(encoding="utf-8").split("\n")
-            before = list(lines)
-            for example in sorted(items, key=lambda e: e.start, reverse=True):
-                lines[example.start + 1 : example.end] = render(example, Path(tmp), repo)
-            if lines != before:
-                page.write_text("\n".join(lines), encoding="utf-8")
-                changed.append(page)
-    changed += docs_pod_devices.write(repo)  # issue 14: pod-devices examples, their own bundle
-    return changed
+    """Rewrite every drifted block."""
+    changed = rewrite(examples(repo), lambda example, workdir: render(example, workdir, repo))
+    return changed + docs_pod_devices.write(repo)  # issue 14: pod-devices examples, their own bundle
 
 
 def main(argv: list[str] | None = None) -> int:

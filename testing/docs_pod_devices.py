@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import re
 import shlex
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from kubectl_rbln.text import cut_width
+from testing.docs_blocks import drift_of, rewrite
 from testing.pod_devices_cases import build_cases
 from testing.synthetic.builder import write_bundle
 
@@ -96,32 +96,8 @@ def render(example: Example, workdir: Path) -> list[str]:
 
 
 def drift(repo: Path = REPO) -> dict[Path, list[str]]:
-    import difflib
-
-    out: dict[Path, list[str]] = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        for example in examples(repo):
-            lines = example.page.read_text(encoding="utf-8").split("\n")
-            current = lines[example.start + 1 : example.end]
-            wanted = render(example, Path(tmp))
-            if current != wanted:
-                diff = difflib.unified_diff(current, wanted, str(example.page), "tool", lineterm="")
-                out.setdefault(example.page, []).extend(diff)
-    return out
+    return drift_of(examples(repo), render)
 
 
 def write(repo: Path = REPO) -> list[Path]:
-    changed = []
-    with tempfile.TemporaryDirectory() as tmp:
-        by_page: dict[Path, list[Example]] = {}
-        for example in examples(repo):
-            by_page.setdefault(example.page, []).append(example)
-        for page, items in by_page.items():
-            lines = page.read_text(encoding="utf-8").split("\n")
-            before = list(lines)
-            for example in sorted(items, key=lambda e: e.start, reverse=True):
-                lines[example.start + 1 : example.end] = render(example, Path(tmp))
-            if lines != before:
-                page.write_text("\n".join(lines), encoding="utf-8")
-                changed.append(page)
-    return changed
+    return rewrite(examples(repo), render)

@@ -39,6 +39,7 @@ from kubectl_rbln.domain import (
     RDS_LABEL,
 )
 from testing.synthetic import build_cluster
+from testing.synthetic.objects import ClusterObjects
 
 NS = "serving"
 NO_SHELL = (
@@ -80,7 +81,7 @@ FAILING: dict[str, str] = {
 RDS_NODES = ("npu-node-01", "npu-node-02", "npu-node-03", "npu-node-04", "npu-node-05", "npu-node-06")
 
 
-class Cases:
+class Cases(ClusterObjects):
     """The cluster's objects, with lookups by role and the healthy probe of each Pod."""
 
     def __init__(self) -> None:
@@ -98,30 +99,11 @@ class Cases:
                     if hca:
                         self.hca[(pool, device["name"])] = hca["string"]
 
-    def of_kind(self, kind: str) -> list[dict[str, Any]]:
-        return [o for o in self.objects if o["kind"] == kind]
-
     def pods(self, running: bool = True) -> list[str]:
         """Running Pods on RDS nodes first, then the others, each group by name."""
         pods = [p for p in self.of_kind("Pod") if (p["status"]["phase"] == "Running") == running]
         pods.sort(key=lambda p: (p["spec"].get("nodeName") not in RDS_NODES, p["metadata"]["name"]))
         return [p["metadata"]["name"] for p in pods]
-
-    def pod(self, name: str) -> dict[str, Any]:
-        return next(p for p in self.of_kind("Pod") if p["metadata"]["name"] == name)
-
-    def claim(self, pod: str) -> dict[str, Any]:
-        return next(
-            c for c in self.of_kind("ResourceClaim") if c["metadata"]["ownerReferences"][0]["name"] == pod
-        )
-
-    def device(self, pool: str, name: str) -> dict[str, Any]:
-        for s in self.of_kind("ResourceSlice"):
-            if s["spec"]["pool"]["name"] == pool:
-                for d in s["spec"]["devices"]:
-                    if d["name"] == name:
-                        return d
-        raise KeyError(name)
 
     def results(self, pod: str, driver: str) -> list[dict[str, Any]]:
         results = self.claim(pod)["status"]["allocation"]["devices"]["results"]

@@ -11,6 +11,7 @@ from typing import Any
 
 from kubectl_rbln.cluster.exec_probe import PROBE_COMMAND, format_probe_output
 from testing.synthetic import build_cluster
+from testing.synthetic.objects import ClusterObjects
 
 NS = "serving"
 
@@ -44,7 +45,7 @@ def capture(
     return item
 
 
-class Cluster:
+class Cluster(ClusterObjects):
     """A synthetic cluster's objects with lookups by role: `pods("prefill")`, `allocation(pod)`."""
 
     def __init__(self, *, unlabel: tuple[str, ...] = (), **knobs: Any) -> None:
@@ -54,9 +55,6 @@ class Cluster:
             if obj["kind"] == "Node" and obj["metadata"]["name"] in unlabel:
                 obj["metadata"]["labels"].pop("rebellions.ai/rds.present", None)
 
-    def of_kind(self, kind: str) -> list[dict[str, Any]]:
-        return [o for o in self.objects if o["kind"] == kind]
-
     def pods(self, component: str, running: bool = True) -> list[str]:
         return [
             p["metadata"]["name"]
@@ -64,22 +62,6 @@ class Cluster:
             if p["metadata"]["labels"]["app.kubernetes.io/component"] == component
             and (p["status"]["phase"] == "Running") == running
         ]
-
-    def pod(self, name: str) -> dict[str, Any]:
-        return next(p for p in self.of_kind("Pod") if p["metadata"]["name"] == name)
-
-    def claim(self, pod: str) -> dict[str, Any]:
-        return next(
-            c for c in self.of_kind("ResourceClaim") if c["metadata"]["ownerReferences"][0]["name"] == pod
-        )
-
-    def device(self, pool: str, name: str) -> dict[str, Any]:
-        for s in self.of_kind("ResourceSlice"):
-            if s["spec"]["pool"]["name"] == pool:
-                for d in s["spec"]["devices"]:
-                    if d["name"] == name:
-                        return d
-        raise KeyError(name)
 
     def healthy(self, pod: str) -> dict[str, Any]:
         """probe_stdout() arguments for a Pod that got exactly its allocation (exclusive RDMA mode):

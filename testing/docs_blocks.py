@@ -1,0 +1,58 @@
+"""Generated example blocks in the docs: find the drift of each block, rewrite the drifted ones.
+
+One pair of functions for every generator (testing/docs_examples.py for the diagnosing commands,
+testing/docs_pod_devices.py for pod-devices): a block is the lines between `start` and `end` of a
+page, and `render(block, workdir)` is what the tool prints for it now.
+"""
+
+from __future__ import annotations
+
+import difflib
+import tempfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Protocol, TypeVar
+
+
+class Block(Protocol):
+    @property
+    def page(self) -> Path: ...
+    @property
+    def start(self) -> int: ...
+    @property
+    def end(self) -> int: ...
+
+
+B = TypeVar("B", bound=Block)
+
+
+def drift_of(blocks: Sequence[B], render: Callable[[B, Path], list[str]]) -> dict[Path, list[str]]:
+    """Page -> a unified diff of each drifted block (empty: no drift)."""
+    out: dict[Path, list[str]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for block in blocks:
+            lines = block.page.read_text(encoding="utf-8").split("\n")
+            current = lines[block.start + 1 : block.end]
+            wanted = render(block, Path(tmp))
+            if current != wanted:
+                diff = difflib.unified_diff(current, wanted, str(block.page), "tool", lineterm="")
+                out.setdefault(block.page, []).extend(diff)
+    return out
+
+
+def rewrite(blocks: Sequence[B], render: Callable[[B, Path], list[str]]) -> list[Path]:
+    """Rewrite every drifted block; bottom-up per page so earlier indexes stay valid."""
+    changed = []
+    with tempfile.TemporaryDirectory() as tmp:
+        by_page: dict[Path, list[B]] = {}
+        for block in blocks:
+            by_page.setdefault(block.page, []).append(block)
+        for page, items in by_page.items():
+            lines = page.read_text(encoding="utf-8").split("\n")
+            before = list(lines)
+            for block in sorted(items, key=lambda b: b.start, reverse=True):
+                lines[block.start + 1 : block.end] = render(block, Path(tmp))
+            if lines != before:
+                page.write_text("\n".join(lines), encoding="utf-8")
+                changed.append(page)
+    return changed
