@@ -20,6 +20,7 @@ from typing import Any, TypedDict
 import msgspec
 
 from kubectl_rbln.cluster.files import flatten, parse_documents, read_text
+from kubectl_rbln.dra.normalize import claim_spec_of
 from kubectl_rbln.dra.wire import WIRE_SHAPES, HeadWire
 from kubectl_rbln.errors import InputError
 
@@ -147,10 +148,15 @@ def _item(raw: Any, item_kind: str | None, api_version: Any, name: str, list_kin
         kind = _HEAD.decode(raw).get("kind", _MISSING)
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         kind = None  # not an object: decoded whole below, and refused as files.py refuses it
-    decoder = _DECODERS.get(kind if kind is not _MISSING else item_kind)  # type: ignore[arg-type]
+    if kind is _MISSING:
+        kind = item_kind
+    decoder = _DECODERS.get(kind)  # type: ignore[arg-type]
     if decoder is not None:
         try:
-            obj, checked = decoder.decode(raw), True
+            obj = decoder.decode(raw)
+            if kind == "ResourceClaim" and "spec" in obj:  # its spec's shape checked (and interned) now
+                obj["spec"] = claim_spec_of(obj["spec"])
+            checked = True
         except (msgspec.ValidationError, RecursionError):
             obj = None
     if obj is None:

@@ -16,6 +16,8 @@ from collections.abc import Callable, Iterable
 from fractions import Fraction
 from typing import Any
 
+import msgspec
+
 from kubectl_rbln.domain import POD_CLAIM_NAME_ANNOTATION
 from kubectl_rbln.dra.model import (
     AllocatedDeviceStatus,
@@ -50,7 +52,7 @@ from kubectl_rbln.dra.model import (
     Version,
 )
 from kubectl_rbln.dra.quantity import parse_quantity
-from kubectl_rbln.dra.wire import DeviceWire
+from kubectl_rbln.dra.wire import ClaimSpecWire, DeviceWire
 
 RESOURCE_GROUP = "resource.k8s.io"
 PLUGIN_API_VERSION = "kubectl-rbln/v1"
@@ -280,20 +282,7 @@ def _device_from_wire(raw: DeviceWire, driver: str, pool: str, slice_name: str, 
                     attributes[qualified] = Version(version)
                     continue
             bad.append(qualified)
-    capacity: dict[str, str] = {}
-    policies: dict[str, RequestPolicy] = {}
-    if raw.capacity:
-        body = _d(raw.capacity)
-        capacity = {
-            qualify(str(name), driver): text
-            for name, entry in body.items()
-            if (text := _quantity_text(entry)) is not None
-        }
-        policies = {
-            qualify(str(name), driver): policy
-            for name, entry in body.items()
-            if (policy := request_policy(entry)) is not None
-        }
+    capacity, policies = _capacity_of(raw.capacity, driver) if raw.capacity else _NO_CAPACITY
     device_node = raw.nodeName
     return Device(
         name=_s(raw.name),
@@ -314,6 +303,55 @@ def _device_from_wire(raw: DeviceWire, driver: str, pool: str, slice_name: str, 
         bad_attributes=bad,
         consumes_counters=counter_sets(raw.consumesCounters, "counterSet") if raw.consumesCounters else [],
     )
+
+
+# Content interning (issue 16): sub-trees that repeat byte for byte across objects are normalized
+# once per distinct text and the result is shared. A device model's capacities repeat on every node,
+# and claims generated from one template carry one spec. Nothing mutates a Device's capacity or
+# request policies, or a ClaimSpec, after normalization. Bounded against hostile input (which only
+# misses); emptied by `SnapshotBuilder.finish`, as `_SHARED_VALUES`.
+_INTERNED_MAX = 1 << 12
+_CAPACITIES: dict[tuple[str, bytes], tuple[dict[str, str], dict[str, RequestPolicy]]] = {}
+_NO_CAPACITY: tuple[dict[str, str], dict[str, RequestPolicy]] = ({}, {})
+_CLAIM_SPECS: dict[bytes, ClaimSpec] = {}
+_CLAIM_SPEC_WIRE = msgspec.json.Decoder(ClaimSpecWire)
+
+
+def _capacity_of(raw: msgspec.Raw, driver: str) -> tuple[dict[str, str], dict[str, RequestPolicy]]:
+    """A device's `capacity` (its JSON text) -> (quantities, request policies), qualified names; shared
+    by every device of the driver that publishes the same text."""
+    key = (driver, bytes(raw))
+    found = _CAPACITIES.get(key)
+    if found is None:
+        body = _d(msgspec.json.decode(raw))
+        found = (
+            {
+                qualify(str(name), driver): text
+                for name, entry in body.items()
+                if (text := _quantity_text(entry)) is not None
+            },
+            {
+                qualify(str(name), driver): policy
+                for name, entry in body.items()
+                if (policy := request_policy(entry)) is not None
+            },
+        )
+        if len(_CAPACITIES) < _INTERNED_MAX:
+            _CAPACITIES[key] = found
+    return found
+
+
+def claim_spec_of(raw: msgspec.Raw) -> ClaimSpec:
+    """A claim's `spec` (its JSON text) normalized, shared by every claim with the same text.
+    Raises msgspec.ValidationError when the spec is not a `ClaimSpecWire` (a malformed claim, which
+    the caller reads the plain way)."""
+    text = bytes(raw)
+    spec = _CLAIM_SPECS.get(text)
+    if spec is None:
+        spec = normalize_claim_spec(_CLAIM_SPEC_WIRE.decode(text))
+        if len(_CLAIM_SPECS) < _INTERNED_MAX:
+            _CLAIM_SPECS[text] = spec
+    return spec
 
 
 # driver -> attribute name as published -> qualified name (`qualify`, without a tuple per lookup)
@@ -377,6 +415,13 @@ def normalize_request(raw: Any) -> Request:
 
 
 def normalize_claim_spec(raw: Any) -> ClaimSpec:
+    if isinstance(raw, ClaimSpec):  # interned while decoding (cluster/wire_read.py)
+        return raw
+    if isinstance(raw, msgspec.Raw):  # a live page's claim (dra/wire.py ClaimWire)
+        try:
+            return claim_spec_of(raw)
+        except (msgspec.ValidationError, RecursionError):
+            raw = _plain(raw)
     devices = _d(_d(raw).get("devices"))
     constraints = []
     for entry in _l(devices.get("constraints")):
@@ -393,6 +438,14 @@ def normalize_claim_spec(raw: Any) -> ClaimSpec:
         constraints=constraints,
         config=[c for c in _l(devices.get("config")) if isinstance(c, dict)],
     )
+
+
+def _plain(raw: msgspec.Raw) -> Any:
+    """A sub-tree that does not fit its wire shape, decoded as `json.loads` would (None: too deep)."""
+    try:
+        return msgspec.json.decode(raw)
+    except (msgspec.DecodeError, RecursionError):
+        return None
 
 
 def normalize_claim(obj: dict[str, Any]) -> ResourceClaim:
@@ -1031,6 +1084,8 @@ class SnapshotBuilder:
 
     def finish(self) -> Snapshot:
         _SHARED_VALUES.clear()
+        _CAPACITIES.clear()
+        _CLAIM_SPECS.clear()
         if self.duplicates:
             shown = ", ".join(self.duplicates[:3]) + (
                 f" and {len(self.duplicates) - 3} more" if len(self.duplicates) > 3 else ""

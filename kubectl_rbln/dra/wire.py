@@ -18,6 +18,8 @@ from typing import Any, TypedDict
 
 import msgspec
 
+NO_RAW = msgspec.Raw()  # a field that was absent (empty: falsy)
+
 
 class AttributeWire(msgspec.Struct):
     """One DeviceAttribute: exactly one of the four set, else a bad attribute (as `typed_value`)."""
@@ -34,7 +36,8 @@ class DeviceWire(msgspec.Struct):
     name: Any = None
     basic: Any = None
     attributes: dict[str, AttributeWire] | None = None
-    capacity: Any = None
+    # its bytes: devices of one model publish the same capacities, normalized once per distinct text
+    capacity: msgspec.Raw = NO_RAW
     nodeName: Any = None  # noqa: N815 - the API's field name
     taints: Any = None
     bindingConditions: Any = None  # noqa: N815
@@ -168,7 +171,9 @@ class ClaimWire(TypedDict, total=False):
     apiVersion: Any
     kind: Any
     metadata: MetaWire
-    spec: ClaimSpecWire
+    # its bytes: claims generated from one template carry the same spec, normalized once per distinct
+    # text (`normalize.claim_spec_of`); a spec that is not a ClaimSpecWire fails there, as here before
+    spec: msgspec.Raw
     status: ClaimStatusWire
 
 

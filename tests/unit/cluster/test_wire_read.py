@@ -15,7 +15,8 @@ import pytest
 from kubectl_rbln.cluster.files import iter_objects
 from kubectl_rbln.cluster.source import read_inputs
 from kubectl_rbln.cluster.wire_read import iter_checked
-from kubectl_rbln.dra.normalize import SnapshotBuilder
+from kubectl_rbln.dra.normalize import NORMALIZERS, SnapshotBuilder
+from kubectl_rbln.dra.wire import WIRE_SHAPES, page_shape
 from kubectl_rbln.errors import InputError
 from testing.synthetic.bundle import dumps_bundle
 from testing.synthetic.scenarios import SCENARIOS
@@ -170,3 +171,30 @@ def test_a_pipe_is_read_once_the_plain_way(tmp_path):
     writer.join(10)
     assert len(got) == len(objects)
     assert json.dumps(got, sort_keys=True) == json.dumps(objects, sort_keys=True)
+
+
+def _live_page_models(kind, objects):
+    """What a live read normalizes from one list page: the wire-shape page, or the plain one when
+    the page does not fit (cluster/live.py `_decode`)."""
+    import msgspec
+
+    body = json.dumps({"kind": f"{kind}List", "apiVersion": "v1", "items": objects}).encode()
+    try:
+        page = msgspec.json.Decoder(page_shape(kind)).decode(body)
+    except msgspec.ValidationError:
+        page = json.loads(body)
+    return [NORMALIZERS[kind](item) for item in page["items"]]
+
+
+def test_live_pages_normalize_the_same_as_plain_objects(tmp_path):
+    """Claim specs and device capacities are normalized once per distinct text and shared (issue 16):
+    a live page's claims and slices, well-formed or not, still normalize to what the plain dicts do."""
+    base = next(iter(SCENARIOS.values())).build("v1")
+    for what in [None] + [name for name, _ in _mutations(base)]:
+        objects = copy.deepcopy(base)
+        if what:
+            _apply(objects, what)
+        for kind in WIRE_SHAPES:
+            of_kind = [o for o in objects if o["kind"] == kind]
+            expected = [NORMALIZERS[kind](copy.deepcopy(o)) for o in of_kind]
+            assert _live_page_models(kind, of_kind) == expected, (what, kind)
