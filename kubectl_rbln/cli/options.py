@@ -63,8 +63,9 @@ class Options:
         )
 
 
-def parse_timeout(value: str) -> float:
-    """kubectl's --request-timeout: `30`, `30s`, `1m`, `500ms`; 0 means no timeout."""
+def parse_timeout(value: str, flag: str = "--request-timeout") -> float:
+    """A duration as kubectl's --request-timeout takes it: `30`, `30s`, `1m`, `500ms`; 0 means none.
+    `flag` is the option the user typed, so the error names it."""
     text = value.strip().lower()
     units = (("ms", 0.001), ("s", 1.0), ("m", 60.0), ("h", 3600.0))
     for suffix, scale in units:
@@ -73,7 +74,7 @@ def parse_timeout(value: str) -> float:
     if text.replace(".", "", 1).isdigit():
         return float(text)
     raise click.BadParameter(
-        f"{value!r} is not a duration such as 30s, 1m or 500ms", param_hint="--request-timeout"
+        f"{value!r} is not a duration such as 30s, 1m or 500ms", param_hint=flag
     )
 
 

@@ -56,7 +56,7 @@ def pod_devices(
     kubectl rbln pod-devices -A -l app.kubernetes.io/component=prefill
     kubectl rbln pod-devices -f dump.json -n serving  offline, from the probes `dump` recorded
     """
-    timeout = parse_timeout(probe_timeout)
+    timeout = parse_timeout(probe_timeout, "--timeout")
     requirements = label_selector(selector)
     return run_pod_devices(opts, list(pods), container, requirements, timeout, parallel)
 

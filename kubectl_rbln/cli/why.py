@@ -82,8 +82,8 @@ def why(
         return watch_pod(
             opts,
             list(pods),
-            interval=max(0.1, parse_timeout(interval)),
-            timeout=parse_timeout(watch_timeout),
+            interval=max(0.1, parse_timeout(interval, "--interval")),
+            timeout=parse_timeout(watch_timeout, "--timeout"),
             k8s_version=k8s_version,
             feature_gates=feature_gates,
         )

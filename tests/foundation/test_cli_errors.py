@@ -224,3 +224,15 @@ def test_dump_refuses_files(home: Path) -> None:
     result = rbln(home, "dump", "-f", str(BASIC))
     assert result.returncode == USAGE_EXIT
     assert result.stderr == "error: dump reads a live cluster; -f is for the other commands\n"
+
+
+def test_bad_duration_names_the_flag_the_user_typed(home: Path) -> None:
+    """pod-devices --timeout and why --interval take durations too; the error names that flag."""
+    probe = rbln(home, "pod-devices", "-f", str(BASIC), "--timeout", "soon")
+    assert probe.returncode == USAGE_EXIT
+    assert probe.stderr.splitlines()[-1] == (
+        "Error: Invalid value for --timeout: 'soon' is not a duration such as 30s, 1m or 500ms"
+    )
+    watch = rbln(home, "why", "POD", "-f", str(BASIC), "-w", "--interval", "often")
+    assert watch.returncode == USAGE_EXIT
+    assert watch.stderr.splitlines()[-1].startswith("Error: Invalid value for --interval: 'often'")
