@@ -146,3 +146,47 @@ def edited_scenario(
         must_not=frozenset(must_not) - frozenset(must),
         knobs=resolved,
     )
+
+
+def held_devices(objects: list[dict[str, Any]]) -> set[tuple[str, str, str]]:
+    """(driver, pool, device) of every device some ResourceClaim of `objects` has allocated."""
+    held = set()
+    for obj in objects:
+        if obj["kind"] != "ResourceClaim":
+            continue
+        for r in (((obj.get("status") or {}).get("allocation") or {}).get("devices") or {}).get(
+            "results"
+        ) or []:
+            held.add((r["driver"], r["pool"], r["device"]))
+    return held
+
+
+def holder_claim(
+    api_version: str,
+    *,
+    name: str,
+    namespace: str,
+    uid: str,
+    request: str,
+    device_class: str,
+    holder: str,
+    holder_uid: str,
+    results: list[dict[str, Any]],
+) -> dict[str, Any]:
+    """An allocated ResourceClaim of another workload, reserved by its Pod `holder`: what holds the
+    devices (or their capacity, or their counters) a scenario's Pending Pod cannot have."""
+    return {
+        "apiVersion": f"resource.k8s.io/{api_version}",
+        "kind": "ResourceClaim",
+        "metadata": {
+            "name": name,
+            "namespace": namespace,
+            "uid": uid,
+            "creationTimestamp": "2026-09-01T08:00:00Z",
+        },
+        "spec": {"devices": {"requests": [{"name": request, "exactly": {"deviceClassName": device_class}}]}},
+        "status": {
+            "allocation": {"devices": {"results": results}},
+            "reservedFor": [{"resource": "pods", "name": holder, "uid": holder_uid}],
+        },
+    }

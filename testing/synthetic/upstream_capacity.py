@@ -13,33 +13,13 @@ from typing import Any
 from kubectl_rbln.domain import NIC_DRIVER
 from testing.synthetic.builder import ClusterBuilder
 from testing.synthetic.knobs import Knobs
-from testing.synthetic.scenario_kit import SEED, Scenario
-from testing.synthetic.upstream_taints import _WRONG, _held, _unschedulable
+from testing.synthetic.scenario_kit import SEED, Scenario, held_devices, holder_claim
+from testing.synthetic.upstream_taints import ALLOCATION_SLUGS, mark_unschedulable
 
 NAMESPACE = "inference"
 HOLDER_POD = "llm-decode-0"
 BANDWIDTH = "200G"
 POLICY = {"default": "100G", "validRange": {"min": "25G", "step": "25G"}}
-
-
-def _holder_claim(api_version: str, results: list[dict[str, Any]]) -> dict[str, Any]:
-    return {
-        "apiVersion": f"resource.k8s.io/{api_version}",
-        "kind": "ResourceClaim",
-        "metadata": {
-            "name": "llm-decode-0-rdma",
-            "namespace": NAMESPACE,
-            "uid": "3b9e0c52-6a1f-4d27-8e44-5f0a9c1d2b7e",
-            "creationTimestamp": "2026-09-01T08:00:00Z",
-        },
-        "spec": {"devices": {"requests": [{"name": "rdma", "exactly": {"deviceClassName": "dranet"}}]}},
-        "status": {
-            "allocation": {"devices": {"results": results}},
-            "reservedFor": [
-                {"resource": "pods", "name": HOLDER_POD, "uid": "9d1c7e2a-4b3f-4a58-b6e1-0f2d3c4b5a69"}
-            ],
-        },
-    }
 
 
 # https://github.com/kubernetes-sigs/dranet/issues/63 ("Support RDMA NIC sharing"): LLM inference runs
@@ -50,7 +30,7 @@ def _holder_claim(api_version: str, results: list[dict[str, Any]]) -> dict[str, 
 def _shared_nics(api_version: str) -> list[dict[str, Any]]:
     builder = ClusterBuilder(SEED, api_version, _KNOBS)
     objects = builder.build()
-    held = _held(objects)
+    held = held_devices(objects)
     results = []
     for obj in objects:
         if obj["kind"] != "ResourceSlice" or obj["spec"].get("driver") != NIC_DRIVER:
@@ -73,8 +53,20 @@ def _shared_nics(api_version: str) -> list[dict[str, Any]]:
                         "consumedCapacity": {"bandwidth": "100G"},
                     }
                 )
-    objects.append(_holder_claim(api_version, results))
-    _unschedulable(objects, builder.target_pod()[1], len(builder.npu_node_names))
+    objects.append(
+        holder_claim(
+            api_version,
+            name="llm-decode-0-rdma",
+            namespace=NAMESPACE,
+            uid="3b9e0c52-6a1f-4d27-8e44-5f0a9c1d2b7e",
+            request="rdma",
+            device_class="dranet",
+            holder=HOLDER_POD,
+            holder_uid="9d1c7e2a-4b3f-4a58-b6e1-0f2d3c4b5a69",
+            results=results,
+        )
+    )
+    mark_unschedulable(objects, builder.target_pod()[1], len(builder.npu_node_names))
     return objects
 
 
@@ -92,7 +84,7 @@ def scenarios() -> list[Any]:
             build=_shared_nics,
             pending_pod=ClusterBuilder(SEED, "v1", _KNOBS).target_pod(),
             must=frozenset({"devices-exhausted"}),
-            must_not=_WRONG - {"devices-exhausted"},
+            must_not=ALLOCATION_SLUGS - {"devices-exhausted"},
             knobs=_KNOBS,
         ),
     ]

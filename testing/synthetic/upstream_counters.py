@@ -14,8 +14,8 @@ from typing import Any
 from kubectl_rbln.domain import NPU_DRIVER
 from testing.synthetic.builder import ClusterBuilder
 from testing.synthetic.knobs import Knobs
-from testing.synthetic.scenario_kit import SEED, Scenario
-from testing.synthetic.upstream_taints import _WRONG, _held, _unschedulable
+from testing.synthetic.scenario_kit import SEED, Scenario, held_devices, holder_claim
+from testing.synthetic.upstream_taints import ALLOCATION_SLUGS, mark_unschedulable
 
 NAMESPACE = "research"
 HOLDER_POD = "notebook-0"
@@ -30,28 +30,6 @@ def _consumes(device: str, value: str) -> list[dict[str, Any]]:
     return [{"counterSet": _counter_set(device), "counters": {"cores": {"value": value}}}]
 
 
-def _holder_claim(api_version: str, results: list[dict[str, Any]]) -> dict[str, Any]:
-    return {
-        "apiVersion": f"resource.k8s.io/{api_version}",
-        "kind": "ResourceClaim",
-        "metadata": {
-            "name": "notebook-0-npu-half",
-            "namespace": NAMESPACE,
-            "uid": "7f3c2a10-9d4e-4b61-8c0a-1e2f3a4b5c6d",
-            "creationTimestamp": "2026-09-01T08:00:00Z",
-        },
-        "spec": {
-            "devices": {"requests": [{"name": "half", "exactly": {"deviceClassName": "npu.rebellions.ai"}}]}
-        },
-        "status": {
-            "allocation": {"devices": {"results": results}},
-            "reservedFor": [
-                {"resource": "pods", "name": HOLDER_POD, "uid": "0c6f4d8e-2b1a-4e37-9f55-8a7d6c5b4e3f"}
-            ],
-        },
-    }
-
-
 # https://github.com/kubernetes-sigs/dra-driver-nvidia-gpu/issues/719 ("MIG-partitioned Nodes also have
 # whole GPUs advertised in ResourceSlice", from NVIDIA/k8s-dra-driver-gpu discussion #712): a GPU and
 # its MIG partitions are the same hardware, so allocating a partition must make the whole GPU
@@ -61,7 +39,7 @@ def _holder_claim(api_version: str, results: list[dict[str, Any]]) -> dict[str, 
 def _partitioned(api_version: str) -> list[dict[str, Any]]:
     builder = ClusterBuilder(SEED, api_version, _KNOBS)
     objects = builder.build()
-    held = _held(objects)
+    held = held_devices(objects)
     results = []
     for obj in objects:
         if obj["kind"] != "ResourceSlice" or obj["spec"].get("driver") != NPU_DRIVER:
@@ -82,8 +60,20 @@ def _partitioned(api_version: str) -> list[dict[str, Any]]:
             results.append({"request": "half", "driver": NPU_DRIVER, "pool": pool, "device": half["name"]})
         devices.extend(halves)
         obj["spec"]["sharedCounters"] = sets
-    objects.append(_holder_claim(api_version, results))
-    _unschedulable(objects, builder.target_pod()[1], len(builder.npu_node_names))
+    objects.append(
+        holder_claim(
+            api_version,
+            name="notebook-0-npu-half",
+            namespace=NAMESPACE,
+            uid="7f3c2a10-9d4e-4b61-8c0a-1e2f3a4b5c6d",
+            request="half",
+            device_class="npu.rebellions.ai",
+            holder=HOLDER_POD,
+            holder_uid="0c6f4d8e-2b1a-4e37-9f55-8a7d6c5b4e3f",
+            results=results,
+        )
+    )
+    mark_unschedulable(objects, builder.target_pod()[1], len(builder.npu_node_names))
     return objects
 
 
@@ -101,7 +91,7 @@ def scenarios() -> list[Any]:
             build=_partitioned,
             pending_pod=ClusterBuilder(SEED, "v1", _KNOBS).target_pod(),
             must=frozenset({"devices-exhausted"}),
-            must_not=_WRONG - {"devices-exhausted"},
+            must_not=ALLOCATION_SLUGS - {"devices-exhausted"},
             knobs=_KNOBS,
         ),
     ]

@@ -14,11 +14,13 @@ from typing import Any
 from kubectl_rbln.domain import NPU_DRIVER
 from testing.synthetic.builder import ClusterBuilder, Knobs
 from testing.synthetic.fit_error import event_note, fit_error_message
-from testing.synthetic.scenario_kit import Scenario
+from testing.synthetic.scenario_kit import Scenario, held_devices
 
 SEED = 7
 CP_TAINT = "node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }"
-_WRONG = frozenset(
+# What an allocation-side failure is easily misnamed as: a scenario of a held, tainted or used-up
+# device must report none of these (minus the one it is).
+ALLOCATION_SLUGS = frozenset(
     {
         "insufficient-devices",
         "constraint-unsatisfiable",
@@ -29,19 +31,7 @@ _WRONG = frozenset(
 )
 
 
-def _held(objects: list[dict[str, Any]]) -> set[tuple[str, str, str]]:
-    held = set()
-    for obj in objects:
-        if obj["kind"] != "ResourceClaim":
-            continue
-        for r in (((obj.get("status") or {}).get("allocation") or {}).get("devices") or {}).get(
-            "results"
-        ) or []:
-            held.add((r["driver"], r["pool"], r["device"]))
-    return held
-
-
-def _unschedulable(objects: list[dict[str, Any]], pod_name: str, npu_nodes: int) -> None:
+def mark_unschedulable(objects: list[dict[str, Any]], pod_name: str, npu_nodes: int) -> None:
     """The scheduler's texts: the control-plane taint on one node, `cannot allocate all claims` elsewhere."""
     message = fit_error_message(npu_nodes + 1, [[CP_TAINT]] + [["cannot allocate all claims"]] * npu_nodes)
     for obj in list(objects):
@@ -98,7 +88,7 @@ DRIVER_TAINT = {
 def _driver_tainted(api_version: str) -> list[dict[str, Any]]:
     builder = ClusterBuilder(SEED, api_version, _KNOBS_DRIVER)
     objects = builder.build()
-    held = _held(objects)
+    held = held_devices(objects)
     for obj in objects:
         if obj["kind"] != "ResourceSlice" or obj["spec"].get("driver") != NPU_DRIVER:
             continue
@@ -108,7 +98,7 @@ def _driver_tainted(api_version: str) -> list[dict[str, Any]]:
                 continue
             body = device.get("basic", device)
             body["taints"] = [dict(DRIVER_TAINT)]
-    _unschedulable(objects, builder.target_pod()[1], len(builder.npu_node_names))
+    mark_unschedulable(objects, builder.target_pod()[1], len(builder.npu_node_names))
     return objects
 
 
@@ -139,7 +129,7 @@ def _rule_tainted(api_version: str) -> list[dict[str, Any]]:
     objects = builder.build()
     namespace, name = builder.target_pod()
     objects.insert(0, _rule(api_version))
-    _unschedulable(objects, name, len(builder.npu_node_names))
+    mark_unschedulable(objects, name, len(builder.npu_node_names))
     pod = next(o for o in objects if o["kind"] == "Pod" and o["metadata"]["name"] == name)
     evicted = pod["metadata"]["generateName"] + "q7k2m"
     objects.append(_terminating(pod, evicted))
@@ -196,7 +186,7 @@ def scenarios() -> list[Any]:
             pending_pod=ClusterBuilder(SEED, "v1", _KNOBS_DRIVER).target_pod(),
             must=frozenset({"device-tainted"}),
             # npu-node-01 is full (devices-exhausted there is true too)
-            must_not=(_WRONG - {"devices-exhausted"}) | {"device-taint-eviction"},
+            must_not=(ALLOCATION_SLUGS - {"devices-exhausted"}) | {"device-taint-eviction"},
             knobs=_KNOBS_DRIVER,
         ),
         Scenario(
@@ -208,7 +198,7 @@ def scenarios() -> list[Any]:
             build=_rule_tainted,
             pending_pod=ClusterBuilder(SEED, "v1", _KNOBS_RULE).target_pod(),
             must=frozenset({"device-tainted", "device-taint-eviction"}),
-            must_not=_WRONG,
+            must_not=ALLOCATION_SLUGS,
             knobs=_KNOBS_RULE,
         ),
     ]
