@@ -29,7 +29,8 @@ def main(argv: list[str] | None = None) -> None:
     if argv is None:  # the process itself: one command, then `_leave`
         # no cyclic GC: what a command builds (a Snapshot of millions of objects, thousands of
         # diagnoses) is acyclic or lives to the end, and the collector walking it again and again
-        # cost 10-25% of `why` and `check` at 5,000 nodes (docs/performance.md)
+        # cost 10-25% of `why` and `check` at 5,000 nodes (docs/performance.md); `serve` and
+        # `why --watch` run until stopped and turn it back on
         gc.disable()
     try:
         try:

@@ -6,6 +6,7 @@ The server has no authentication: off loopback, anyone who reaches the port read
 
 from __future__ import annotations
 
+import gc
 import ipaddress
 import os
 import sys
@@ -112,6 +113,7 @@ def serve(bundle: tuple[str, ...], port: int, address: str, kubeconfig_out: str 
         click.echo(versions_line(store.server_version, store.server_version_known, lang), err=True)
 
     lang = default_lang()
+    gc.enable()  # main() turns it off for one-shot commands; a server runs until Ctrl-C
     run(objects, address, port, ready, reload_paths=bundle)
     return 0
 

@@ -8,6 +8,7 @@ any proxy and against `kubectl rbln serve`, which re-reads a bundle that changes
 
 from __future__ import annotations
 
+import gc
 import json
 import time
 from datetime import datetime
@@ -34,6 +35,9 @@ def watch_pod(
         raise InputError(sentence("watch-one-pod", opts.lang))
     if opts.output in ("yaml", "wide"):
         raise InputError(sentence("watch-output", opts.lang))
+    # main() turns the cyclic collector off for one-shot commands; a watch reads the cluster again
+    # and again for as long as the user likes, so what each round leaves in cycles must be freed
+    gc.enable()
     try:
         return _loop(opts, names[0], interval, timeout, k8s_version, feature_gates)
     except KeyboardInterrupt:

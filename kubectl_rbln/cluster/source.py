@@ -587,7 +587,8 @@ def load_snapshot(opts: SourceOptions, warn: Warn | None = _stderr) -> tuple[Sna
             collected = Collected(objects=[], namespace=collector.namespace, context=collector.ctx)
             snapshot = collector.collect_snapshot(f"context {collector.ctx.context}")
         progress.done()
-        gc.freeze()  # what was just built lives until the end: later collections need not walk it
+        if not gc.isenabled():  # a one-shot command: what was just built lives until the end
+            gc.freeze()  # (not in `why --watch`, whose every round would otherwise stay for good)
     if warn is not None:
         for line in input_warnings(snapshot):
             warn(line)
