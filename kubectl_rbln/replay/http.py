@@ -74,6 +74,10 @@ class ReplayHandler(BaseHTTPRequestHandler):
     """Routes one request; every reply is a Status or a document, never a traceback."""
 
     protocol_version = "HTTP/1.1"
+    # TCP_NODELAY, as every Go server's connection has it (net/tcpsock.go SetNoDelay: "The default is
+    # true"): the headers and the body go out in two writes, and with Nagle on, the body's last segment
+    # waited for the client's delayed ACK, ~40 ms on every small answer of a kept-alive connection
+    disable_nagle_algorithm = True
     server_version = f"kubectl-rbln-replay/{__version__}"  # the Server header; /version is the bundle's
     sys_version = ""
     server: ReplayHTTPServer
