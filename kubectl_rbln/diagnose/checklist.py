@@ -213,7 +213,7 @@ def item_claims(
 
 
 def item_attributes(snapshot: Snapshot, namespace: str, rct: str) -> CheckItem:
-    examined = examine(snapshot, rct_source(snapshot, namespace, rct))
+    examined = examine(snapshot, rct_source(snapshot, namespace, rct), with_advertised=False)
     rows, findings = examined.required, examined.findings
     good = [r for r in rows if r.verdict in ("present", "optional")]
     bad = [
