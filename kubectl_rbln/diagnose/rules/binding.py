@@ -203,7 +203,6 @@ def binding_failed(ctx: PodContext) -> Iterator[Finding]:
     failed = [w for w in waiting if w.failed]
     failed_texts = _scheduler_texts(ctx, FAILED_CODES)
     timeout_texts = _scheduler_texts(ctx, TIMEOUT_CODES)
-    as_of = _as_of(ctx)
     deallocated = _deallocated(ctx)
     if failed or failed_texts:
         if failed:
@@ -235,7 +234,7 @@ def binding_failed(ctx: PodContext) -> Iterator[Finding]:
         return
     pending = [w for w in waiting if w.pending]
     claim = pending[0].claim if pending else None
-    waited = _waited(claim, as_of) if claim is not None else None
+    waited = _waited(claim, _as_of(ctx)) if claim is not None else None  # times parsed only when waiting
     timed_out = waited is not None and waited >= BINDING_TIMEOUT_SECONDS
     if not timeout_texts and not timed_out:
         return
