@@ -11,11 +11,12 @@ from kubectl_rbln.dra.model import Event, Snapshot
 
 def pod_events(ctx: PodView) -> list[Event]:
     pod = ctx.pod
-    claim_names = {c.claim_name for c in ctx.claims if c.claim_name}
     index = events_by_object(ctx.snapshot)
     found = list(index.get((pod.namespace, "Pod", pod.name), ()))
-    for name in claim_names:
+    for name in {c.claim_name for c in ctx.claims if c.claim_name}:
         found += index.get((pod.namespace, "ResourceClaim", name), ())
+    if not found:
+        return []  # most Pods of a large cluster: nothing recorded
     found.sort(key=lambda pair: pair[0])  # the snapshot's order, then by time (a stable sort)
     return sorted((e for _, e in found), key=lambda e: e.last_timestamp)
 

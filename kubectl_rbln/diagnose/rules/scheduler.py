@@ -28,7 +28,8 @@ CEL_PER_NODE_FROM = 36  # the minor whose scheduler rejects per node (still keep
 
 def _simulated_error(ctx: PodContext) -> tuple[str, str] | None:
     """(slug, message) of the allocator error our simulation met, classified as the scheduler would."""
-    message = ctx.simulation.error
+    simulation = ctx.simulation
+    message = simulation.error if simulation.ran else None  # not run: no node, no error
     if message is None:
         return None
     if "empty constraint" in message and not ctx.features.consumable_capacity:
