@@ -258,14 +258,20 @@ def resolve_claims(snapshot: Snapshot, pod: Pod) -> list[PodClaim]:
 
 def _claim_by_annotation(snapshot: Snapshot, pod: Pod, pod_claim_name: str) -> ResourceClaim | None:
     """A generated claim whose status entry is missing from a stale Pod copy: owner + annotation."""
-    for claim in snapshot.claims:
-        if (
-            claim.namespace == pod.namespace
-            and claim.owner_pod == pod.name
-            and claim.pod_claim_name == pod_claim_name
-        ):
-            return claim
-    return None
+    return _claims_by_owner(snapshot).get((pod.namespace, pod.name, pod_claim_name))
+
+
+def _claims_by_owner(snapshot: Snapshot) -> dict[tuple[str, str | None, str | None], ResourceClaim]:
+    """(namespace, owner Pod, Pod claim name) -> the first such claim, indexed once per snapshot: a
+    scan of every claim per Pod is O(Pods x claims) when many Pods lack their status entries."""
+
+    def build() -> dict[tuple[str, str | None, str | None], ResourceClaim]:
+        out: dict[tuple[str, str | None, str | None], ResourceClaim] = {}
+        for claim in snapshot.claims:
+            out.setdefault((claim.namespace, claim.owner_pod, claim.pod_claim_name), claim)
+        return out
+
+    return snapshot.memo("claims-by-owner", build)
 
 
 # ---------------------------------------------------------------- DRA-backed extended resources

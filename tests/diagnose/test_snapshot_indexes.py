@@ -1,15 +1,17 @@
-"""A Pod's events come from an index built once per snapshot (issue 16): the same events, in the same
-order, as a scan of every event, for every Pod of every scenario and for events that tie in time."""
+"""Per-Pod lookups answered from indexes built once per snapshot (issue 16) give what a scan of every
+object gave: a Pod's events (the same, in the same order, ties in time too), and the claim of a Pod
+copy that lacks its status entry (the first claim with its owner and pod-claim-name annotation)."""
 
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pytest
 
-from kubectl_rbln.diagnose.context import pod_context
+from kubectl_rbln.diagnose.context import _claim_by_annotation, pod_context
 from kubectl_rbln.diagnose.pod_events import pod_events
-from kubectl_rbln.dra.model import Event, Snapshot
+from kubectl_rbln.dra.model import Event, ResourceClaim, Snapshot
 from kubectl_rbln.dra.normalize import SnapshotBuilder
 from testing.synthetic.scenarios import SCENARIOS
 
@@ -80,3 +82,29 @@ def _pod(name: str) -> dict[str, object]:
             "resourceClaimStatuses": [{"name": "npu", "resourceClaimName": f"{name}-npu"}],
         },
     }
+
+
+def _claim_scanned(snapshot: Snapshot, namespace: str, pod: str, pod_claim: str) -> ResourceClaim | None:
+    """How the claim of a Pod copy without its status entry was found before the index."""
+    for claim in snapshot.claims:
+        if claim.namespace == namespace and claim.owner_pod == pod and claim.pod_claim_name == pod_claim:
+            return claim
+    return None
+
+
+def test_a_pod_copy_without_status_finds_the_claim_a_scan_finds() -> None:
+    found = 0
+    for scenario in SCENARIOS.values():
+        builder = SnapshotBuilder("x")
+        for obj in scenario.build("v1"):
+            builder.add(obj)
+        snapshot = builder.finish()
+        # a second claim of one owner and annotation, later in the list: the first one is meant
+        snapshot.claims += [replace(c, name=c.name + "-copy") for c in snapshot.claims if c.owner_pod]
+        for pod in snapshot.pods:
+            stale = replace(pod, claim_statuses={})
+            for ref in pod.resource_claims:
+                claim = _claim_by_annotation(snapshot, stale, ref.name)
+                assert claim is _claim_scanned(snapshot, pod.namespace, pod.name, ref.name), pod.key
+                found += claim is not None
+    assert found  # the scenarios do have generated claims
