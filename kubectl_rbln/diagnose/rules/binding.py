@@ -163,8 +163,10 @@ def _pending_events(ctx: PodContext) -> list[str]:
 @rule("binding.pending", emits=("binding-conditions-pending",))
 def binding_conditions_pending(ctx: PodContext) -> Iterator[Finding]:
     """The claim is allocated; the scheduler waits in PreBind for its devices' binding conditions."""
+    if ctx.pod.node_name:
+        return  # bound: PreBind is over (read first: most Pods `check` reads are bound)
     waiting = [w for w in _waiting(ctx) if not w.failed]
-    if not waiting or ctx.pod.node_name or _scheduler_texts(ctx, FAILED_CODES + TIMEOUT_CODES):
+    if not waiting or _scheduler_texts(ctx, FAILED_CODES + TIMEOUT_CODES):
         return
     as_of = _as_of(ctx)
     claim = waiting[0].claim
