@@ -43,6 +43,7 @@ class CheckReport:
 
     def to_document(self, lang: str) -> dict[str, Any]:
         """The CheckReport document of `-o json|yaml` (docs/output-schema.md), words in `lang`."""
+        statuses = [item.status for item in self.items]  # once each: 10,000 items at 5,000 nodes
         return {
             "apiVersion": SCHEMA_VERSION,
             "kind": "CheckReport",
@@ -50,7 +51,7 @@ class CheckReport:
             "namespace": self.namespace,
             "rct": self.rct,
             "assumptions": self.assumptions,
-            "summary": {s: sum(item.status == s for item in self.items) for s in STATUSES},
+            "summary": {s: statuses.count(s) for s in STATUSES},
             "items": [item.to_dict(lang) for item in self.items],
         }
 

@@ -149,7 +149,18 @@ def alternative_prefix(lang: str) -> str:
 
 
 def _more(lang: str) -> ListWords:
-    """How a long list ends ("a, b and 2 more") and how an empty one reads ("none"), in `lang`."""
+    """How a long list ends ("a, b and 2 more") and how an empty one reads ("none"), in `lang`
+    (read once per language: every sentence is filled with it)."""
+    found = _MORE.get(lang)
+    if found is None:
+        found = _MORE[lang] = _list_words(lang)
+    return found
+
+
+_MORE: dict[str, ListWords] = {}
+
+
+def _list_words(lang: str) -> ListWords:
     more = load_sentences().get("more-names", {})
     empty = load_sentences().get("no-names", {})
     default = ListWords()

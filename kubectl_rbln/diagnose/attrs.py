@@ -575,8 +575,9 @@ class AttrsDiagnosis:
     findings: list[Finding]
 
 
-def examine(snapshot: Snapshot, source: RctSource) -> AttrsDiagnosis:
-    """Every key the RCT reads against every device, the value formats, the dropped fields: one pass."""
+def examine(snapshot: Snapshot, source: RctSource, *, with_advertised: bool = True) -> AttrsDiagnosis:
+    """Every key the RCT reads against every device, the value formats, the dropped fields: one pass.
+    `with_advertised=False`: no table of every advertised key (`check` reads only the verdicts)."""
     by_driver = devices_by_driver(snapshot)
     index = _shape_index(by_driver)
     universe = sorted({node for shapes in index.values() for shape in shapes for node in shape.nodes})
@@ -591,7 +592,7 @@ def examine(snapshot: Snapshot, source: RctSource) -> AttrsDiagnosis:
         by_driver=by_driver,
         nodes=universe,
         required=required,
-        advertised=advertised(by_driver, universe, index),
+        advertised=advertised(by_driver, universe, index) if with_advertised else {},
         formats=formats,
         drops=drops,
         remediation=remediation(source, required, drops),

@@ -8,13 +8,21 @@ catalog and severities as `why`) that make the exit code.
 from __future__ import annotations
 
 import gc
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from kubectl_rbln import progress
 from kubectl_rbln.catalog import Names, Phrase, join_and, say
 from kubectl_rbln.diagnose.attrs import examine, rct_source
-from kubectl_rbln.diagnose.context import PodContext, is_device_pod, pod_context, probe_pod, resolve_claims
+from kubectl_rbln.diagnose.context import (
+    PodClaim,
+    PodContext,
+    is_device_pod,
+    pod_context,
+    probe_pod,
+    resolve_claims,
+)
 from kubectl_rbln.diagnose.findings import Finding
 from kubectl_rbln.diagnose.placement import required_labels
 from kubectl_rbln.diagnose.rct_audit import applied_spec, dropped_fields
@@ -38,7 +46,7 @@ from kubectl_rbln.domain import (
     NPU_LABEL,
     RDS_LABEL,
 )
-from kubectl_rbln.dra.model import Node, Snapshot
+from kubectl_rbln.dra.model import Node, Pod, Snapshot
 from kubectl_rbln.recipes import recipe_devices
 
 GATE_TITLE = Phrase("check-n3-title")
@@ -170,10 +178,16 @@ def device_pods(snapshot: Snapshot, namespace: str | None) -> list[Any]:
     )
 
 
-def item_claims(snapshot: Snapshot, namespace: str | None) -> CheckItem:
+def item_claims(
+    snapshot: Snapshot, namespace: str | None, resolved: Iterable[tuple[Pod, list[PodClaim]]] | None = None
+) -> CheckItem:
+    """Item 4. `resolved`: each device Pod with its claims as its `why` resolved them (`check` resolves
+    10,000 Pods' claims once, not twice); by default they are resolved here."""
     total, unallocated, findings = 0, [], []
-    for pod in device_pods(snapshot, namespace):
-        for claim in pod_context(snapshot, pod).claims:
+    if resolved is None:
+        resolved = ((pod, pod_context(snapshot, pod).claims) for pod in device_pods(snapshot, namespace))
+    for pod, claims in resolved:
+        for claim in claims:
             total += 1
             if claim.allocated:
                 continue
@@ -199,7 +213,7 @@ def item_claims(snapshot: Snapshot, namespace: str | None) -> CheckItem:
 
 
 def item_attributes(snapshot: Snapshot, namespace: str, rct: str) -> CheckItem:
-    examined = examine(snapshot, rct_source(snapshot, namespace, rct))
+    examined = examine(snapshot, rct_source(snapshot, namespace, rct), with_advertised=False)
     rows, findings = examined.required, examined.findings
     good = [r for r in rows if r.verdict in ("present", "optional")]
     bad = [
@@ -216,8 +230,9 @@ def item_attributes(snapshot: Snapshot, namespace: str, rct: str) -> CheckItem:
     return CheckItem("5", Phrase("check-5-title"), Phrase("check-5-expected"), found, findings)
 
 
-def item_rds(snapshot: Snapshot, namespace: str | None) -> CheckItem:
-    wanting = [p for p in device_pods(snapshot, namespace) if required_labels(p).get(RDS_LABEL) == "true"]
+def item_rds(snapshot: Snapshot, namespace: str | None, pods: list[Pod] | None = None) -> CheckItem:
+    pods = device_pods(snapshot, namespace) if pods is None else pods
+    wanting = [p for p in pods if required_labels(p).get(RDS_LABEL) == "true"]
     nodes = npu_nodes(snapshot)
     labelled = [n.name for n in nodes if n.labels.get(RDS_LABEL) == "true"]
     found = Phrase("check-n1-found", {"labelled": len(labelled), "nodes": len(nodes), "pods": len(wanting)})
@@ -272,9 +287,12 @@ def item_consumable_gate(snapshot: Snapshot, namespace: str, rct: str) -> CheckI
     return CheckItem("N3", GATE_TITLE, expected, found, findings)
 
 
-def why_items(snapshot: Snapshot, namespace: str | None, options: WhyOptions) -> list[CheckItem]:
+def why_items(
+    snapshot: Snapshot, namespace: str | None, options: WhyOptions, pods: list[Pod] | None = None
+) -> list[CheckItem]:
     items = []
-    pods = device_pods(snapshot, namespace)
+    if pods is None:
+        pods = device_pods(snapshot, namespace)
     enabled = gc.isenabled()
     gc.disable()  # thousands of diagnoses: the collector would walk them again and again (on again after)
     try:
@@ -301,15 +319,24 @@ def _why_item(snapshot: Snapshot, pod: Any, options: WhyOptions) -> CheckItem:
 
 
 def checklist_items(snapshot: Snapshot, namespace: str, rct: str, options: WhyOptions) -> list[CheckItem]:
-    """The checklist of seeds 001 and 002, in their order, then `why` for every device Pod."""
-    return [
+    """The checklist of seeds 001 and 002, in their order, then `why` for every device Pod.
+
+    The Pods' `why` runs before item 4 is built, which counts the claims each `why` resolved (a
+    diagnosis changes a claim's spec, never which claim it is or whether it is allocated)."""
+    pods = device_pods(snapshot, namespace)
+    items = [
         item_device_classes(snapshot, namespace, rct),
         item_slices(snapshot, namespace, rct),
         item_rct(snapshot, namespace, rct),
-        item_claims(snapshot, namespace),
+    ]
+    whys = why_items(snapshot, namespace, options, pods)
+    resolved = [(item.diagnosis.pod, item.diagnosis.context.claims) for item in whys if item.diagnosis]
+    return [
+        *items,
+        item_claims(snapshot, namespace, resolved),
         item_attributes(snapshot, namespace, rct),
-        item_rds(snapshot, namespace),
+        item_rds(snapshot, namespace, pods),
         item_device_plugin(snapshot),
         item_consumable_gate(snapshot, namespace, rct),
-        *why_items(snapshot, namespace, options),
+        *whys,
     ]

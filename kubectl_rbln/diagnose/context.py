@@ -81,11 +81,27 @@ class PodClaim:
         ):
             return ()
         reasons = []
-        if claim.spec != template.spec:
+        if not _same_spec(claim.spec, template.spec):
             reasons.append("spec")
         if template.created and claim.created and template.created > claim.created:
             reasons.append("recreated")
         return tuple(reasons)
+
+
+# (id, id) -> (spec, spec, equal): the claims of one RCT compared with it once, not once per Pod (a deep
+# compare of two specs; specs are not changed after normalization, and the pair is kept, so ids hold)
+_SAME: dict[tuple[int, int], tuple[ClaimSpec, ClaimSpec, bool]] = {}
+
+
+def _same_spec(a: ClaimSpec, b: ClaimSpec) -> bool:
+    hit = _SAME.get((id(a), id(b)))
+    if hit is not None and hit[0] is a and hit[1] is b:
+        return hit[2]
+    same = a == b
+    if len(_SAME) >= 4096:
+        _SAME.clear()
+    _SAME[(id(a), id(b))] = (a, b, same)
+    return same
 
 
 @dataclass
@@ -242,14 +258,20 @@ def resolve_claims(snapshot: Snapshot, pod: Pod) -> list[PodClaim]:
 
 def _claim_by_annotation(snapshot: Snapshot, pod: Pod, pod_claim_name: str) -> ResourceClaim | None:
     """A generated claim whose status entry is missing from a stale Pod copy: owner + annotation."""
-    for claim in snapshot.claims:
-        if (
-            claim.namespace == pod.namespace
-            and claim.owner_pod == pod.name
-            and claim.pod_claim_name == pod_claim_name
-        ):
-            return claim
-    return None
+    return _claims_by_owner(snapshot).get((pod.namespace, pod.name, pod_claim_name))
+
+
+def _claims_by_owner(snapshot: Snapshot) -> dict[tuple[str, str | None, str | None], ResourceClaim]:
+    """(namespace, owner Pod, Pod claim name) -> the first such claim, indexed once per snapshot: a
+    scan of every claim per Pod is O(Pods x claims) when many Pods lack their status entries."""
+
+    def build() -> dict[tuple[str, str | None, str | None], ResourceClaim]:
+        out: dict[tuple[str, str | None, str | None], ResourceClaim] = {}
+        for claim in snapshot.claims:
+            out.setdefault((claim.namespace, claim.owner_pod, claim.pod_claim_name), claim)
+        return out
+
+    return snapshot.memo("claims-by-owner", build)
 
 
 # ---------------------------------------------------------------- DRA-backed extended resources
@@ -352,13 +374,15 @@ def extended_resource_claim(snapshot: Snapshot, pod: Pod) -> PodClaim | None:
     wrote (owner Pod, name `<pod>-extended-resources-*`), else the in-memory claim it would allocate.
     A resource some node advertises is left to the device plugin (the simulation runs one claim on
     every node, so it covers the resources no node serves otherwise)."""
+    written = _written_extended_claims(snapshot).get((pod.namespace, pod.name))
+    if written is None and pod.node_name:
+        return None  # a bound Pod has no claim to build (most Pods `check` reads)
     mapping = extended_resource_classes(snapshot)
     advertised = advertised_extended(snapshot)
     per_container = [container_extended_requests(c.requests, c.limits) for c in pod.containers]
     wanted = sorted(
         {name for counts in per_container for name in counts if name in mapping and name not in advertised}
     )
-    written = _written_extended_claims(snapshot).get((pod.namespace, pod.name))
     extended = {name: mapping[name].name for name in wanted}
     ref = PodClaimRef(name=EXTENDED_CLAIM_NAME)
     if written is not None:

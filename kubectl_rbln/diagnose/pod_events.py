@@ -6,22 +6,33 @@ from typing import Any
 
 from kubectl_rbln.diagnose.events import SchedulingMessage, classify_event, parse_pod_scheduled
 from kubectl_rbln.diagnose.pod_view import PodView
-from kubectl_rbln.dra.model import Event
+from kubectl_rbln.dra.model import Event, Snapshot
 
 
 def pod_events(ctx: PodView) -> list[Event]:
     pod = ctx.pod
-    claim_names = {c.claim_name for c in ctx.claims if c.claim_name}
-    events = [
-        e
-        for e in ctx.snapshot.events
-        if (e.involved_namespace or e.namespace) == pod.namespace
-        and (
-            (e.involved_kind == "Pod" and e.involved_name == pod.name)
-            or (e.involved_kind == "ResourceClaim" and e.involved_name in claim_names)
-        )
-    ]
-    return sorted(events, key=lambda e: e.last_timestamp)
+    index = events_by_object(ctx.snapshot)
+    found = list(index.get((pod.namespace, "Pod", pod.name), ()))
+    for name in {c.claim_name for c in ctx.claims if c.claim_name}:
+        found += index.get((pod.namespace, "ResourceClaim", name), ())
+    if not found:
+        return []  # most Pods of a large cluster: nothing recorded
+    found.sort(key=lambda pair: pair[0])  # the snapshot's order, then by time (a stable sort)
+    return sorted((e for _, e in found), key=lambda e: e.last_timestamp)
+
+
+def events_by_object(snapshot: Snapshot) -> dict[tuple[str, str, str], list[tuple[int, Event]]]:
+    """(namespace, kind, name) -> its events with their places in the snapshot, indexed once: `check`
+    asks for 10,000 Pods' events, and a large cluster keeps thousands of events."""
+
+    def build() -> dict[tuple[str, str, str], list[tuple[int, Event]]]:
+        out: dict[tuple[str, str, str], list[tuple[int, Event]]] = {}
+        for position, e in enumerate(snapshot.events):
+            key = (e.involved_namespace or e.namespace, e.involved_kind, e.involved_name)
+            out.setdefault(key, []).append((position, e))
+        return out
+
+    return snapshot.memo("events-by-object", build)
 
 
 def relevant_events(ctx: PodView) -> list[dict[str, Any]]:

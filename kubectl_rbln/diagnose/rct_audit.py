@@ -50,6 +50,22 @@ def _applied_spec(template: ResourceClaimTemplate) -> ClaimSpec | None:
     return normalize_claim_spec(((applied.get("spec") or {}).get("spec")) or {})
 
 
+# id(template) -> (template, dropped_fields of it): the gate rule asks once per device Pod
+_DROPPED: dict[int, tuple[ResourceClaimTemplate, dict[str, str]]] = {}
+
+
+def template_dropped_fields(template: ResourceClaimTemplate, applied: ClaimSpec) -> dict[str, str]:
+    """`dropped_fields(applied, template.spec)`, compared once per template (`applied`: its applied_spec)."""
+    hit = _DROPPED.get(id(template))
+    if hit is not None and hit[0] is template:
+        return hit[1]
+    dropped = dropped_fields(applied, template.spec)
+    if len(_DROPPED) >= 256:
+        _DROPPED.clear()
+    _DROPPED[id(template)] = (template, dropped)
+    return dropped
+
+
 def dropped_fields(applied: ClaimSpec, stored: ClaimSpec) -> dict[str, str]:
     """gate -> what disappeared between the applied and the stored spec."""
     dropped: dict[str, str] = {}

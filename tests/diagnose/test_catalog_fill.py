@@ -6,7 +6,20 @@ over typed values and no words; each is checked on a small catalog parsed here.
 
 from __future__ import annotations
 
-from kubectl_rbln.catalog import Names, fill, parse_catalog, render_entry, sentence
+import re
+from typing import Any
+
+from kubectl_rbln.catalog import (
+    Names,
+    fill,
+    load_catalog,
+    load_sentences,
+    parse_catalog,
+    placeholders,
+    render_entry,
+    sentence,
+)
+from kubectl_rbln.catalog.fill import _TOKEN, MORE, _text, particle
 
 ENTRY = {
     "severity": "warning",
@@ -81,3 +94,49 @@ def test_verdicts_are_catalog_sentences() -> None:
         sentence("verdict-clear", "en", pod="ns/p", state="Running") == "Pod ns/p is Running: nothing to fix"
     )
     assert sentence("verdict-clear", "ko", pod="ns/p", state="Running").startswith("Pod ns/p 상태 Running")
+
+
+def _templates() -> list[str]:
+    """Every template the packaged catalog fills: sentences, and each finding's (and case's) words."""
+    found = [text for texts in load_sentences().values() for text in texts.values()]
+    for entry in load_catalog().values():
+        for words in (entry, *entry.cases.values()):
+            found += [*words.title.values(), *words.summary.values()]
+            found += [line.text for lines in words.remediation.values() for line in lines]
+    return found
+
+
+def _fill_by_regex(template: str, values: dict[str, Any]) -> str:
+    """How `fill` filled a template before it kept templates parsed: `_TOKEN.sub` over the text."""
+
+    def replace(match: re.Match[str]) -> str:
+        token = match.group(0)
+        if token in ("{{", "}}"):
+            return token[0]
+        value = values.get(match.group(1))
+        if value is None:
+            return token
+        try:
+            text = _text(value, match.group(2), MORE)
+            return text + particle(text, match.group(3)) if match.group(3) else text
+        except Exception:
+            return token
+
+    return _TOKEN.sub(replace, template)
+
+
+class _Unprintable:
+    def __str__(self) -> str:
+        raise ValueError("no words")
+
+
+def test_every_catalog_template_fills_as_the_token_scan_did() -> None:
+    # `fill` splits each template once and reuses the pieces: the same text for every template of the
+    # catalog, with values of every kind (missing, lists, numbers, Korean, one that cannot be printed)
+    templates = [*_templates(), "{{a}} {a:,} {a|을} {a:>3|로} {} {1x} }}{{ {a"]
+    names = {name for template in templates for name in placeholders(template)} | {"a"}
+    kinds: list[Any] = ["노드", "claim", 1200, Names([f"n{i}" for i in range(8)]), ["x", "y"], _Unprintable()]
+    for kind in [None, *kinds]:
+        values = {} if kind is None else dict.fromkeys(names, kind)
+        for template in templates:
+            assert fill(template, values) == _fill_by_regex(template, values), template

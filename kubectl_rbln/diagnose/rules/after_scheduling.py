@@ -270,6 +270,9 @@ def nri_sandbox_failed(ctx: PodContext) -> Iterator[Finding]:
     pod = ctx.pod
     if not pod.node_name:
         return
+    refused = next(((e, found) for e in ctx.events if (found := _nri_error(e)) is not None), None)
+    if refused is None and not (pod.host_network and pod.phase == "Pending"):
+        return  # no runtime event and no waiting hostNetwork Pod: nothing to gather (most Pods)
     plugin = KUBELET_PLUGINS[NIC_DRIVER]
     claims = allocated_drivers(ctx).get(NIC_DRIVER, [])
     base = {
@@ -280,11 +283,8 @@ def nri_sandbox_failed(ctx: PodContext) -> Iterator[Finding]:
         "claims": claims,
         "devices": _devices_of(ctx, NIC_DRIVER),
     }
-    for event in ctx.events:
-        found = _nri_error(event)
-        if found is None:
-            continue
-        hook, error = found
+    if refused is not None:
+        event, (hook, error) = refused
         host = HOST_NETWORK_ERROR in error or (pod.host_network and bool(claims))
         evidence = {
             "event": f"{event.reason}: {_short(event.message)}",

@@ -52,7 +52,10 @@ def failure_evidence(ctx: PodContext, nodes: list[str]) -> tuple[dict[str, Any],
 
 
 def _nodes_failing(ctx: PodContext, *kinds: str) -> list[str]:
-    return [n for kind, found in ctx.simulation.failures_by_kind().items() if kind in kinds for n in found]
+    simulation = ctx.simulation
+    if not simulation.ran:
+        return []  # nothing was simulated (a bound Pod, claims allocated): no node failed
+    return [n for kind, found in simulation.failures_by_kind().items() if kind in kinds for n in found]
 
 
 def _selector_failure(ctx: PodContext) -> tuple[list[str], dict[str, Any], dict[str, Any], int, int] | None:

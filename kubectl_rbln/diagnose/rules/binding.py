@@ -163,8 +163,10 @@ def _pending_events(ctx: PodContext) -> list[str]:
 @rule("binding.pending", emits=("binding-conditions-pending",))
 def binding_conditions_pending(ctx: PodContext) -> Iterator[Finding]:
     """The claim is allocated; the scheduler waits in PreBind for its devices' binding conditions."""
+    if ctx.pod.node_name:
+        return  # bound: PreBind is over (read first: most Pods `check` reads are bound)
     waiting = [w for w in _waiting(ctx) if not w.failed]
-    if not waiting or ctx.pod.node_name or _scheduler_texts(ctx, FAILED_CODES + TIMEOUT_CODES):
+    if not waiting or _scheduler_texts(ctx, FAILED_CODES + TIMEOUT_CODES):
         return
     as_of = _as_of(ctx)
     claim = waiting[0].claim
@@ -203,7 +205,6 @@ def binding_failed(ctx: PodContext) -> Iterator[Finding]:
     failed = [w for w in waiting if w.failed]
     failed_texts = _scheduler_texts(ctx, FAILED_CODES)
     timeout_texts = _scheduler_texts(ctx, TIMEOUT_CODES)
-    as_of = _as_of(ctx)
     deallocated = _deallocated(ctx)
     if failed or failed_texts:
         if failed:
@@ -235,7 +236,7 @@ def binding_failed(ctx: PodContext) -> Iterator[Finding]:
         return
     pending = [w for w in waiting if w.pending]
     claim = pending[0].claim if pending else None
-    waited = _waited(claim, as_of) if claim is not None else None
+    waited = _waited(claim, _as_of(ctx)) if claim is not None else None  # times parsed only when waiting
     timed_out = waited is not None and waited >= BINDING_TIMEOUT_SECONDS
     if not timeout_texts and not timed_out:
         return

@@ -289,6 +289,8 @@ def _simulated_gaps(ctx: PodContext) -> Iterator[Finding]:
     from kubectl_rbln.diagnose.rules.allocation import failure_evidence  # noqa: PLC0415
 
     simulation = ctx.simulation
+    if not simulation.ran:
+        return  # nothing was simulated: no node met a missing pool
     nodes = [
         n for kind, found in simulation.failures_by_kind().items() if kind in NO_DEVICES_KINDS for n in found
     ]

@@ -14,7 +14,7 @@ from kubectl_rbln.catalog import Names, Phrase, Said
 from kubectl_rbln.diagnose.context import PodContext
 from kubectl_rbln.diagnose.events import classify_event
 from kubectl_rbln.diagnose.findings import Finding
-from kubectl_rbln.diagnose.rct_audit import applied_document, applied_spec, dropped_fields
+from kubectl_rbln.diagnose.rct_audit import applied_document, applied_spec, template_dropped_fields
 from kubectl_rbln.diagnose.registry import rule
 from kubectl_rbln.diagnose.rules.after_scheduling import container_errors, plugin_down, prepare_case
 from kubectl_rbln.diagnose.simulation import EVIDENCE_NODES
@@ -28,7 +28,8 @@ CEL_PER_NODE_FROM = 36  # the minor whose scheduler rejects per node (still keep
 
 def _simulated_error(ctx: PodContext) -> tuple[str, str] | None:
     """(slug, message) of the allocator error our simulation met, classified as the scheduler would."""
-    message = ctx.simulation.error
+    simulation = ctx.simulation
+    message = simulation.error if simulation.ran else None  # not run: no node, no error
     if message is None:
         return None
     if "empty constraint" in message and not ctx.features.consumable_capacity:
@@ -154,7 +155,7 @@ def dropped_from_templates(ctx: PodContext) -> Iterator[Finding]:
         applied = applied_spec(template) if template is not None else None
         if template is None or applied is None:
             continue
-        for gate, field in dropped_fields(applied, template.spec).items():
+        for gate, field in template_dropped_fields(template, applied).items():
             values = ctx.values(gate=gate, namespace=template.namespace, rct=template.name)
             evidence = {
                 "resourceClaimTemplate": f"{template.namespace}/{template.name}",
