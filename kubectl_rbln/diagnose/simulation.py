@@ -20,6 +20,7 @@ from kubectl_rbln.dra.allocator import ClaimToAllocate, Features, NodeResult, si
 from kubectl_rbln.dra.capacity import InUse, in_use_from_claims
 from kubectl_rbln.dra.explain import CandidateCounts, Failure
 from kubectl_rbln.dra.model import Node, Snapshot
+from kubectl_rbln.dra.node_memo import NodeMemo
 
 EVIDENCE_NODES = 20  # evidence names this many nodes; -o json's nodes[] has them all
 
@@ -284,17 +285,24 @@ RESIMULATED_NODES = 50  # a what-if run needs only the first failed nodes to nam
 
 def _run(
     ctx: PodView, nodes: list[Node], claims: list[ClaimToAllocate], features: Features
-) -> list[NodeResult]:
+) -> tuple[list[NodeResult], NodeMemo]:
+    """The allocator on `nodes`, and the memo that says which nodes shared a result."""
     own = {f"{c.namespace}/{c.name}" for c in claims}
-    return simulate_cluster(
+    allocated = allocated_devices(ctx.snapshot, own, features.consumable_capacity)
+    in_use = capacity_in_use(ctx.snapshot, own, features.consumable_capacity)
+    specs = [c.spec for c in claims]
+    memo = NodeMemo(specs, ctx.snapshot.device_classes, features.consumable_capacity, allocated, in_use)
+    results = simulate_cluster(
         nodes,
         ctx.snapshot.slices,
         ctx.snapshot.device_classes,
         claims,
-        allocated_devices(ctx.snapshot, own, features.consumable_capacity),
+        allocated,
         features,
-        capacity_in_use=capacity_in_use(ctx.snapshot, own, features.consumable_capacity),
+        capacity_in_use=in_use,
+        memo=memo,
     )
+    return results, memo
 
 
 def resimulate_failed(ctx: PodView, failed: list[str], features: Features) -> list[NodeResult]:
@@ -302,7 +310,7 @@ def resimulate_failed(ctx: PodView, failed: list[str], features: Features) -> li
     (device-tainted ignores taints, binding-gate-disabled turns binding conditions on)."""
     claims = [c for _, c in claims_to_allocate(ctx)]
     nodes = [ctx.snapshot.nodes[n] for n in failed[:RESIMULATED_NODES] if n in ctx.snapshot.nodes]
-    return _run(ctx, nodes, claims, features)
+    return _run(ctx, nodes, claims, features)[0]
 
 
 def simulate_pod(ctx: PodView) -> SimulationFacts:
@@ -311,7 +319,28 @@ def simulate_pod(ctx: PodView) -> SimulationFacts:
     if not pairs or ctx.pod.node_name:
         return SimulationFacts()
     nodes = sorted(ctx.snapshot.nodes.values(), key=lambda n: n.name)
-    results = _run(ctx, nodes, [c for _, c in pairs], ctx.features)
+    results, memo = _run(ctx, nodes, [c for _, c in pairs], ctx.features)
     excluded = {node.name: exclusions(ctx.pod, node) for node in nodes}
-    rows = [node_row(r, excluded[r.node]) for r in results]
-    return SimulationFacts(ran=True, results=results, excluded=excluded, rows=rows)
+    return SimulationFacts(ran=True, results=results, excluded=excluded, rows=_rows(results, excluded, memo))
+
+
+def _rows(
+    results: list[NodeResult], excluded: dict[str, list[Exclusion]], memo: NodeMemo
+) -> list[dict[str, Any]]:
+    """The nodes[] rows. A node whose result was made from another's (dra/node_memo.py) and that
+    nothing else keeps the Pod off has the row of the first such node, but for its name: the row
+    is said from the result's words and counts alone, which the shared results have in common."""
+    rows = []
+    said: dict[int, dict[str, Any]] = {}  # id of the shared result -> the first row made from it
+    for result in results:
+        node_excluded = excluded[result.node]
+        source = None if node_excluded else memo.shared_with.get(result.node)
+        row = said.get(id(source)) if source is not None else None
+        if row is not None:
+            rows.append({**row, "name": result.node})
+            continue
+        row = node_row(result, node_excluded)
+        if source is not None:
+            said[id(source)] = row
+        rows.append(row)
+    return rows

@@ -59,6 +59,9 @@ class NodeMemo:
         self.in_use = in_use or {}
         self.seen: dict[tuple, _Seen] = {}
         self.hits = 0
+        # node -> the result its own was made from: what is said of a node from its result alone
+        # (simulation.py's nodes[] rows) is said once per shared result
+        self.shared_with: dict[str, Any] = {}
         self.enabled, self.names, self.capacities, self.own_keys = _plan(specs, classes, consumable)
 
     def signature(self, node: str, pools: list[Any]) -> tuple | None:
@@ -149,6 +152,7 @@ class NodeMemo:
             failure.holders = [devices[p].id for p in seen.holders]
             failure.lacking = [devices[p].id for p in seen.lacking]
         self.hits += 1
+        self.shared_with[node] = result
         return type(result)(
             node, result.fits, results, selectors, None, failure, dict(result.candidates), result.steps
         )
