@@ -187,9 +187,8 @@ def _choose_minor(snapshot: Snapshot, k8s_version: str | None) -> tuple[int, Phr
     minor = _minor_of(snapshot.server_version)
     if minor is not None:
         return minor, Phrase("minor-why-server", {"version": snapshot.server_version})
-    kubelets = [
-        (m, n.kubelet_version) for n in snapshot.nodes.values() if (m := _minor_of(n.kubelet_version))
-    ]
+    minors = {v: _minor_of(v) for v in {n.kubelet_version for n in snapshot.nodes.values()}}  # a few texts
+    kubelets = [(m, v) for v, m in minors.items() if m]
     if kubelets:
         newest = max(kubelets)
         return newest[0], Phrase("minor-why-kubelet", {"version": newest[1]})

@@ -20,6 +20,7 @@ from kubectl_rbln.dra.allocator import ClaimToAllocate, Features, NodeResult, si
 from kubectl_rbln.dra.capacity import InUse, in_use_from_claims
 from kubectl_rbln.dra.explain import CandidateCounts, Failure
 from kubectl_rbln.dra.model import Node, Snapshot
+from kubectl_rbln.dra.node_memo import NodeMemo
 
 EVIDENCE_NODES = 20  # evidence names this many nodes; -o json's nodes[] has them all
 
@@ -32,6 +33,15 @@ class SimulationFacts:
     results: list[NodeResult] = field(default_factory=list)
     excluded: dict[str, list[Exclusion]] = field(default_factory=dict)
     rows: list[dict[str, Any]] = field(default_factory=list)  # the `-o json` nodes[] table
+    # the answers below, each worked out once: a dozen rules ask them of 5,000 results (filled
+    # once `results` and `excluded` are final, which they are from simulate_pod on)
+    _known: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    def _once(self, key: str, build: Any) -> Any:
+        known = self._known.get(key)
+        if known is None:
+            known = self._known[key] = build()
+        return known
 
     @property
     def error(self) -> str | None:
@@ -40,12 +50,13 @@ class SimulationFacts:
 
     @property
     def usable(self) -> list[NodeResult]:
-        return [r for r in self.results if not self.excluded.get(r.node)]
+        excluded = self.excluded
+        return list(self._once("usable", lambda: tuple(r for r in self.results if not excluded.get(r.node))))
 
     @property
     def fitting(self) -> list[str]:
         """Nodes where the devices fit and the Pod may run."""
-        return [r.node for r in self.usable if r.fits]
+        return list(self._once("fitting", lambda: tuple(r.node for r in self.usable if r.fits)))
 
     @property
     def fits_elsewhere(self) -> list[str]:
@@ -55,6 +66,9 @@ class SimulationFacts:
     @property
     def failed(self) -> dict[str, NodeResult]:
         """Usable nodes where the allocator failed, when the devices fit nowhere the Pod may run."""
+        return dict(self._once("failed", self._failed))
+
+    def _failed(self) -> dict[str, NodeResult]:
         if not self.ran or self.error or self.fitting or self.fits_elsewhere:
             return {}
         return {r.node: r for r in self.usable if r.failure is not None}
@@ -62,7 +76,8 @@ class SimulationFacts:
     def failures_by_kind(self) -> dict[str, list[str]]:
         """Failure kind -> the nodes that failed that way, in node order."""
         out: dict[str, list[str]] = defaultdict(list)
-        for node, result in self.failed.items():
+        failed: dict[str, NodeResult] = self._once("failed", self._failed)
+        for node, result in failed.items():
             out[result.failure.kind].append(node)  # type: ignore[union-attr]
         return dict(out)
 
@@ -76,15 +91,17 @@ def allocated_devices(
     """Devices held by every allocated claim (adminAccess results excluded, dra-facts.md 2.2). With
     DRAConsumableCapacity (`consumable`) a result with a `shareID` is a share, not a held device
     (the scheduler's foreachAllocatedDevice; see `capacity_in_use`)."""
+    # claim names that can end a skipped "ns/name" (after any "/"): one f-string per claim cost more
+    skipped = {key[i + 1 :] for key in skip for i, char in enumerate(key) if char == "/"}
     held: set[tuple[str, str, str]] = set()
+    add = held.add
     for claim in snapshot.claims:
-        if claim.allocation is None or f"{claim.namespace}/{claim.name}" in skip:
+        allocation = claim.allocation
+        if allocation is None or (claim.name in skipped and f"{claim.namespace}/{claim.name}" in skip):
             continue
-        held.update(
-            r.key
-            for r in claim.allocation.results
-            if not r.admin_access and not (consumable and r.share_id is not None)
-        )
+        for r in allocation.results:
+            if not r.admin_access and not (consumable and r.share_id is not None):
+                add((r.driver, r.pool, r.device))
     return held
 
 
@@ -268,17 +285,24 @@ RESIMULATED_NODES = 50  # a what-if run needs only the first failed nodes to nam
 
 def _run(
     ctx: PodView, nodes: list[Node], claims: list[ClaimToAllocate], features: Features
-) -> list[NodeResult]:
+) -> tuple[list[NodeResult], NodeMemo]:
+    """The allocator on `nodes`, and the memo that says which nodes shared a result."""
     own = {f"{c.namespace}/{c.name}" for c in claims}
-    return simulate_cluster(
+    allocated = allocated_devices(ctx.snapshot, own, features.consumable_capacity)
+    in_use = capacity_in_use(ctx.snapshot, own, features.consumable_capacity)
+    specs = [c.spec for c in claims]
+    memo = NodeMemo(specs, ctx.snapshot.device_classes, features.consumable_capacity, allocated, in_use)
+    results = simulate_cluster(
         nodes,
         ctx.snapshot.slices,
         ctx.snapshot.device_classes,
         claims,
-        allocated_devices(ctx.snapshot, own, features.consumable_capacity),
+        allocated,
         features,
-        capacity_in_use=capacity_in_use(ctx.snapshot, own, features.consumable_capacity),
+        capacity_in_use=in_use,
+        memo=memo,
     )
+    return results, memo
 
 
 def resimulate_failed(ctx: PodView, failed: list[str], features: Features) -> list[NodeResult]:
@@ -286,7 +310,7 @@ def resimulate_failed(ctx: PodView, failed: list[str], features: Features) -> li
     (device-tainted ignores taints, binding-gate-disabled turns binding conditions on)."""
     claims = [c for _, c in claims_to_allocate(ctx)]
     nodes = [ctx.snapshot.nodes[n] for n in failed[:RESIMULATED_NODES] if n in ctx.snapshot.nodes]
-    return _run(ctx, nodes, claims, features)
+    return _run(ctx, nodes, claims, features)[0]
 
 
 def simulate_pod(ctx: PodView) -> SimulationFacts:
@@ -295,7 +319,28 @@ def simulate_pod(ctx: PodView) -> SimulationFacts:
     if not pairs or ctx.pod.node_name:
         return SimulationFacts()
     nodes = sorted(ctx.snapshot.nodes.values(), key=lambda n: n.name)
-    results = _run(ctx, nodes, [c for _, c in pairs], ctx.features)
+    results, memo = _run(ctx, nodes, [c for _, c in pairs], ctx.features)
     excluded = {node.name: exclusions(ctx.pod, node) for node in nodes}
-    rows = [node_row(r, excluded[r.node]) for r in results]
-    return SimulationFacts(ran=True, results=results, excluded=excluded, rows=rows)
+    return SimulationFacts(ran=True, results=results, excluded=excluded, rows=_rows(results, excluded, memo))
+
+
+def _rows(
+    results: list[NodeResult], excluded: dict[str, list[Exclusion]], memo: NodeMemo
+) -> list[dict[str, Any]]:
+    """The nodes[] rows. A node whose result was made from another's (dra/node_memo.py) and that
+    nothing else keeps the Pod off has the row of the first such node, but for its name: the row
+    is said from the result's words and counts alone, which the shared results have in common."""
+    rows = []
+    said: dict[int, dict[str, Any]] = {}  # id of the shared result -> the first row made from it
+    for result in results:
+        node_excluded = excluded[result.node]
+        source = None if node_excluded else memo.shared_with.get(result.node)
+        row = said.get(id(source)) if source is not None else None
+        if row is not None:
+            rows.append({**row, "name": result.node})
+            continue
+        row = node_row(result, node_excluded)
+        if source is not None:
+            said[id(source)] = row
+        rows.append(row)
+    return rows

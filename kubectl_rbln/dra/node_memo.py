@@ -19,12 +19,13 @@ scenario and a generated cluster with and without the memo.
 
 from __future__ import annotations
 
-import copy
 import dataclasses
+import operator
 from collections.abc import Callable
 from typing import Any
 
 from kubectl_rbln.dra.cel import CelError, compile_selector
+from kubectl_rbln.dra.explain import Failure
 from kubectl_rbln.dra.model import AllocationResult, ClaimSpec, Device, DeviceClass, ResourceSlice
 
 # failure kinds whose texts and fields name no pool, slice or node, except device ids (renamed)
@@ -58,6 +59,9 @@ class NodeMemo:
         self.in_use = in_use or {}
         self.seen: dict[tuple, _Seen] = {}
         self.hits = 0
+        # node -> the result its own was made from: what is said of a node from its result alone
+        # (simulation.py's nodes[] rows) is said once per shared result
+        self.shared_with: dict[str, Any] = {}
         self.enabled, self.names, self.capacities, self.own_keys = _plan(specs, classes, consumable)
 
     def signature(self, node: str, pools: list[Any]) -> tuple | None:
@@ -127,9 +131,13 @@ class NodeMemo:
         result = seen.result
         if (seen.capped and cap != seen.cap) or (not seen.capped and result.steps > cap):
             return None  # another step budget could end the search elsewhere
-        devices = [d for pool in pools for d in pool.devices]
         results: dict[str, list[AllocationResult]] = {}
         selectors: dict[str, dict | None] = {}
+        failure = result.failure
+        if not result.fits and not seen.holders and not seen.lacking:
+            devices = []  # nothing to rename: no need to list the node's devices
+        else:
+            devices = [d for pool in pools for s in pool.slices for d in s.devices]
         if result.fits:
             slices = {s.name: s for pool in pools for s in pool.slices}
             for claim, entries in result.results.items():
@@ -139,12 +147,12 @@ class NodeMemo:
                     for e, d in zip(entries, picked, strict=True)
                 ]
                 selectors[claim] = node_selector([slices.get(d.slice_name) for d in picked], node)
-        failure = result.failure
         if failure is not None:
-            failure = copy.copy(failure)
+            failure = _copy_failure(failure)
             failure.holders = [devices[p].id for p in seen.holders]
             failure.lacking = [devices[p].id for p in seen.lacking]
         self.hits += 1
+        self.shared_with[node] = result
         return type(result)(
             node, result.fits, results, selectors, None, failure, dict(result.candidates), result.steps
         )
@@ -169,6 +177,14 @@ class NodeMemo:
             return  # a name from outside the node's pools: not this node's alone
         capped = failure is not None and failure.kind == "search-capped"
         self.seen[signature] = _Seen(result, cap, capped, picked, holders, lacking)
+
+
+_FAILURE_FIELDS = operator.attrgetter(*(f.name for f in dataclasses.fields(Failure)))
+
+
+def _copy_failure(failure: Failure) -> Failure:
+    """A shallow copy (copy.copy took five times as long: thousands of nodes fail alike)."""
+    return Failure(*_FAILURE_FIELDS(failure))
 
 
 def _plan(

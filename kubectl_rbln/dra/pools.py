@@ -153,12 +153,14 @@ def gather_pools(
         if totals is not None:
             count = totals.get((key, generation[key]), count)
         pool.incomplete = count != pool.slices[0].resource_slice_count
-        seen: set[str] = set()
-        for d in pool.devices:
-            if d.name in seen:
-                pool.invalid_reason = f"duplicate device name {d.name}"
-                break
-            seen.add(d.name)
+        names = [d.name for s in pool.slices for d in s.devices]
+        if len(set(names)) != len(names):  # the usual pool has none: the first one is looked for only then
+            seen: set[str] = set()
+            for name in names:
+                if name in seen:
+                    pool.invalid_reason = f"duplicate device name {name}"
+                    break
+                seen.add(name)
         if partitionable and version >= 35 and not pool.incomplete and not pool.invalid_reason:
             _pool_counters(pool, generation[key], slices if all_slices is None else all_slices)
     return list(pools.values())

@@ -135,13 +135,13 @@ def render_nodes(nodes: list[dict[str, Any]], *, wide: bool, lang: str = "en") -
         return []
     rows = []
     shown = nodes if wide else nodes[:MAX_NODE_ROWS]
-    for node in shown:
+    for node in shown:  # rows come uncleaned (render_report): what is drawn of them is cleaned here
         fits = node.get("fits")
         fits_word = "-" if fits is None else sentence("word-yes" if fits else "word-no", lang)
         reason = node.get("reason", "")
         if wide and node.get("failure"):
             reason = node["failure"]["summary"]
-        rows.append([node["name"], fits_word, reason])
+        rows.append([strip_controls(node["name"]), fits_word, strip_controls(reason)])
     if not wide:  # the reason takes what NODE and FITS leave of 100 columns
         name_w = max(display_width(r[0]) for r in rows)
         fits_w = max(display_width(r[1]) for r in rows + [["", h] for h in _columns("why", lang)[1:2]])
@@ -193,6 +193,22 @@ def render_diagnosis(
     return "\n".join(lines)
 
 
+def _cleaned(report: dict[str, Any]) -> dict[str, Any]:
+    """The report with `clean_tree` applied to all but each Pod's nodes[] rows, which
+    `render_nodes` cleans as it draws them: the table shows 20 of 5,000 rows, and cleaning every
+    row's candidates and failure details cost more than the rest of the drawing (issue 16)."""
+    cleaned = clean_tree({key: value for key, value in report.items() if key != "pods"})
+    pods = []
+    for diagnosis in report.get("pods") or []:
+        pod = clean_tree({key: value for key, value in diagnosis.items() if key != "nodes"})
+        if "nodes" in diagnosis:
+            pod["nodes"] = diagnosis["nodes"]
+        pods.append(pod)
+    if "pods" in report:
+        cleaned["pods"] = pods
+    return cleaned
+
+
 def _signature(diagnosis: dict[str, Any]) -> tuple[tuple[str, str], ...]:
     return tuple((f["slug"], f["title"]) for f in diagnosis["findings"])
 
@@ -209,7 +225,7 @@ def render_report(
 
     Names, events, evidence and reasons come from the cluster: terminal control sequences in them
     are stripped before anything is drawn (-o json keeps them, JSON-escaped)."""
-    report = clean_tree(report)
+    report = _cleaned(report)
     clean = strip_controls_keep_color if color else strip_controls  # the drawing holds our colours
     drawings = {pod: (clean(node), clean(text)) for pod, (node, text) in (drawings or {}).items()}
     blocks = []

@@ -13,7 +13,13 @@ import pytest
 
 from kubectl_rbln.diagnose.context import pod_context
 from kubectl_rbln.diagnose.features import allocator_features, choose_features
-from kubectl_rbln.diagnose.simulation import allocated_devices, capacity_in_use, claims_to_allocate
+from kubectl_rbln.diagnose.simulation import (
+    allocated_devices,
+    capacity_in_use,
+    claims_to_allocate,
+    node_row,
+    simulate_pod,
+)
 from kubectl_rbln.dra import node_memo
 from kubectl_rbln.dra.allocator import simulate_cluster
 from kubectl_rbln.dra.normalize import build_snapshot
@@ -108,3 +114,26 @@ def test_a_uniform_cluster_runs_the_allocator_once_per_kind_of_node():
     npu_nodes = [r for r in results if r.node.startswith("npu-node-")]
     assert len(npu_nodes) == 8 and memo.hits == 7
     assert {r.failure.kind for r in npu_nodes if r.failure} == {"exhausted"}
+
+
+def _rows_both_ways(snapshot, namespace, name):
+    """The nodes[] rows `why` prints (shared between nodes of one result), and each made alone."""
+    pod = snapshot.pod(namespace, name)
+    features = allocator_features(choose_features(snapshot, None, None))
+    facts = simulate_pod(pod_context(snapshot, pod, features))
+    return facts.rows, [node_row(r, facts.excluded[r.node]) for r in facts.results]
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("scenario", list(SCENARIOS.values()), ids=lambda s: s.name)
+def test_every_scenario_prints_the_rows_each_node_would_have_alone(scenario, shape):
+    snapshot = build_snapshot(scenario.build(shape))
+    shared, alone = _rows_both_ways(snapshot, *scenario.pending_pod)
+    assert shared == alone
+
+
+@pytest.mark.parametrize("case", list(KNOBS), ids=str)
+def test_generated_clusters_print_the_rows_each_node_would_have_alone(case):
+    snapshot, pending = _generated(KNOBS[case])
+    shared, alone = _rows_both_ways(snapshot, *pending)
+    assert shared == alone and len({row["name"] for row in shared}) == len(shared)

@@ -95,24 +95,46 @@ def _changes(raw: dict[str, Any]) -> list[str]:
 
 def _changed_after(ctx: PodContext, when: datetime) -> tuple[list[Said], str]:
     """Objects the allocation reads that changed after `when` ("Kind name at time"), and the newest change."""
-    objects: list[tuple[str, dict[str, Any]]] = []
-    objects += [(f"DeviceClass {c.name}", c.raw) for c in ctx.snapshot.device_classes.values()]
-    objects += [(f"ResourceClaimTemplate {t.namespace}/{t.name}", t.raw) for t in ctx.snapshot.templates]
-    objects += [(f"ResourceClaim {c.namespace}/{c.name}", c.raw) for c in ctx.snapshot.claims]
-    objects += [(f"Pod {p.namespace}/{p.name}", p.raw) for p in ctx.snapshot.pods if p is not ctx.pod]
     changed: dict[str, datetime] = {}
     newest: datetime | None = None
-    for name, raw in objects:
-        for text in _changes(raw or {}):
-            at = _parse_time(text)
-            if at is None:
-                continue
-            newest = at if newest is None or at > newest else newest
-            if at > when and (name not in changed or at > changed[name]):
+    for kind, obj, at in ctx.snapshot.memo("newest-changes", lambda: _newest_changes(ctx.snapshot)):
+        if obj is ctx.pod:
+            continue
+        newest = at if newest is None or at > newest else newest
+        if at > when:
+            name = f"{kind} {obj.name}" if kind == "DeviceClass" else f"{kind} {obj.namespace}/{obj.name}"
+            if name not in changed or at > changed[name]:
                 changed[name] = at
     ordered = sorted(changed.items(), key=lambda kv: (kv[1], kv[0]), reverse=True)
     changes = [Said(Phrase("object-changed-at", {"name": name, "at": _iso(at)})) for name, at in ordered]
     return changes, _iso(newest) if newest else ""
+
+
+def _newest_changes(snapshot: Any) -> list[tuple[str, Any, datetime]]:
+    """(kind, object, its newest change) of every object the allocation reads, in the order
+    `_changed_after` reads them: once per snapshot, not once per Pod (20,000 objects at 5,000 nodes).
+    The first of equal times is kept, as a walk over every time would keep it."""
+    parsed: dict[str, datetime | None] = {}
+    out: list[tuple[str, Any, datetime]] = []
+    groups: list[tuple[str, Any]] = [
+        ("DeviceClass", snapshot.device_classes.values()),
+        ("ResourceClaimTemplate", snapshot.templates),
+        ("ResourceClaim", snapshot.claims),
+        ("Pod", snapshot.pods),
+    ]
+    for kind, objects in groups:
+        for obj in objects:
+            latest: datetime | None = None
+            for text in _changes(obj.raw or {}):
+                if text in parsed:
+                    at = parsed[text]
+                else:
+                    at = parsed[text] = _parse_time(text)
+                if at is not None and (latest is None or at > latest):
+                    latest = at
+            if latest is not None:
+                out.append((kind, obj, latest))
+    return out
 
 
 def _example(ctx: PodContext, node: str, rows: dict[str, Any]) -> Said | str:

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+import json
+import re
+
+from kubectl_rbln.app.why import WhyRequest, why
+from kubectl_rbln.dra.normalize import build_snapshot
 from kubectl_rbln.render.sanitize import clean_tree, strip_controls_keep_color
+from kubectl_rbln.render.why_table import render_why
+from testing.synthetic.builder import ClusterBuilder
 
 ESC = "\x1b"
 RED, RESET = f"{ESC}[31m", f"{ESC}[0m"
@@ -31,3 +38,23 @@ def test_clean_tree_cleans_every_string_keys_included_and_keeps_types():
         "events": ["ab", ["tu"]],
     }
     assert report[f"pod{ESC}[2K"]["message"] == f"{RED}boom{RESET}"  # a copy: the report is unchanged
+
+
+def test_why_table_cleans_node_rows_it_draws_from_an_uncleaned_report():
+    """`why`'s table cleans its nodes[] rows as it draws them, not the whole report up front: a
+    node, pool and device name that carries control sequences must not reach the terminal in any
+    row of the table or the wide view, nor in the closest node's drawing."""
+    builder = ClusterBuilder(npu_nodes=25)  # more nodes than the table's 20 rows
+    namespace, pod = builder.target_pod()
+    hostile = json.dumps(f"npu{ESC}]0;owned\x07{ESC}[2J\u202e-node-")[1:-1]
+    objects = json.loads(json.dumps(builder.build()).replace("npu-node-", hostile))
+    snapshot = build_snapshot(objects)
+    report = why(snapshot, WhyRequest((pod,), namespace))
+    document = report.to_document("en")
+    assert any(f"{ESC}]0;owned" in row["name"] for row in document["pods"][0]["nodes"])
+    for wide in (False, True):
+        for color in (False, True):
+            text = render_why(document, report.closest_views(snapshot), color=color, wide=wide)
+            assert "npu-node-01" in text and ("npu-node-25" in text) == wide  # names, without sequences
+            assert "\x07" not in text and "\u202e" not in text
+            assert ESC not in re.sub(r"\x1b\[[0-9;]*m", "", text) if color else ESC not in text
