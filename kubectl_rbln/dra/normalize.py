@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from fractions import Fraction
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 
@@ -52,7 +52,7 @@ from kubectl_rbln.dra.model import (
     Version,
 )
 from kubectl_rbln.dra.quantity import parse_quantity
-from kubectl_rbln.dra.wire import ClaimSpecWire, DeviceWire
+from kubectl_rbln.dra.wire import POD_CLAIMS, POD_CONTAINERS, ClaimSpecWire, ConditionWire, DeviceWire
 
 RESOURCE_GROUP = "resource.k8s.io"
 PLUGIN_API_VERSION = "kubectl-rbln/v1"
@@ -634,13 +634,91 @@ def _run_as_user(security_context: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def normalize_pod(obj: dict[str, Any]) -> Pod:
-    meta = _d(obj.get("metadata"))
-    spec = _d(obj.get("spec"))
-    status = _d(obj.get("status"))
-    owner = next((o for o in map(_d, _l(meta.get("ownerReferences"))) if o.get("controller") is True), {})
+class _PodParts(NamedTuple):
+    """What a Pod's template gives it: a controller's Pods carry these byte for byte."""
+
+    labels: dict[str, str]
+    owner_kind: str
+    owner_name: str
+    containers: list[Container]
+    claim_refs: list[PodClaimRef]
+    node_selector: dict[str, str]
+    affinity: dict[str, Any]
+    tolerations: list[dict[str, Any]]
+    run_as_user: int | None
+
+
+# (labels, ownerReferences, containers, resourceClaims, nodeSelector, affinity, tolerations,
+# securityContext) texts -> their parts, shared by every Pod that carries the same texts. Nothing
+# mutates a Pod's labels, containers, claim references, node selector, affinity or tolerations.
+_POD_PARTS: dict[tuple[bytes, ...], _PodParts] = {}
+# a Pod's conditions without their times -> their normalized map, shared (nothing mutates it)
+_POD_CONDITIONS: dict[tuple[ConditionWire, ...], dict[str, Condition]] = {}
+_POD_CONTAINERS_WIRE = msgspec.json.Decoder(POD_CONTAINERS)
+_POD_CLAIMS_WIRE = msgspec.json.Decoder(POD_CLAIMS)
+_RAW = msgspec.Raw
+
+
+class _NotWire(Exception):
+    """A Pod read the plain way (its parts are values, not wire text)."""
+
+
+def _text(value: Any) -> bytes:
+    if value.__class__ is _RAW:
+        return bytes(value)
+    if value is None:
+        return b""
+    raise _NotWire
+
+
+def pod_parts_of(meta: dict[str, Any], spec: dict[str, Any]) -> _PodParts:
+    """A wire Pod's template parts (dra/wire.py PodMetaWire, PodSpecWire: their JSON texts) normalized
+    once per distinct texts. Raises msgspec.ValidationError when its containers or claim references do
+    not fit their wire shape (a malformed Pod, which the caller reads the plain way); _NotWire for a
+    plain Pod."""
+    get = spec.get
+    texts = (
+        _text(meta.get("labels")),
+        _text(meta.get("ownerReferences")),
+        _text(get("containers")),
+        _text(get("resourceClaims")),
+        _text(get("nodeSelector")),
+        _text(get("affinity")),
+        _text(get("tolerations")),
+        _text(get("securityContext")),
+    )
+    parts = _POD_PARTS.get(texts)
+    if parts is None:
+        labels, owners, containers, claims, selector, affinity, tolerations, context = texts
+        decode = msgspec.json.decode
+        parts = _pod_parts(
+            decode(labels) if labels else None,
+            decode(owners) if owners else None,
+            _POD_CONTAINERS_WIRE.decode(containers) if containers else None,
+            _POD_CLAIMS_WIRE.decode(claims) if claims else None,
+            decode(selector) if selector else None,
+            decode(affinity) if affinity else None,
+            decode(tolerations) if tolerations else None,
+            decode(context) if context else None,
+        )
+        if len(_POD_PARTS) < _INTERNED_MAX:
+            _POD_PARTS[texts] = parts
+    return parts
+
+
+def _pod_parts(
+    labels: Any,
+    owners: Any,
+    containers_raw: Any,
+    claims: Any,
+    node_selector: Any,
+    affinity: Any,
+    tolerations: Any,
+    security_context: Any,
+) -> _PodParts:
+    owner = next((o for o in map(_d, _l(owners)) if o.get("controller") is True), {})
     containers = []
-    for raw in map(_d, _l(spec.get("containers"))):
+    for raw in map(_d, _l(containers_raw)):
         resources = _d(raw.get("resources"))
         containers.append(
             Container(
@@ -657,16 +735,61 @@ def normalize_pod(obj: dict[str, Any]) -> Pod:
             resource_claim_name=_s(ref.get("resourceClaimName")) or None,
             resource_claim_template_name=_s(ref.get("resourceClaimTemplateName")) or None,
         )
-        for ref in map(_d, _l(spec.get("resourceClaims")))
+        for ref in map(_d, _l(claims))
     ]
-    claim_statuses = {
-        _s(entry.get("name")): (_s(entry.get("resourceClaimName")) or None)
-        for entry in map(_d, _l(status.get("resourceClaimStatuses")))
-    }
+    return _PodParts(
+        labels=_str_map(labels),
+        owner_kind=_s(owner.get("kind")),
+        owner_name=_s(owner.get("name")),
+        containers=containers,
+        claim_refs=claim_refs,
+        node_selector=_str_map(node_selector),
+        affinity=_d(affinity),
+        tolerations=[t for t in _l(tolerations) if isinstance(t, dict)],
+        run_as_user=_run_as_user(security_context),
+    )
+
+
+def _plain_parts(meta: dict[str, Any], spec: dict[str, Any]) -> _PodParts:
+    """A Pod's parts from its values (a plain object; a wire part that did not fit, decoded plainly)."""
+    meta = {k: _plain(v) if v.__class__ is _RAW else v for k, v in meta.items()}
+    spec = {k: _plain(v) if v.__class__ is _RAW else v for k, v in spec.items()}
+    return _pod_parts(
+        meta.get("labels"),
+        meta.get("ownerReferences"),
+        spec.get("containers"),
+        spec.get("resourceClaims"),
+        spec.get("nodeSelector"),
+        spec.get("affinity"),
+        spec.get("tolerations"),
+        spec.get("securityContext"),
+    )
+
+
+def _pod_conditions(raw: Any) -> dict[str, Condition]:
+    """status.conditions -> type -> Condition; wire conditions (times left out) once per distinct list."""
+    if not raw or raw.__class__ is not list or raw[0].__class__ is not ConditionWire:
+        return _conditions_of([c if isinstance(c, dict) else _EMPTY for c in _l(raw)], dict.get)
+    key = tuple(raw)
+    try:
+        found = _POD_CONDITIONS.get(key)
+    except TypeError:  # a leaf that is not hashable (a list or object where text belongs)
+        return _conditions_of(raw, _wire_field)
+    if found is None:
+        found = _conditions_of(raw, _wire_field)
+        if len(_POD_CONDITIONS) < _INTERNED_MAX:
+            _POD_CONDITIONS[key] = found
+    return found
+
+
+def _wire_field(condition: ConditionWire, name: str) -> Any:
+    return getattr(condition, "type_" if name == "type" else name)
+
+
+def _conditions_of(entries: Iterable[Any], get: Callable[[Any, str], Any]) -> dict[str, Condition]:
     conditions: dict[str, Condition] = {}
-    for c in _l(status.get("conditions")):
-        get = c.get if isinstance(c, dict) else _EMPTY.get
-        kind, state, reason, message = get("type"), get("status"), get("reason"), get("message")
+    for c in entries:
+        kind, state, reason, message = get(c, "type"), get(c, "status"), get(c, "reason"), get(c, "message")
         kind = kind if isinstance(kind, str) else ""
         conditions[kind] = Condition(
             kind,
@@ -674,30 +797,47 @@ def normalize_pod(obj: dict[str, Any]) -> Pod:
             reason if isinstance(reason, str) else "",
             message if isinstance(message, str) else "",
         )
+    return conditions
+
+
+def normalize_pod(obj: dict[str, Any]) -> Pod:
+    meta = _d(obj.get("metadata"))
+    spec = _d(obj.get("spec"))
+    status = _d(obj.get("status"))
+    try:
+        parts = pod_parts_of(meta, spec)
+    except _NotWire:
+        parts = _plain_parts(meta, spec)
+    except (msgspec.ValidationError, RecursionError):  # a live page's Pod whose parts do not fit
+        parts = _plain_parts(meta, spec)
+    claim_statuses = {
+        _s(entry.get("name")): (_s(entry.get("resourceClaimName")) or None)
+        for entry in map(_d, _l(status.get("resourceClaimStatuses")))
+    }
     return Pod(
         name=_s(meta.get("name")),
         namespace=_s(meta.get("namespace"), "default"),
         uid=_s(meta.get("uid")),
         phase=_s(status.get("phase"), "Unknown"),
         node_name=_s(spec.get("nodeName")) or None,
-        labels=_str_map(meta.get("labels")),
-        node_selector=_str_map(spec.get("nodeSelector")),
-        affinity=_d(spec.get("affinity")),
-        tolerations=[t for t in _l(spec.get("tolerations")) if isinstance(t, dict)],
-        resource_claims=claim_refs,
+        labels=parts.labels,
+        node_selector=parts.node_selector,
+        affinity=parts.affinity,
+        tolerations=parts.tolerations,
+        resource_claims=parts.claim_refs,
         claim_statuses=claim_statuses,
-        conditions=conditions,
-        containers=containers,
+        conditions=_pod_conditions(status.get("conditions")),
+        containers=parts.containers,
         container_states=[
             _container_state(_d(c))
             for c in _l(status.get("initContainerStatuses")) + _l(status.get("containerStatuses"))
         ],
-        run_as_user=_run_as_user(spec.get("securityContext")),
+        run_as_user=parts.run_as_user,
         scheduler_name=_s(spec.get("schedulerName"), "default-scheduler"),
         generate_name=_s(meta.get("generateName")),
         host_network=spec.get("hostNetwork") is True,
-        owner_kind=_s(owner.get("kind")),
-        owner_name=_s(owner.get("name")),
+        owner_kind=parts.owner_kind,
+        owner_name=parts.owner_name,
         # no `raw`: nothing reads it, and 10,000 raw Pods/claims are ~200 MB at 5,000 nodes
     )
 
@@ -1086,6 +1226,8 @@ class SnapshotBuilder:
         _SHARED_VALUES.clear()
         _CAPACITIES.clear()
         _CLAIM_SPECS.clear()
+        _POD_PARTS.clear()
+        _POD_CONDITIONS.clear()
         if self.duplicates:
             shown = ", ".join(self.duplicates[:3]) + (
                 f" and {len(self.duplicates) - 3} more" if len(self.duplicates) > 3 else ""

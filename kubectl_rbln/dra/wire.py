@@ -97,23 +97,42 @@ class ContainerWire(TypedDict, total=False):
     securityContext: Any
 
 
+# A Pod's template parts: what a controller's Pods carry byte for byte (their bytes, normalized once per
+# distinct text by `normalize.pod_parts_of`, which checks them against these shapes)
+POD_CONTAINERS = list[ContainerWire]
+POD_CLAIMS = list[dict[str, Any]]
+
+
+class PodMetaWire(TypedDict, total=False):
+    name: Any
+    namespace: Any
+    uid: Any
+    resourceVersion: Any
+    generateName: Any
+    labels: msgspec.Raw
+    ownerReferences: msgspec.Raw
+
+
 class PodSpecWire(TypedDict, total=False):
-    resourceClaims: list[dict[str, Any]]
-    containers: list[ContainerWire]
+    resourceClaims: msgspec.Raw  # POD_CLAIMS
+    containers: msgspec.Raw  # POD_CONTAINERS
     nodeName: Any
-    nodeSelector: Any
-    affinity: Any
-    tolerations: Any
-    securityContext: Any
+    nodeSelector: msgspec.Raw
+    affinity: msgspec.Raw
+    tolerations: msgspec.Raw
+    securityContext: msgspec.Raw
     schedulerName: Any
     hostNetwork: Any
 
 
-class ConditionWire(TypedDict, total=False):
-    type: Any
-    status: Any
-    reason: Any
-    message: Any
+class ConditionWire(msgspec.Struct, frozen=True, gc=False):
+    """A Pod condition without its times: hashable, so a Pod's conditions are normalized once per
+    distinct list (`normalize._pod_conditions`); a leaf that is not hashable is read one by one."""
+
+    type_: Any = msgspec.field(default=None, name="type")
+    status: Any = None
+    reason: Any = None
+    message: Any = None
 
 
 class ContainerStatusWire(TypedDict, total=False):
@@ -136,7 +155,7 @@ class PodStatusWire(TypedDict, total=False):
 class PodWire(TypedDict, total=False):
     apiVersion: Any
     kind: Any
-    metadata: MetaWire
+    metadata: PodMetaWire
     spec: PodSpecWire
     status: PodStatusWire
 
