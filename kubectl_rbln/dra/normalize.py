@@ -599,33 +599,50 @@ def normalize_class(obj: dict[str, Any]) -> DeviceClass:
     )
 
 
+_STATE_KINDS = ("running", "waiting", "terminated")
+_LAST_STATE_KINDS = ("terminated", "waiting", "running")
+
+
 def _container_state(raw: dict[str, Any]) -> ContainerState:
-    state = _d(raw.get("state"))
-    kind = next((k for k in ("running", "waiting", "terminated") if k in state), "")
-    detail = _d(state.get(kind))
-    last = _d(raw.get("lastState"))
-    last_kind = next((k for k in ("terminated", "waiting", "running") if k in last), "")
-    last_detail = _d(last.get(last_kind))
+    get = raw.get
+    state, kind, detail = get("state"), "", _EMPTY
+    if state and isinstance(state, dict):
+        for kind in _STATE_KINDS:
+            if kind in state:
+                detail = _d(state[kind])
+                break
+        else:
+            kind = ""
+    last, last_detail = get("lastState"), _EMPTY
+    if last and isinstance(last, dict):
+        for last_kind in _LAST_STATE_KINDS:
+            if last_kind in last:
+                last_detail = _d(last[last_kind])
+                break
     exit_code = last_detail.get("exitCode")
+    health = get("allocatedResourcesStatus")
+    reason, message, last_reason = detail.get("reason"), detail.get("message"), last_detail.get("reason")
     return ContainerState(
-        name=_s(raw.get("name")),
-        ready=raw.get("ready") is True,
-        restart_count=_i(raw.get("restartCount")),
-        state=kind,
-        reason=_s(detail.get("reason")),
-        message=_s(detail.get("message")),
-        last_reason=_s(last_detail.get("reason")),
-        last_exit_code=exit_code if isinstance(exit_code, int) else None,
-        health=[
+        _s(get("name")),
+        get("ready") is True,
+        _i(get("restartCount")),
+        kind,
+        reason if isinstance(reason, str) else "",
+        message if isinstance(message, str) else "",
+        last_reason if isinstance(last_reason, str) else "",
+        exit_code if isinstance(exit_code, int) else None,
+        [
             ResourceHealth(
                 name=_s(status.get("name")),
                 resource_id=_s(item.get("resourceID")),
                 health=_s(item.get("health")) or "Unknown",
                 message=_s(item.get("message")),
             )
-            for status in map(_d, _l(raw.get("allocatedResourcesStatus")))
+            for status in map(_d, _l(health))
             for item in map(_d, _l(status.get("resources")))
-        ],
+        ]
+        if health
+        else [],
     )
 
 
@@ -657,6 +674,7 @@ _POD_CONDITIONS: dict[tuple[ConditionWire, ...], dict[str, Condition]] = {}
 _POD_CONTAINERS_WIRE = msgspec.json.Decoder(POD_CONTAINERS)
 _POD_CLAIMS_WIRE = msgspec.json.Decoder(POD_CLAIMS)
 _RAW = msgspec.Raw
+_PARTS = "kubectl-rbln/pod-parts"  # where a wire spec keeps its parts once checked, for the normalizer
 
 
 class _NotWire(Exception):
@@ -676,6 +694,9 @@ def pod_parts_of(meta: dict[str, Any], spec: dict[str, Any]) -> _PodParts:
     once per distinct texts. Raises msgspec.ValidationError when its containers or claim references do
     not fit their wire shape (a malformed Pod, which the caller reads the plain way); _NotWire for a
     plain Pod."""
+    parts = spec.get(_PARTS)
+    if parts.__class__ is _PodParts:  # checked while decoding (cluster/wire_read.py)
+        return parts
     get = spec.get
     texts = (
         _text(meta.get("labels")),
@@ -703,6 +724,8 @@ def pod_parts_of(meta: dict[str, Any], spec: dict[str, Any]) -> _PodParts:
         )
         if len(_POD_PARTS) < _INTERNED_MAX:
             _POD_PARTS[texts] = parts
+    if spec:  # a wire spec: no JSON key of it is _PARTS (PodSpecWire has no such field), so none is lost
+        spec[_PARTS] = parts
     return parts
 
 
