@@ -52,7 +52,15 @@ from kubectl_rbln.dra.model import (
     Version,
 )
 from kubectl_rbln.dra.quantity import parse_quantity
-from kubectl_rbln.dra.wire import POD_CLAIMS, POD_CONTAINERS, ClaimSpecWire, ConditionWire, DeviceWire
+from kubectl_rbln.dra.wire import (
+    POD_CLAIMS,
+    POD_CONTAINERS,
+    AllocationWire,
+    ClaimSpecWire,
+    ClaimStatusWire,
+    ConditionWire,
+    DeviceWire,
+)
 
 RESOURCE_GROUP = "resource.k8s.io"
 PLUGIN_API_VERSION = "kubectl-rbln/v1"
@@ -450,68 +458,99 @@ def _plain(raw: msgspec.Raw) -> Any:
 
 def normalize_claim(obj: dict[str, Any]) -> ResourceClaim:
     meta = _d(obj.get("metadata"))
-    status = _d(obj.get("status"))
-    allocation_raw = status.get("allocation")
-    allocation = None
-    if isinstance(allocation_raw, dict):
-        results = []
-        for result in _l(_d(allocation_raw.get("devices")).get("results")):
-            result = _d(result)
-            get = result.get
-            request, driver, pool, device = get("request"), get("driver"), get("pool"), get("device")
-            request = request if isinstance(request, str) else ""
-            driver = driver if isinstance(driver, str) else ""
-            pool = pool if isinstance(pool, str) else ""
-            device = device if isinstance(device, str) else ""
-            if len(result) == 4 and _PLAIN_RESULT.issuperset(
-                result
-            ):  # the usual four fields: the rest default
-                results.append(AllocationResult(request, driver, pool, device))
-                continue
-            share, consumed = get("shareID"), get("consumedCapacity")
-            conditions, failures = get("bindingConditions"), get("bindingFailureConditions")
-            results.append(
-                AllocationResult(
-                    request=request,
-                    driver=driver,
-                    pool=pool,
-                    device=device,
-                    admin_access=get("adminAccess") is True,
-                    share_id=share if isinstance(share, str) else None,
-                    consumed_capacity=_consumed(consumed) if consumed else {},
-                    binding_conditions=[str(c) for c in _l(conditions)] if conditions else [],
-                    binding_failure_conditions=[str(c) for c in _l(failures)] if failures else [],
-                )
-            )
-        selector = allocation_raw.get("nodeSelector")
-        allocation = Allocation(
-            results=results,
-            node_selector=selector if isinstance(selector, dict) else None,
-            allocation_timestamp=_s(allocation_raw.get("allocationTimestamp")),
-        )
-    owner = next(
-        (
-            _s(ref.get("name"))
-            for ref in map(_d, _l(meta.get("ownerReferences")))
-            if ref.get("kind") == "Pod" and ref.get("controller") is True
-        ),
-        None,
-    )
+    status = obj.get("status")
+    if status.__class__ is ClaimStatusWire:  # decoded into its wire shape: every field has its type
+        allocation = _wire_allocation(status.allocation) if status.allocation is not None else None
+        reserved_for = status.reservedFor or []
+        devices_raw = status.devices
+    else:
+        status = _d(status)
+        allocation_raw = status.get("allocation")
+        allocation = _plain_allocation(allocation_raw) if isinstance(allocation_raw, dict) else None
+        reserved_for = [r for r in _l(status.get("reservedFor")) if isinstance(r, dict)]
+        devices_raw = status.get("devices")
+    owner = None
+    refs = meta.get("ownerReferences")
+    if isinstance(refs, list):
+        for ref in refs:
+            if isinstance(ref, dict) and ref.get("kind") == "Pod" and ref.get("controller") is True:
+                owner = _s(ref.get("name"))
+                break
+    finalizers = meta.get("finalizers")
+    deletion = meta.get("deletionTimestamp")
     return ResourceClaim(
         name=_s(meta.get("name")),
         namespace=_s(meta.get("namespace"), "default"),
         uid=_s(meta.get("uid")),
         spec=normalize_claim_spec(obj.get("spec")),
         allocation=allocation,
-        reserved_for=[r for r in _l(status.get("reservedFor")) if isinstance(r, dict)],
+        reserved_for=reserved_for,
         owner_pod=owner,
         pod_claim_name=_d(meta.get("annotations")).get(POD_CLAIM_NAME_ANNOTATION),
-        deleting=bool(meta.get("deletionTimestamp")),
-        deletion_timestamp=_s(meta.get("deletionTimestamp")),
-        finalizers=[f for f in _l(meta.get("finalizers")) if isinstance(f, str)],
-        devices=[_device_status(d) for d in map(_d, _l(status.get("devices")))],
+        deleting=bool(deletion),
+        deletion_timestamp=_s(deletion),
+        finalizers=[f for f in finalizers if isinstance(f, str)] if isinstance(finalizers, list) else [],
+        devices=[_device_status(d) for d in map(_d, _l(devices_raw))] if devices_raw else [],
         created=_s(meta.get("creationTimestamp")),
         # no `raw`: nothing reads it, and 10,000 raw Pods/claims are ~200 MB at 5,000 nodes
+    )
+
+
+def _wire_allocation(raw: AllocationWire) -> Allocation:
+    devices = raw.devices
+    results = [
+        AllocationResult(r.request, r.driver, r.pool, r.device)  # the usual four fields: the rest default
+        if r.adminAccess is None
+        and r.shareID is None
+        and r.consumedCapacity is None
+        and r.bindingConditions is None
+        and r.bindingFailureConditions is None
+        else _result(r.request, r.driver, r.pool, r.device, msgspec.structs.asdict(r).get)
+        for r in ((devices.results or ()) if devices is not None else ())
+    ]
+    selector = raw.nodeSelector
+    return Allocation(
+        results=results,
+        node_selector=selector if isinstance(selector, dict) else None,
+        allocation_timestamp=_s(raw.allocationTimestamp),
+    )
+
+
+def _plain_allocation(raw: dict[str, Any]) -> Allocation:
+    results = []
+    for result in _l(_d(raw.get("devices")).get("results")):
+        result = _d(result)
+        get = result.get
+        request, driver, pool, device = get("request"), get("driver"), get("pool"), get("device")
+        request = request if isinstance(request, str) else ""
+        driver = driver if isinstance(driver, str) else ""
+        pool = pool if isinstance(pool, str) else ""
+        device = device if isinstance(device, str) else ""
+        if len(result) == 4 and _PLAIN_RESULT.issuperset(result):  # the usual four fields: the rest default
+            results.append(AllocationResult(request, driver, pool, device))
+        else:
+            results.append(_result(request, driver, pool, device, get))
+    selector = raw.get("nodeSelector")
+    return Allocation(
+        results=results,
+        node_selector=selector if isinstance(selector, dict) else None,
+        allocation_timestamp=_s(raw.get("allocationTimestamp")),
+    )
+
+
+def _result(request: str, driver: str, pool: str, device: str, get: Callable[[str], Any]) -> AllocationResult:
+    share, consumed = get("shareID"), get("consumedCapacity")
+    conditions, failures = get("bindingConditions"), get("bindingFailureConditions")
+    return AllocationResult(
+        request=request,
+        driver=driver,
+        pool=pool,
+        device=device,
+        admin_access=get("adminAccess") is True,
+        share_id=share if isinstance(share, str) else None,
+        consumed_capacity=_consumed(consumed) if consumed else {},
+        binding_conditions=[str(c) for c in _l(conditions)] if conditions else [],
+        binding_failure_conditions=[str(c) for c in _l(failures)] if failures else [],
     )
 
 

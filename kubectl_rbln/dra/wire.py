@@ -170,20 +170,38 @@ class ClaimSpecWire(TypedDict, total=False):
     devices: DeviceRequestsWire
 
 
-class AllocationDevicesWire(TypedDict, total=False):
-    results: list[dict[str, Any]]
+# A claim's status is a struct: only `normalize_claim` reads it, and knows by its type that every field
+# has the type declared here (an absent field and a null one both read as absent, as in the plain path)
 
 
-class AllocationWire(TypedDict, total=False):
-    devices: AllocationDevicesWire
-    nodeSelector: Any
-    allocationTimestamp: Any
+class ResultWire(msgspec.Struct, gc=False):
+    """One allocation result; its four names are text (else the claim is read the plain way)."""
+
+    request: str = ""
+    driver: str = ""
+    pool: str = ""
+    device: str = ""
+    adminAccess: Any = None  # noqa: N815 - the API's field name
+    shareID: Any = None  # noqa: N815
+    consumedCapacity: Any = None  # noqa: N815
+    bindingConditions: Any = None  # noqa: N815
+    bindingFailureConditions: Any = None  # noqa: N815
 
 
-class ClaimStatusWire(TypedDict, total=False):
-    allocation: AllocationWire
-    reservedFor: list[Any]
-    devices: Any
+class AllocationDevicesWire(msgspec.Struct, gc=False):
+    results: list[ResultWire] | None = None
+
+
+class AllocationWire(msgspec.Struct, gc=False):
+    devices: AllocationDevicesWire | None = None
+    nodeSelector: Any = None  # noqa: N815
+    allocationTimestamp: Any = None  # noqa: N815
+
+
+class ClaimStatusWire(msgspec.Struct, gc=False):
+    allocation: AllocationWire | None = None
+    reservedFor: list[dict[str, Any]] | None = None  # noqa: N815
+    devices: Any = None
 
 
 class ClaimWire(TypedDict, total=False):
