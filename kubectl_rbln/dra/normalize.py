@@ -323,6 +323,9 @@ _CAPACITIES: dict[tuple[str, bytes], tuple[dict[str, str], dict[str, RequestPoli
 _NO_CAPACITY: tuple[dict[str, str], dict[str, RequestPolicy]] = ({}, {})
 _CLAIM_SPECS: dict[bytes, ClaimSpec] = {}
 _CLAIM_SPEC_WIRE = msgspec.json.Decoder(ClaimSpecWire)
+# the last wire texts seen and their value: a list is sorted by namespace and name, so a controller's
+# Pods (and their claims) come one after another, and comparing bytes is cheaper than hashing them
+_LAST: dict[str, tuple[Any, Any]] = {}
 
 
 def _capacity_of(raw: msgspec.Raw, driver: str) -> tuple[dict[str, str], dict[str, RequestPolicy]]:
@@ -353,12 +356,16 @@ def claim_spec_of(raw: msgspec.Raw) -> ClaimSpec:
     """A claim's `spec` (its JSON text) normalized, shared by every claim with the same text.
     Raises msgspec.ValidationError when the spec is not a `ClaimSpecWire` (a malformed claim, which
     the caller reads the plain way)."""
+    last = _LAST.get("claim spec")
+    if last is not None and last[0] == raw:  # the claim before had the same text (`_LAST`)
+        return last[1]
     text = bytes(raw)
     spec = _CLAIM_SPECS.get(text)
     if spec is None:
         spec = normalize_claim_spec(_CLAIM_SPEC_WIRE.decode(text))
         if len(_CLAIM_SPECS) < _INTERNED_MAX:
             _CLAIM_SPECS[text] = spec
+    _LAST["claim spec"] = (raw, spec)
     return spec
 
 
@@ -737,16 +744,29 @@ def pod_parts_of(meta: dict[str, Any], spec: dict[str, Any]) -> _PodParts:
     if parts.__class__ is _PodParts:  # checked while decoding (cluster/wire_read.py)
         return parts
     get = spec.get
-    texts = (
-        _text(meta.get("labels")),
-        _text(meta.get("ownerReferences")),
-        _text(get("containers")),
-        _text(get("resourceClaims")),
-        _text(get("nodeSelector")),
-        _text(get("affinity")),
-        _text(get("tolerations")),
-        _text(get("securityContext")),
+    values = (
+        meta.get("labels"),
+        meta.get("ownerReferences"),
+        get("containers"),
+        get("resourceClaims"),
+        get("nodeSelector"),
+        get("affinity"),
+        get("tolerations"),
+        get("securityContext"),
     )
+    last = _LAST.get("pod")
+    if last is not None and last[0] == values:  # wire text only (Raw or None), compared byte for byte
+        parts = last[1]
+    else:
+        parts = _pod_parts_of(values)
+        _LAST["pod"] = (values, parts)
+    if spec:  # a wire spec: no JSON key of it is _PARTS (PodSpecWire has no such field), so none is lost
+        spec[_PARTS] = parts
+    return parts
+
+
+def _pod_parts_of(values: tuple[Any, ...]) -> _PodParts:
+    texts = tuple(map(_text, values))
     parts = _POD_PARTS.get(texts)
     if parts is None:
         labels, owners, containers, claims, selector, affinity, tolerations, context = texts
@@ -763,8 +783,6 @@ def pod_parts_of(meta: dict[str, Any], spec: dict[str, Any]) -> _PodParts:
         )
         if len(_POD_PARTS) < _INTERNED_MAX:
             _POD_PARTS[texts] = parts
-    if spec:  # a wire spec: no JSON key of it is _PARTS (PodSpecWire has no such field), so none is lost
-        spec[_PARTS] = parts
     return parts
 
 
@@ -1290,6 +1308,7 @@ class SnapshotBuilder:
         _CLAIM_SPECS.clear()
         _POD_PARTS.clear()
         _POD_CONDITIONS.clear()
+        _LAST.clear()
         if self.duplicates:
             shown = ", ".join(self.duplicates[:3]) + (
                 f" and {len(self.duplicates) - 3} more" if len(self.duplicates) > 3 else ""
