@@ -60,6 +60,7 @@ from kubectl_rbln.dra.wire import (
     ClaimStatusWire,
     ConditionWire,
     DeviceWire,
+    NodeConditionWire,
 )
 
 RESOURCE_GROUP = "resource.k8s.io"
@@ -926,23 +927,29 @@ def normalize_node(obj: dict[str, Any]) -> Node:
     meta = _d(obj.get("metadata"))
     spec = _d(obj.get("spec"))
     status = _d(obj.get("status"))
-    ready = next(
-        (
-            c.get("status") == "True"
-            for c in map(_d, _l(status.get("conditions")))
-            if c.get("type") == "Ready"
-        ),
-        True,
-    )
+    conditions = status.get("conditions")
+    ready = True
+    if conditions and conditions.__class__ is list and conditions[0].__class__ is NodeConditionWire:
+        for wire in conditions:
+            if wire.type_ == "Ready":
+                ready = wire.status == "True"
+                break
+    else:
+        for c in map(_d, _l(conditions)):
+            if c.get("type") == "Ready":
+                ready = c.get("status") == "True"
+                break
+    taints = spec.get("taints")
+    info = _d(status.get("nodeInfo"))
     return Node(
         name=_s(meta.get("name")),
         labels=_str_map(meta.get("labels")),
-        taints=[t for t in _l(spec.get("taints")) if isinstance(t, dict)],
+        taints=[t for t in taints if isinstance(t, dict)] if isinstance(taints, list) else [],
         allocatable=_str_map(status.get("allocatable")),
         unschedulable=spec.get("unschedulable") is True,
         ready=ready,
-        kubelet_version=_s(_d(status.get("nodeInfo")).get("kubeletVersion")),
-        container_runtime=_s(_d(status.get("nodeInfo")).get("containerRuntimeVersion")),
+        kubelet_version=_s(info.get("kubeletVersion")),
+        container_runtime=_s(info.get("containerRuntimeVersion")),
     )
 
 

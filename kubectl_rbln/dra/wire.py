@@ -219,10 +219,22 @@ class NodeSpecWire(TypedDict, total=False):
     unschedulable: Any
 
 
+class NodeConditionWire(msgspec.Struct, gc=False):
+    """A Node condition: only whether it is Ready is read (its times and messages are skipped)."""
+
+    type_: Any = msgspec.field(default=None, name="type")
+    status: Any = None
+
+
+class NodeInfoWire(TypedDict, total=False):
+    kubeletVersion: Any
+    containerRuntimeVersion: Any
+
+
 class NodeStatusWire(TypedDict, total=False):
-    conditions: Any
+    conditions: list[NodeConditionWire]
     allocatable: dict[str, Any]
-    nodeInfo: Any
+    nodeInfo: NodeInfoWire
 
 
 class NodeWire(TypedDict, total=False):
