@@ -95,6 +95,10 @@ def _mutations(objects):
         0, {"type": "Ready", "status": "False", "message": {"a": 1}}
     )
     yield "pod labels a list", lambda: first("Pod")["metadata"].__setitem__("labels", ["a"])
+    yield "node conditions an object", lambda: first("Node")["status"].__setitem__("conditions", {"a": 1})
+    yield "claim reserved for a string", lambda: first("ResourceClaim").setdefault("status", {}).__setitem__(
+        "reservedFor", ["x"]
+    )
 
 
 def test_malformed_objects_report_the_same(tmp_path):
@@ -107,7 +111,8 @@ def test_malformed_objects_report_the_same(tmp_path):
         assert_same(str(path))
         problems = [p for p in fast(str(path)).problems if p.code == "malformed"]
         if what not in ("attribute int as text", "attribute two values", "pod status null",
-                        "pod condition message an object", "pod labels a list"):
+                        "pod condition message an object", "pod labels a list", "node conditions an object",
+                        "claim reserved for a string"):
             assert problems, what
 
 
