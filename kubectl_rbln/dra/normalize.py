@@ -722,6 +722,7 @@ _POD_CONTAINERS_WIRE = msgspec.json.Decoder(POD_CONTAINERS)
 _POD_CLAIMS_WIRE = msgspec.json.Decoder(POD_CLAIMS)
 _RAW = msgspec.Raw
 _PARTS = "kubectl-rbln/pod-parts"  # where a wire spec keeps its parts once checked, for the normalizer
+_NO_PARTS = (None,) * 8  # a Pod without any of them, wire or plain: nothing is kept on it
 
 
 class _NotWire(Exception):
@@ -761,7 +762,7 @@ def pod_parts_of(meta: dict[str, Any], spec: dict[str, Any]) -> _PodParts:
     else:
         parts = _pod_parts_of(values)
         _LAST["pod"] = (values, parts)
-    if spec:  # a wire spec: no JSON key of it is _PARTS (PodSpecWire has no such field), so none is lost
+    if values != _NO_PARTS:  # wire text (a plain Pod raised _NotWire): PodSpecWire has no _PARTS field
         spec[_PARTS] = parts
     return parts
 
