@@ -9,7 +9,12 @@ normalized exactly as before, malformed-object report included. Leaves are `Any`
 already read them defensively, and `Any` decodes exactly like `json.loads`.
 
 Devices are `DeviceWire` structs rather than dicts (they are 90% of a big cluster's bytes);
-`normalize.normalize_device` reads both shapes to the same `Device`.
+`normalize.normalize_device` reads both shapes to the same `Device`. Sub-trees that repeat byte for
+byte across objects (a claim's spec, a Pod's template parts) are `msgspec.Raw`: their shape is
+checked where they are normalized, once per distinct text, and the `-f` reader does that while
+decoding (cluster/wire_read.py), so a malformed one is still read the plain way and reported. A
+claim's status, Pod and Node conditions are structs: only their normalizer reads them, and tells
+them from plain dicts by their type.
 """
 
 from __future__ import annotations
