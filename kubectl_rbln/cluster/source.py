@@ -436,14 +436,27 @@ def _normalizer(kind: str) -> Keep:
 
     def keep(item: dict[str, Any]) -> tuple[str, Any, list[tuple[dict[str, str], str]]]:
         crashing: list[tuple[dict[str, str], str]] = []
-        if kind == "Pod" and is_device_pod(item):
-            meta = item.get("metadata") or {}
-            where = {"namespace": meta.get("namespace", ""), "name": meta.get("name", "")}
-            crashing = [(where, container) for container in crashing_containers(item)]
+        if kind == "Pod":
+            names = crashing_containers(item)  # its status: nearly always none, so rarely a spec to read
+            if names and is_device_pod(_plain_spec(item)):
+                meta = item.get("metadata") or {}
+                where = {"namespace": meta.get("namespace", ""), "name": meta.get("name", "")}
+                crashing = [(where, container) for container in names]
         api_version = item.get("apiVersion")
         return (api_version if isinstance(api_version, str) else "", normalize(item), crashing)
 
     return keep
+
+
+def _plain_spec(pod: dict[str, Any]) -> dict[str, Any]:
+    """A live page's Pod with its spec as `is_device_pod` reads it: a wire Pod's containers and claim
+    references are their JSON text (dra/wire.py PodSpecWire), decoded here as json.loads would."""
+    spec = pod.get("spec")
+    if not isinstance(spec, dict):
+        return pod
+    import msgspec  # noqa: PLC0415
+
+    return {"spec": {k: msgspec.json.decode(v) if isinstance(v, msgspec.Raw) else v for k, v in spec.items()}}
 
 
 def _code(refusal: ApiRefusal) -> str:

@@ -20,7 +20,7 @@ from typing import Any, TypedDict
 import msgspec
 
 from kubectl_rbln.cluster.files import flatten, parse_documents, read_text
-from kubectl_rbln.dra.normalize import claim_spec_of
+from kubectl_rbln.dra.normalize import claim_spec_of, pod_parts_of
 from kubectl_rbln.dra.wire import WIRE_SHAPES, HeadWire
 from kubectl_rbln.errors import InputError
 
@@ -37,6 +37,7 @@ _ENVELOPE = msgspec.json.Decoder(_Envelope)
 _HEAD = msgspec.json.Decoder(HeadWire)
 _DECODERS = {kind: msgspec.json.Decoder(shape) for kind, shape in WIRE_SHAPES.items()}
 _MISSING = object()
+_NO_FIELDS: dict[str, Any] = {}
 
 
 def iter_checked(path: str, progress: Any = None) -> Iterator[Checked]:
@@ -156,6 +157,8 @@ def _item(raw: Any, item_kind: str | None, api_version: Any, name: str, list_kin
             obj = decoder.decode(raw)
             if kind == "ResourceClaim" and "spec" in obj:  # its spec's shape checked (and interned) now
                 obj["spec"] = claim_spec_of(obj["spec"])
+            elif kind == "Pod":  # its template parts' shapes checked (and interned) now
+                pod_parts_of(obj.get("metadata", _NO_FIELDS), obj.get("spec", _NO_FIELDS))
             checked = True
         except (msgspec.ValidationError, RecursionError):
             obj = None

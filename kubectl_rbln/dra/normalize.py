@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from fractions import Fraction
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 
@@ -52,7 +52,16 @@ from kubectl_rbln.dra.model import (
     Version,
 )
 from kubectl_rbln.dra.quantity import parse_quantity
-from kubectl_rbln.dra.wire import ClaimSpecWire, DeviceWire
+from kubectl_rbln.dra.wire import (
+    POD_CLAIMS,
+    POD_CONTAINERS,
+    AllocationWire,
+    ClaimSpecWire,
+    ClaimStatusWire,
+    ConditionWire,
+    DeviceWire,
+    NodeConditionWire,
+)
 
 RESOURCE_GROUP = "resource.k8s.io"
 PLUGIN_API_VERSION = "kubectl-rbln/v1"
@@ -315,6 +324,9 @@ _CAPACITIES: dict[tuple[str, bytes], tuple[dict[str, str], dict[str, RequestPoli
 _NO_CAPACITY: tuple[dict[str, str], dict[str, RequestPolicy]] = ({}, {})
 _CLAIM_SPECS: dict[bytes, ClaimSpec] = {}
 _CLAIM_SPEC_WIRE = msgspec.json.Decoder(ClaimSpecWire)
+# the last wire texts seen and their value: a list is sorted by namespace and name, so a controller's
+# Pods (and their claims) come one after another, and comparing bytes is cheaper than hashing them
+_LAST: dict[str, tuple[Any, Any]] = {}
 
 
 def _capacity_of(raw: msgspec.Raw, driver: str) -> tuple[dict[str, str], dict[str, RequestPolicy]]:
@@ -345,12 +357,16 @@ def claim_spec_of(raw: msgspec.Raw) -> ClaimSpec:
     """A claim's `spec` (its JSON text) normalized, shared by every claim with the same text.
     Raises msgspec.ValidationError when the spec is not a `ClaimSpecWire` (a malformed claim, which
     the caller reads the plain way)."""
+    last = _LAST.get("claim spec")
+    if last is not None and last[0] == raw:  # the claim before had the same text (`_LAST`)
+        return last[1]
     text = bytes(raw)
     spec = _CLAIM_SPECS.get(text)
     if spec is None:
         spec = normalize_claim_spec(_CLAIM_SPEC_WIRE.decode(text))
         if len(_CLAIM_SPECS) < _INTERNED_MAX:
             _CLAIM_SPECS[text] = spec
+    _LAST["claim spec"] = (raw, spec)
     return spec
 
 
@@ -450,68 +466,99 @@ def _plain(raw: msgspec.Raw) -> Any:
 
 def normalize_claim(obj: dict[str, Any]) -> ResourceClaim:
     meta = _d(obj.get("metadata"))
-    status = _d(obj.get("status"))
-    allocation_raw = status.get("allocation")
-    allocation = None
-    if isinstance(allocation_raw, dict):
-        results = []
-        for result in _l(_d(allocation_raw.get("devices")).get("results")):
-            result = _d(result)
-            get = result.get
-            request, driver, pool, device = get("request"), get("driver"), get("pool"), get("device")
-            request = request if isinstance(request, str) else ""
-            driver = driver if isinstance(driver, str) else ""
-            pool = pool if isinstance(pool, str) else ""
-            device = device if isinstance(device, str) else ""
-            if len(result) == 4 and _PLAIN_RESULT.issuperset(
-                result
-            ):  # the usual four fields: the rest default
-                results.append(AllocationResult(request, driver, pool, device))
-                continue
-            share, consumed = get("shareID"), get("consumedCapacity")
-            conditions, failures = get("bindingConditions"), get("bindingFailureConditions")
-            results.append(
-                AllocationResult(
-                    request=request,
-                    driver=driver,
-                    pool=pool,
-                    device=device,
-                    admin_access=get("adminAccess") is True,
-                    share_id=share if isinstance(share, str) else None,
-                    consumed_capacity=_consumed(consumed) if consumed else {},
-                    binding_conditions=[str(c) for c in _l(conditions)] if conditions else [],
-                    binding_failure_conditions=[str(c) for c in _l(failures)] if failures else [],
-                )
-            )
-        selector = allocation_raw.get("nodeSelector")
-        allocation = Allocation(
-            results=results,
-            node_selector=selector if isinstance(selector, dict) else None,
-            allocation_timestamp=_s(allocation_raw.get("allocationTimestamp")),
-        )
-    owner = next(
-        (
-            _s(ref.get("name"))
-            for ref in map(_d, _l(meta.get("ownerReferences")))
-            if ref.get("kind") == "Pod" and ref.get("controller") is True
-        ),
-        None,
-    )
+    status = obj.get("status")
+    if status.__class__ is ClaimStatusWire:  # decoded into its wire shape: every field has its type
+        allocation = _wire_allocation(status.allocation) if status.allocation is not None else None
+        reserved_for = status.reservedFor or []
+        devices_raw = status.devices
+    else:
+        status = _d(status)
+        allocation_raw = status.get("allocation")
+        allocation = _plain_allocation(allocation_raw) if isinstance(allocation_raw, dict) else None
+        reserved_for = [r for r in _l(status.get("reservedFor")) if isinstance(r, dict)]
+        devices_raw = status.get("devices")
+    owner = None
+    refs = meta.get("ownerReferences")
+    if isinstance(refs, list):
+        for ref in refs:
+            if isinstance(ref, dict) and ref.get("kind") == "Pod" and ref.get("controller") is True:
+                owner = _s(ref.get("name"))
+                break
+    finalizers = meta.get("finalizers")
+    deletion = meta.get("deletionTimestamp")
     return ResourceClaim(
         name=_s(meta.get("name")),
         namespace=_s(meta.get("namespace"), "default"),
         uid=_s(meta.get("uid")),
         spec=normalize_claim_spec(obj.get("spec")),
         allocation=allocation,
-        reserved_for=[r for r in _l(status.get("reservedFor")) if isinstance(r, dict)],
+        reserved_for=reserved_for,
         owner_pod=owner,
         pod_claim_name=_d(meta.get("annotations")).get(POD_CLAIM_NAME_ANNOTATION),
-        deleting=bool(meta.get("deletionTimestamp")),
-        deletion_timestamp=_s(meta.get("deletionTimestamp")),
-        finalizers=[f for f in _l(meta.get("finalizers")) if isinstance(f, str)],
-        devices=[_device_status(d) for d in map(_d, _l(status.get("devices")))],
+        deleting=bool(deletion),
+        deletion_timestamp=_s(deletion),
+        finalizers=[f for f in finalizers if isinstance(f, str)] if isinstance(finalizers, list) else [],
+        devices=[_device_status(d) for d in map(_d, _l(devices_raw))] if devices_raw else [],
         created=_s(meta.get("creationTimestamp")),
         # no `raw`: nothing reads it, and 10,000 raw Pods/claims are ~200 MB at 5,000 nodes
+    )
+
+
+def _wire_allocation(raw: AllocationWire) -> Allocation:
+    devices = raw.devices
+    results = [
+        AllocationResult(r.request, r.driver, r.pool, r.device)  # the usual four fields: the rest default
+        if r.adminAccess is None
+        and r.shareID is None
+        and r.consumedCapacity is None
+        and r.bindingConditions is None
+        and r.bindingFailureConditions is None
+        else _result(r.request, r.driver, r.pool, r.device, msgspec.structs.asdict(r).get)
+        for r in ((devices.results or ()) if devices is not None else ())
+    ]
+    selector = raw.nodeSelector
+    return Allocation(
+        results=results,
+        node_selector=selector if isinstance(selector, dict) else None,
+        allocation_timestamp=_s(raw.allocationTimestamp),
+    )
+
+
+def _plain_allocation(raw: dict[str, Any]) -> Allocation:
+    results = []
+    for result in _l(_d(raw.get("devices")).get("results")):
+        result = _d(result)
+        get = result.get
+        request, driver, pool, device = get("request"), get("driver"), get("pool"), get("device")
+        request = request if isinstance(request, str) else ""
+        driver = driver if isinstance(driver, str) else ""
+        pool = pool if isinstance(pool, str) else ""
+        device = device if isinstance(device, str) else ""
+        if len(result) == 4 and _PLAIN_RESULT.issuperset(result):  # the usual four fields: the rest default
+            results.append(AllocationResult(request, driver, pool, device))
+        else:
+            results.append(_result(request, driver, pool, device, get))
+    selector = raw.get("nodeSelector")
+    return Allocation(
+        results=results,
+        node_selector=selector if isinstance(selector, dict) else None,
+        allocation_timestamp=_s(raw.get("allocationTimestamp")),
+    )
+
+
+def _result(request: str, driver: str, pool: str, device: str, get: Callable[[str], Any]) -> AllocationResult:
+    share, consumed = get("shareID"), get("consumedCapacity")
+    conditions, failures = get("bindingConditions"), get("bindingFailureConditions")
+    return AllocationResult(
+        request=request,
+        driver=driver,
+        pool=pool,
+        device=device,
+        admin_access=get("adminAccess") is True,
+        share_id=share if isinstance(share, str) else None,
+        consumed_capacity=_consumed(consumed) if consumed else {},
+        binding_conditions=[str(c) for c in _l(conditions)] if conditions else [],
+        binding_failure_conditions=[str(c) for c in _l(failures)] if failures else [],
     )
 
 
@@ -599,33 +646,50 @@ def normalize_class(obj: dict[str, Any]) -> DeviceClass:
     )
 
 
+_STATE_KINDS = ("running", "waiting", "terminated")
+_LAST_STATE_KINDS = ("terminated", "waiting", "running")
+
+
 def _container_state(raw: dict[str, Any]) -> ContainerState:
-    state = _d(raw.get("state"))
-    kind = next((k for k in ("running", "waiting", "terminated") if k in state), "")
-    detail = _d(state.get(kind))
-    last = _d(raw.get("lastState"))
-    last_kind = next((k for k in ("terminated", "waiting", "running") if k in last), "")
-    last_detail = _d(last.get(last_kind))
+    get = raw.get
+    state, kind, detail = get("state"), "", _EMPTY
+    if state and isinstance(state, dict):
+        for kind in _STATE_KINDS:
+            if kind in state:
+                detail = _d(state[kind])
+                break
+        else:
+            kind = ""
+    last, last_detail = get("lastState"), _EMPTY
+    if last and isinstance(last, dict):
+        for last_kind in _LAST_STATE_KINDS:
+            if last_kind in last:
+                last_detail = _d(last[last_kind])
+                break
     exit_code = last_detail.get("exitCode")
+    health = get("allocatedResourcesStatus")
+    reason, message, last_reason = detail.get("reason"), detail.get("message"), last_detail.get("reason")
     return ContainerState(
-        name=_s(raw.get("name")),
-        ready=raw.get("ready") is True,
-        restart_count=_i(raw.get("restartCount")),
-        state=kind,
-        reason=_s(detail.get("reason")),
-        message=_s(detail.get("message")),
-        last_reason=_s(last_detail.get("reason")),
-        last_exit_code=exit_code if isinstance(exit_code, int) else None,
-        health=[
+        _s(get("name")),
+        get("ready") is True,
+        _i(get("restartCount")),
+        kind,
+        reason if isinstance(reason, str) else "",
+        message if isinstance(message, str) else "",
+        last_reason if isinstance(last_reason, str) else "",
+        exit_code if isinstance(exit_code, int) else None,
+        [
             ResourceHealth(
                 name=_s(status.get("name")),
                 resource_id=_s(item.get("resourceID")),
                 health=_s(item.get("health")) or "Unknown",
                 message=_s(item.get("message")),
             )
-            for status in map(_d, _l(raw.get("allocatedResourcesStatus")))
+            for status in map(_d, _l(health))
             for item in map(_d, _l(status.get("resources")))
-        ],
+        ]
+        if health
+        else [],
     )
 
 
@@ -634,13 +698,109 @@ def _run_as_user(security_context: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def normalize_pod(obj: dict[str, Any]) -> Pod:
-    meta = _d(obj.get("metadata"))
-    spec = _d(obj.get("spec"))
-    status = _d(obj.get("status"))
-    owner = next((o for o in map(_d, _l(meta.get("ownerReferences"))) if o.get("controller") is True), {})
+class _PodParts(NamedTuple):
+    """What a Pod's template gives it: a controller's Pods carry these byte for byte."""
+
+    labels: dict[str, str]
+    owner_kind: str
+    owner_name: str
+    containers: list[Container]
+    claim_refs: list[PodClaimRef]
+    node_selector: dict[str, str]
+    affinity: dict[str, Any]
+    tolerations: list[dict[str, Any]]
+    run_as_user: int | None
+
+
+# (labels, ownerReferences, containers, resourceClaims, nodeSelector, affinity, tolerations,
+# securityContext) texts -> their parts, shared by every Pod that carries the same texts. Nothing
+# mutates a Pod's labels, containers, claim references, node selector, affinity or tolerations.
+_POD_PARTS: dict[tuple[bytes, ...], _PodParts] = {}
+# a Pod's conditions without their times -> their normalized map, shared (nothing mutates it)
+_POD_CONDITIONS: dict[tuple[ConditionWire, ...], dict[str, Condition]] = {}
+_POD_CONTAINERS_WIRE = msgspec.json.Decoder(POD_CONTAINERS)
+_POD_CLAIMS_WIRE = msgspec.json.Decoder(POD_CLAIMS)
+_RAW = msgspec.Raw
+_PARTS = "kubectl-rbln/pod-parts"  # where a wire spec keeps its parts once checked, for the normalizer
+_NO_PARTS = (None,) * 8  # a Pod without any of them, wire or plain: nothing is kept on it
+
+
+class _NotWire(Exception):
+    """A Pod read the plain way (its parts are values, not wire text)."""
+
+
+def _text(value: Any) -> bytes:
+    if value.__class__ is _RAW:
+        return bytes(value)
+    if value is None:
+        return b""
+    raise _NotWire
+
+
+def pod_parts_of(meta: dict[str, Any], spec: dict[str, Any]) -> _PodParts:
+    """A wire Pod's template parts (dra/wire.py PodMetaWire, PodSpecWire: their JSON texts) normalized
+    once per distinct texts. Raises msgspec.ValidationError when its containers or claim references do
+    not fit their wire shape (a malformed Pod, which the caller reads the plain way); _NotWire for a
+    plain Pod."""
+    parts = spec.get(_PARTS)
+    if parts.__class__ is _PodParts:  # checked while decoding (cluster/wire_read.py)
+        return parts
+    get = spec.get
+    values = (
+        meta.get("labels"),
+        meta.get("ownerReferences"),
+        get("containers"),
+        get("resourceClaims"),
+        get("nodeSelector"),
+        get("affinity"),
+        get("tolerations"),
+        get("securityContext"),
+    )
+    last = _LAST.get("pod")
+    if last is not None and last[0] == values:  # wire text only (Raw or None), compared byte for byte
+        parts = last[1]
+    else:
+        parts = _pod_parts_of(values)
+        _LAST["pod"] = (values, parts)
+    if values != _NO_PARTS:  # wire text (a plain Pod raised _NotWire): PodSpecWire has no _PARTS field
+        spec[_PARTS] = parts
+    return parts
+
+
+def _pod_parts_of(values: tuple[Any, ...]) -> _PodParts:
+    texts = tuple(map(_text, values))
+    parts = _POD_PARTS.get(texts)
+    if parts is None:
+        labels, owners, containers, claims, selector, affinity, tolerations, context = texts
+        decode = msgspec.json.decode
+        parts = _pod_parts(
+            decode(labels) if labels else None,
+            decode(owners) if owners else None,
+            _POD_CONTAINERS_WIRE.decode(containers) if containers else None,
+            _POD_CLAIMS_WIRE.decode(claims) if claims else None,
+            decode(selector) if selector else None,
+            decode(affinity) if affinity else None,
+            decode(tolerations) if tolerations else None,
+            decode(context) if context else None,
+        )
+        if len(_POD_PARTS) < _INTERNED_MAX:
+            _POD_PARTS[texts] = parts
+    return parts
+
+
+def _pod_parts(
+    labels: Any,
+    owners: Any,
+    containers_raw: Any,
+    claims: Any,
+    node_selector: Any,
+    affinity: Any,
+    tolerations: Any,
+    security_context: Any,
+) -> _PodParts:
+    owner = next((o for o in map(_d, _l(owners)) if o.get("controller") is True), {})
     containers = []
-    for raw in map(_d, _l(spec.get("containers"))):
+    for raw in map(_d, _l(containers_raw)):
         resources = _d(raw.get("resources"))
         containers.append(
             Container(
@@ -657,16 +817,61 @@ def normalize_pod(obj: dict[str, Any]) -> Pod:
             resource_claim_name=_s(ref.get("resourceClaimName")) or None,
             resource_claim_template_name=_s(ref.get("resourceClaimTemplateName")) or None,
         )
-        for ref in map(_d, _l(spec.get("resourceClaims")))
+        for ref in map(_d, _l(claims))
     ]
-    claim_statuses = {
-        _s(entry.get("name")): (_s(entry.get("resourceClaimName")) or None)
-        for entry in map(_d, _l(status.get("resourceClaimStatuses")))
-    }
+    return _PodParts(
+        labels=_str_map(labels),
+        owner_kind=_s(owner.get("kind")),
+        owner_name=_s(owner.get("name")),
+        containers=containers,
+        claim_refs=claim_refs,
+        node_selector=_str_map(node_selector),
+        affinity=_d(affinity),
+        tolerations=[t for t in _l(tolerations) if isinstance(t, dict)],
+        run_as_user=_run_as_user(security_context),
+    )
+
+
+def _plain_parts(meta: dict[str, Any], spec: dict[str, Any]) -> _PodParts:
+    """A Pod's parts from its values (a plain object; a wire part that did not fit, decoded plainly)."""
+    meta = {k: _plain(v) if v.__class__ is _RAW else v for k, v in meta.items()}
+    spec = {k: _plain(v) if v.__class__ is _RAW else v for k, v in spec.items()}
+    return _pod_parts(
+        meta.get("labels"),
+        meta.get("ownerReferences"),
+        spec.get("containers"),
+        spec.get("resourceClaims"),
+        spec.get("nodeSelector"),
+        spec.get("affinity"),
+        spec.get("tolerations"),
+        spec.get("securityContext"),
+    )
+
+
+def _pod_conditions(raw: Any) -> dict[str, Condition]:
+    """status.conditions -> type -> Condition; wire conditions (times left out) once per distinct list."""
+    if not raw or raw.__class__ is not list or raw[0].__class__ is not ConditionWire:
+        return _conditions_of([c if isinstance(c, dict) else _EMPTY for c in _l(raw)], dict.get)
+    key = tuple(raw)
+    try:
+        found = _POD_CONDITIONS.get(key)
+    except TypeError:  # a leaf that is not hashable (a list or object where text belongs)
+        return _conditions_of(raw, _wire_field)
+    if found is None:
+        found = _conditions_of(raw, _wire_field)
+        if len(_POD_CONDITIONS) < _INTERNED_MAX:
+            _POD_CONDITIONS[key] = found
+    return found
+
+
+def _wire_field(condition: ConditionWire, name: str) -> Any:
+    return getattr(condition, "type_" if name == "type" else name)
+
+
+def _conditions_of(entries: Iterable[Any], get: Callable[[Any, str], Any]) -> dict[str, Condition]:
     conditions: dict[str, Condition] = {}
-    for c in _l(status.get("conditions")):
-        get = c.get if isinstance(c, dict) else _EMPTY.get
-        kind, state, reason, message = get("type"), get("status"), get("reason"), get("message")
+    for c in entries:
+        kind, state, reason, message = get(c, "type"), get(c, "status"), get(c, "reason"), get(c, "message")
         kind = kind if isinstance(kind, str) else ""
         conditions[kind] = Condition(
             kind,
@@ -674,30 +879,47 @@ def normalize_pod(obj: dict[str, Any]) -> Pod:
             reason if isinstance(reason, str) else "",
             message if isinstance(message, str) else "",
         )
+    return conditions
+
+
+def normalize_pod(obj: dict[str, Any]) -> Pod:
+    meta = _d(obj.get("metadata"))
+    spec = _d(obj.get("spec"))
+    status = _d(obj.get("status"))
+    try:
+        parts = pod_parts_of(meta, spec)
+    except _NotWire:
+        parts = _plain_parts(meta, spec)
+    except (msgspec.ValidationError, RecursionError):  # a live page's Pod whose parts do not fit
+        parts = _plain_parts(meta, spec)
+    claim_statuses = {
+        _s(entry.get("name")): (_s(entry.get("resourceClaimName")) or None)
+        for entry in map(_d, _l(status.get("resourceClaimStatuses")))
+    }
     return Pod(
         name=_s(meta.get("name")),
         namespace=_s(meta.get("namespace"), "default"),
         uid=_s(meta.get("uid")),
         phase=_s(status.get("phase"), "Unknown"),
         node_name=_s(spec.get("nodeName")) or None,
-        labels=_str_map(meta.get("labels")),
-        node_selector=_str_map(spec.get("nodeSelector")),
-        affinity=_d(spec.get("affinity")),
-        tolerations=[t for t in _l(spec.get("tolerations")) if isinstance(t, dict)],
-        resource_claims=claim_refs,
+        labels=parts.labels,
+        node_selector=parts.node_selector,
+        affinity=parts.affinity,
+        tolerations=parts.tolerations,
+        resource_claims=parts.claim_refs,
         claim_statuses=claim_statuses,
-        conditions=conditions,
-        containers=containers,
+        conditions=_pod_conditions(status.get("conditions")),
+        containers=parts.containers,
         container_states=[
             _container_state(_d(c))
             for c in _l(status.get("initContainerStatuses")) + _l(status.get("containerStatuses"))
         ],
-        run_as_user=_run_as_user(spec.get("securityContext")),
+        run_as_user=parts.run_as_user,
         scheduler_name=_s(spec.get("schedulerName"), "default-scheduler"),
         generate_name=_s(meta.get("generateName")),
         host_network=spec.get("hostNetwork") is True,
-        owner_kind=_s(owner.get("kind")),
-        owner_name=_s(owner.get("name")),
+        owner_kind=parts.owner_kind,
+        owner_name=parts.owner_name,
         # no `raw`: nothing reads it, and 10,000 raw Pods/claims are ~200 MB at 5,000 nodes
     )
 
@@ -706,23 +928,29 @@ def normalize_node(obj: dict[str, Any]) -> Node:
     meta = _d(obj.get("metadata"))
     spec = _d(obj.get("spec"))
     status = _d(obj.get("status"))
-    ready = next(
-        (
-            c.get("status") == "True"
-            for c in map(_d, _l(status.get("conditions")))
-            if c.get("type") == "Ready"
-        ),
-        True,
-    )
+    conditions = status.get("conditions")
+    ready = True
+    if conditions and conditions.__class__ is list and conditions[0].__class__ is NodeConditionWire:
+        for wire in conditions:
+            if wire.type_ == "Ready":
+                ready = wire.status == "True"
+                break
+    else:
+        for c in map(_d, _l(conditions)):
+            if c.get("type") == "Ready":
+                ready = c.get("status") == "True"
+                break
+    taints = spec.get("taints")
+    info = _d(status.get("nodeInfo"))
     return Node(
         name=_s(meta.get("name")),
         labels=_str_map(meta.get("labels")),
-        taints=[t for t in _l(spec.get("taints")) if isinstance(t, dict)],
+        taints=[t for t in taints if isinstance(t, dict)] if isinstance(taints, list) else [],
         allocatable=_str_map(status.get("allocatable")),
         unschedulable=spec.get("unschedulable") is True,
         ready=ready,
-        kubelet_version=_s(_d(status.get("nodeInfo")).get("kubeletVersion")),
-        container_runtime=_s(_d(status.get("nodeInfo")).get("containerRuntimeVersion")),
+        kubelet_version=_s(info.get("kubeletVersion")),
+        container_runtime=_s(info.get("containerRuntimeVersion")),
     )
 
 
@@ -1086,6 +1314,9 @@ class SnapshotBuilder:
         _SHARED_VALUES.clear()
         _CAPACITIES.clear()
         _CLAIM_SPECS.clear()
+        _POD_PARTS.clear()
+        _POD_CONDITIONS.clear()
+        _LAST.clear()
         if self.duplicates:
             shown = ", ".join(self.duplicates[:3]) + (
                 f" and {len(self.duplicates) - 3} more" if len(self.duplicates) > 3 else ""

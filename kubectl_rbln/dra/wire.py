@@ -9,7 +9,12 @@ normalized exactly as before, malformed-object report included. Leaves are `Any`
 already read them defensively, and `Any` decodes exactly like `json.loads`.
 
 Devices are `DeviceWire` structs rather than dicts (they are 90% of a big cluster's bytes);
-`normalize.normalize_device` reads both shapes to the same `Device`.
+`normalize.normalize_device` reads both shapes to the same `Device`. Sub-trees that repeat byte for
+byte across objects (a claim's spec, a Pod's template parts) are `msgspec.Raw`: their shape is
+checked where they are normalized, once per distinct text, and the `-f` reader does that while
+decoding (cluster/wire_read.py), so a malformed one is still read the plain way and reported. A
+claim's status, Pod and Node conditions are structs: only their normalizer reads them, and tells
+them from plain dicts by their type.
 """
 
 from __future__ import annotations
@@ -97,23 +102,42 @@ class ContainerWire(TypedDict, total=False):
     securityContext: Any
 
 
+# A Pod's template parts: what a controller's Pods carry byte for byte (their bytes, normalized once per
+# distinct text by `normalize.pod_parts_of`, which checks them against these shapes)
+POD_CONTAINERS = list[ContainerWire]
+POD_CLAIMS = list[dict[str, Any]]
+
+
+class PodMetaWire(TypedDict, total=False):
+    name: Any
+    namespace: Any
+    uid: Any
+    resourceVersion: Any
+    generateName: Any
+    labels: msgspec.Raw
+    ownerReferences: msgspec.Raw
+
+
 class PodSpecWire(TypedDict, total=False):
-    resourceClaims: list[dict[str, Any]]
-    containers: list[ContainerWire]
+    resourceClaims: msgspec.Raw  # POD_CLAIMS
+    containers: msgspec.Raw  # POD_CONTAINERS
     nodeName: Any
-    nodeSelector: Any
-    affinity: Any
-    tolerations: Any
-    securityContext: Any
+    nodeSelector: msgspec.Raw
+    affinity: msgspec.Raw
+    tolerations: msgspec.Raw
+    securityContext: msgspec.Raw
     schedulerName: Any
     hostNetwork: Any
 
 
-class ConditionWire(TypedDict, total=False):
-    type: Any
-    status: Any
-    reason: Any
-    message: Any
+class ConditionWire(msgspec.Struct, frozen=True, gc=False):
+    """A Pod condition without its times: hashable, so a Pod's conditions are normalized once per
+    distinct list (`normalize._pod_conditions`); a leaf that is not hashable is read one by one."""
+
+    type_: Any = msgspec.field(default=None, name="type")
+    status: Any = None
+    reason: Any = None
+    message: Any = None
 
 
 class ContainerStatusWire(TypedDict, total=False):
@@ -136,7 +160,7 @@ class PodStatusWire(TypedDict, total=False):
 class PodWire(TypedDict, total=False):
     apiVersion: Any
     kind: Any
-    metadata: MetaWire
+    metadata: PodMetaWire
     spec: PodSpecWire
     status: PodStatusWire
 
@@ -151,20 +175,38 @@ class ClaimSpecWire(TypedDict, total=False):
     devices: DeviceRequestsWire
 
 
-class AllocationDevicesWire(TypedDict, total=False):
-    results: list[dict[str, Any]]
+# A claim's status is a struct: only `normalize_claim` reads it, and knows by its type that every field
+# has the type declared here (an absent field and a null one both read as absent, as in the plain path)
 
 
-class AllocationWire(TypedDict, total=False):
-    devices: AllocationDevicesWire
-    nodeSelector: Any
-    allocationTimestamp: Any
+class ResultWire(msgspec.Struct, gc=False):
+    """One allocation result; its four names are text (else the claim is read the plain way)."""
+
+    request: str = ""
+    driver: str = ""
+    pool: str = ""
+    device: str = ""
+    adminAccess: Any = None  # noqa: N815 - the API's field name
+    shareID: Any = None  # noqa: N815
+    consumedCapacity: Any = None  # noqa: N815
+    bindingConditions: Any = None  # noqa: N815
+    bindingFailureConditions: Any = None  # noqa: N815
 
 
-class ClaimStatusWire(TypedDict, total=False):
-    allocation: AllocationWire
-    reservedFor: list[Any]
-    devices: Any
+class AllocationDevicesWire(msgspec.Struct, gc=False):
+    results: list[ResultWire] | None = None
+
+
+class AllocationWire(msgspec.Struct, gc=False):
+    devices: AllocationDevicesWire | None = None
+    nodeSelector: Any = None  # noqa: N815
+    allocationTimestamp: Any = None  # noqa: N815
+
+
+class ClaimStatusWire(msgspec.Struct, gc=False):
+    allocation: AllocationWire | None = None
+    reservedFor: list[dict[str, Any]] | None = None  # noqa: N815
+    devices: Any = None
 
 
 class ClaimWire(TypedDict, total=False):
@@ -182,10 +224,22 @@ class NodeSpecWire(TypedDict, total=False):
     unschedulable: Any
 
 
+class NodeConditionWire(msgspec.Struct, gc=False):
+    """A Node condition: only whether it is Ready is read (its times and messages are skipped)."""
+
+    type_: Any = msgspec.field(default=None, name="type")
+    status: Any = None
+
+
+class NodeInfoWire(TypedDict, total=False):
+    kubeletVersion: Any
+    containerRuntimeVersion: Any
+
+
 class NodeStatusWire(TypedDict, total=False):
-    conditions: Any
+    conditions: list[NodeConditionWire]
     allocatable: dict[str, Any]
-    nodeInfo: Any
+    nodeInfo: NodeInfoWire
 
 
 class NodeWire(TypedDict, total=False):

@@ -91,6 +91,14 @@ def _mutations(objects):
     yield "node taints an object", lambda: first("Node")["spec"].__setitem__("taints", {"key": "x"})
     yield "node allocatable a list", lambda: first("Node")["status"].__setitem__("allocatable", ["4"])
     yield "node spec a string", lambda: first("Node").__setitem__("spec", "x")
+    yield "pod condition message an object", lambda: first("Pod")["status"]["conditions"].__setitem__(
+        0, {"type": "Ready", "status": "False", "message": {"a": 1}}
+    )
+    yield "pod labels a list", lambda: first("Pod")["metadata"].__setitem__("labels", ["a"])
+    yield "node conditions an object", lambda: first("Node")["status"].__setitem__("conditions", {"a": 1})
+    yield "claim reserved for a string", lambda: first("ResourceClaim").setdefault("status", {}).__setitem__(
+        "reservedFor", ["x"]
+    )
 
 
 def test_malformed_objects_report_the_same(tmp_path):
@@ -102,7 +110,9 @@ def test_malformed_objects_report_the_same(tmp_path):
         path.write_text(dumps_bundle(objects), encoding="utf-8")
         assert_same(str(path))
         problems = [p for p in fast(str(path)).problems if p.code == "malformed"]
-        if what not in ("attribute int as text", "attribute two values", "pod status null"):
+        if what not in ("attribute int as text", "attribute two values", "pod status null",
+                        "pod condition message an object", "pod labels a list", "node conditions an object",
+                        "claim reserved for a string"):
             assert problems, what
 
 
@@ -198,3 +208,36 @@ def test_live_pages_normalize_the_same_as_plain_objects(tmp_path):
             of_kind = [o for o in objects if o["kind"] == kind]
             expected = [NORMALIZERS[kind](copy.deepcopy(o)) for o in of_kind]
             assert _live_page_models(kind, of_kind) == expected, (what, kind)
+
+
+@pytest.mark.parametrize("api_version", ["v1", "v1beta2", "v1beta1"])
+def test_live_pages_keep_the_same_as_plain_objects(api_version):
+    """A live page's Pods carry their template parts as JSON text (issue 16): what the live read keeps
+    of each (its normalized Pod and the crashing device containers whose previous log to read) is what
+    the plain object gives, for every scenario (memlock-crash has a crashing device Pod)."""
+    import msgspec
+
+    from kubectl_rbln.cluster.source import _normalizer
+
+    crashed = 0
+    for scenario in SCENARIOS.values():
+        objects = scenario.build(api_version)
+        for kind in WIRE_SHAPES:
+            of_kind = [o for o in objects if o["kind"] == kind]
+            body = json.dumps({"kind": f"{kind}List", "apiVersion": "v1", "items": of_kind}).encode()
+            page = msgspec.json.Decoder(page_shape(kind)).decode(body)
+            expected = [_normalizer(kind)(copy.deepcopy(o)) for o in of_kind]
+            assert [_normalizer(kind)(item) for item in page["items"]] == expected, (scenario, kind)
+            crashed += sum(len(c) for _, _, c in expected)
+    assert crashed
+
+
+def test_normalizing_leaves_plain_objects_as_they_were():
+    """Only a wire Pod keeps its checked parts on its spec; a plain object (a YAML file, a dump's own
+    objects) is never changed, whatever few fields it has."""
+    objects = [o for s in SCENARIOS.values() for o in s.build("v1") if o["kind"] in WIRE_SHAPES]
+    objects += [{"kind": "Pod", "metadata": {"name": "bare"}, "spec": {"nodeName": "n1"}}]
+    for obj in objects:
+        before = copy.deepcopy(obj)
+        NORMALIZERS[obj["kind"]](obj)
+        assert obj == before
