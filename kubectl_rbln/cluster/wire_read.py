@@ -13,6 +13,7 @@ import codecs
 import json
 import mmap
 import os
+import re
 import stat
 from collections.abc import Iterator
 from typing import Any, TypedDict
@@ -37,6 +38,11 @@ _ENVELOPE = msgspec.json.Decoder(_Envelope)
 _HEAD = msgspec.json.Decoder(HeadWire)
 _DECODERS = {kind: msgspec.json.Decoder(shape) for kind, shape in WIRE_SHAPES.items()}
 _MISSING = object()
+# An item's kind as its first bytes say it (`{"apiVersion": ..., "kind": "Pod", ...`: kubectl's order):
+# only a guess, as a nested `kind` may come first; the decoded object's own kind confirms it.
+_KIND_AHEAD = re.compile(rb'"kind"\s*:\s*"([A-Za-z]+)"')
+_KIND_WINDOW = 256
+_GUESSES = {kind.encode(): (kind, decoder) for kind, decoder in _DECODERS.items()}
 
 
 def iter_checked(path: str, progress: Any = None) -> Iterator[Checked]:
@@ -88,8 +94,10 @@ def _read_bytes(path: str) -> Any:
     return data
 
 
-def _utf8(data: Any, chunk: int = 1 << 24) -> bool:
-    """Whether the whole buffer is UTF-8, checked a chunk at a time (ASCII chunks at C speed)."""
+def _utf8(data: Any, chunk: int = 1 << 18) -> bool:
+    """Whether the whole buffer is UTF-8, checked a chunk at a time (ASCII chunks at C speed; a chunk
+    small enough to stay in the CPU's cache between its copy and its check). Its pages stay mapped:
+    the envelope's scan reads them all next, then `_Release` hands them back behind the items."""
     decoder = codecs.getincrementaldecoder("utf-8")()
     try:
         for start in range(0, len(data), chunk):
@@ -100,8 +108,6 @@ def _utf8(data: Any, chunk: int = 1 << 24) -> bool:
         decoder.decode(b"", final=True)
     except UnicodeDecodeError:
         return False
-    finally:
-        _Release(data).drop(len(data))
     return True
 
 
@@ -142,6 +148,41 @@ def _envelope(data: bytes) -> dict[str, Any] | None:
 
 def _item(raw: Any, item_kind: str | None, api_version: Any, name: str, list_kind: str) -> Checked:
     """One item: into its wire shape when it fits, else decoded whole (and checked by the Snapshot)."""
+    obj, checked = _guessed(raw, item_kind)
+    if obj is None:
+        obj, checked = _decoded(raw, item_kind, name)
+    if list_kind:
+        if not isinstance(obj, dict):
+            raise InputError(f"{name}: a {list_kind} item is a {type(obj).__name__}, not an object")
+        if item_kind and "kind" not in obj:
+            obj = {"kind": item_kind, "apiVersion": api_version, **obj}
+        return obj, checked
+    return next(iter(flatten(obj, name))), checked
+
+
+def _guessed(raw: Any, item_kind: str | None) -> tuple[Any, bool]:
+    """The item in the wire shape of the kind its first bytes name, without a scan for its kind first:
+    kept only when the decoded object is of that kind, as `_decoded` would have read it (its own
+    `kind`, else the list's); (None, False) sends it to `_decoded`."""
+    found = _KIND_AHEAD.search(raw, 0, _KIND_WINDOW)
+    guess = _GUESSES.get(found.group(1)) if found is not None else None
+    if guess is None:
+        return None, False
+    kind, decoder = guess
+    try:
+        obj = decoder.decode(raw)
+        if obj.get("kind", item_kind) != kind:
+            return None, False  # a nested `kind` came first: read the item's own
+        if kind == "ResourceClaim" and "spec" in obj:
+            obj["spec"] = claim_spec_of(obj["spec"])
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+        return None, False  # `_decoded` reads it again and says the same as without a guess
+    return obj, True
+
+
+def _decoded(raw: Any, item_kind: str | None, name: str) -> tuple[Any, bool]:
+    """The item read by its kind (its `kind` field, else the list's): in that kind's wire shape when it
+    fits, else decoded whole."""
     checked = False
     obj: Any = None
     try:
@@ -150,7 +191,7 @@ def _item(raw: Any, item_kind: str | None, api_version: Any, name: str, list_kin
         kind = None  # not an object: decoded whole below, and refused as files.py refuses it
     if kind is _MISSING:
         kind = item_kind
-    decoder = _DECODERS.get(kind)  # type: ignore[arg-type]
+    decoder = _DECODERS.get(kind) if isinstance(kind, str) else None  # `"kind": []` is no kind
     if decoder is not None:
         try:
             obj = decoder.decode(raw)
@@ -164,10 +205,4 @@ def _item(raw: Any, item_kind: str | None, api_version: Any, name: str, list_kin
             obj = json.loads(bytes(raw))
         except RecursionError:
             raise InputError(f"{name}: JSON nests too deeply") from None
-    if list_kind:
-        if not isinstance(obj, dict):
-            raise InputError(f"{name}: a {list_kind} item is a {type(obj).__name__}, not an object")
-        if item_kind and "kind" not in obj:
-            obj = {"kind": item_kind, "apiVersion": api_version, **obj}
-        return obj, checked
-    return next(iter(flatten(obj, name))), checked
+    return obj, checked
