@@ -43,6 +43,7 @@ _MISSING = object()
 _KIND_AHEAD = re.compile(rb'"kind"\s*:\s*"([A-Za-z]+)"')
 _KIND_WINDOW = 256
 _GUESSES = {kind.encode(): (kind, decoder) for kind, decoder in _DECODERS.items()}
+_BATCH = 64  # items between two progress reports (and checks for pages to hand back)
 
 
 def iter_checked(path: str, progress: Any = None) -> Iterator[Checked]:
@@ -63,13 +64,18 @@ def iter_checked(path: str, progress: Any = None) -> Iterator[Checked]:
     item_kind = kind[: -len("List")] if kind != "List" else None
     total = len(items)
     behind = _Release(data)
+    passed = 0
+    api_version = envelope.get("apiVersion", "")
     for index in range(total):
         raw = items[index]
         items[index] = None  # decoded: its slice of the file can go
-        if progress is not None:
-            progress(index + 1, total)
-        behind.passed(len(raw))
-        yield _item(raw, item_kind, envelope.get("apiVersion", ""), name, kind)
+        passed += len(raw)
+        if not index % _BATCH or index + 1 == total:  # the line is redrawn a few times a second at most
+            if progress is not None:
+                progress(index + 1, total)
+            behind.passed(passed)
+            passed = 0
+        yield _item(raw, item_kind, api_version, name, kind)
 
 
 def _read_bytes(path: str) -> Any:

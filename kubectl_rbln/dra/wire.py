@@ -21,7 +21,7 @@ import msgspec
 NO_RAW = msgspec.Raw()  # a field that was absent (empty: falsy)
 
 
-class AttributeWire(msgspec.Struct):
+class AttributeWire(msgspec.Struct, gc=False):
     """One DeviceAttribute: exactly one of the four set, else a bad attribute (as `typed_value`)."""
 
     int_: int | None = msgspec.field(default=None, name="int")
@@ -78,10 +78,19 @@ class SliceSpecWire(TypedDict, total=False):
     devices: list[DeviceWire]
 
 
+class SliceMetaWire(TypedDict, total=False):
+    """What is read of a slice's metadata (its name; namespace and resourceVersion tell duplicates):
+    not its owner references, labels or timestamps, 10,000 times at 5,000 nodes."""
+
+    name: Any
+    namespace: Any
+    resourceVersion: Any
+
+
 class SliceWire(TypedDict, total=False):
     apiVersion: Any
     kind: Any
-    metadata: MetaWire
+    metadata: SliceMetaWire
     spec: SliceSpecWire
 
 
