@@ -40,9 +40,10 @@ _DECODERS = {kind: msgspec.json.Decoder(shape) for kind, shape in WIRE_SHAPES.it
 _MISSING = object()
 # An item's kind as its first bytes say it (`{"apiVersion": ..., "kind": "Pod", ...`: kubectl's order):
 # only a guess, as a nested `kind` may come first; the decoded object's own kind confirms it.
-_KIND_AHEAD = re.compile(rb'"kind"\s*:\s*"([A-Za-z]+)"')
+_KIND_AHEAD = re.compile(
+    rb'"kind"\s*:\s*"(?:' + rb"|".join(rb"(?P<%s>%s)" % (k.encode(), k.encode()) for k in _DECODERS) + rb')"'
+)
 _KIND_WINDOW = 256
-_GUESSES = {kind.encode(): (kind, decoder) for kind, decoder in _DECODERS.items()}
 _BATCH = 64  # items between two progress reports (and checks for pages to hand back)
 
 
@@ -171,12 +172,11 @@ def _guessed(raw: Any, item_kind: str | None) -> tuple[Any, bool]:
     kept only when the decoded object is of that kind, as `_decoded` would have read it (its own
     `kind`, else the list's); (None, False) sends it to `_decoded`."""
     found = _KIND_AHEAD.search(raw, 0, _KIND_WINDOW)
-    guess = _GUESSES.get(found.group(1)) if found is not None else None
-    if guess is None:
+    kind = found.lastgroup if found is not None else None
+    if kind is None:
         return None, False
-    kind, decoder = guess
     try:
-        obj = decoder.decode(raw)
+        obj = _DECODERS[kind].decode(raw)
         if obj.get("kind", item_kind) != kind:
             return None, False  # a nested `kind` came first: read the item's own
         if kind == "ResourceClaim" and "spec" in obj:

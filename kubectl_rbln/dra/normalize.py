@@ -312,6 +312,8 @@ def _device_from_wire(raw: DeviceWire, driver: str, pool: str, slice_name: str, 
             bad.append(qualified)
     capacity, policies = _capacity_of(raw.capacity, driver) if raw.capacity else _NO_CAPACITY
     device_node = raw.nodeName
+    # positional, in the order of Device's fields (a third cheaper than by keyword, 65,000 times); the
+    # wire-vs-plain tests (tests/unit/cluster/test_wire_read.py) compare every field of every device
     return Device(
         _s(raw.name),
         driver,

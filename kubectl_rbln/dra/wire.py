@@ -22,7 +22,9 @@ NO_RAW = msgspec.Raw()  # a field that was absent (empty: falsy)
 
 
 class AttributeWire(msgspec.Struct, gc=False):
-    """One DeviceAttribute: exactly one of the four set, else a bad attribute (as `typed_value`)."""
+    """One DeviceAttribute: exactly one of the four set, else a bad attribute (as `typed_value`).
+    Not tracked by the cyclic GC (`gc=False`): it holds only numbers and texts, never a cycle, and a
+    million of them come and go at 5,000 nodes."""
 
     int_: int | None = msgspec.field(default=None, name="int")
     bool_: bool | None = msgspec.field(default=None, name="bool")
