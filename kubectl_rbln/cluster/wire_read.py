@@ -76,7 +76,7 @@ def iter_checked(path: str, progress: Any = None) -> Iterator[Checked]:
                 progress(index + 1, total)
             behind.passed(passed)
             passed = 0
-        yield _item(raw, item_kind, api_version, name, kind)
+        yield _guessed(raw) or _item(raw, item_kind, api_version, name, kind)
 
 
 def _read_bytes(path: str) -> Any:
@@ -155,9 +155,7 @@ def _envelope(data: bytes) -> dict[str, Any] | None:
 
 def _item(raw: Any, item_kind: str | None, api_version: Any, name: str, list_kind: str) -> Checked:
     """One item: into its wire shape when it fits, else decoded whole (and checked by the Snapshot)."""
-    obj, checked = _guessed(raw, item_kind)
-    if obj is None:
-        obj, checked = _decoded(raw, item_kind, name)
+    obj, checked = _decoded(raw, item_kind, name)
     if list_kind:
         if not isinstance(obj, dict):
             raise InputError(f"{name}: a {list_kind} item is a {type(obj).__name__}, not an object")
@@ -167,22 +165,22 @@ def _item(raw: Any, item_kind: str | None, api_version: Any, name: str, list_kin
     return next(iter(flatten(obj, name))), checked
 
 
-def _guessed(raw: Any, item_kind: str | None) -> tuple[Any, bool]:
-    """The item in the wire shape of the kind its first bytes name, without a scan for its kind first:
-    kept only when the decoded object is of that kind, as `_decoded` would have read it (its own
-    `kind`, else the list's); (None, False) sends it to `_decoded`."""
+def _guessed(raw: Any) -> Checked | None:
+    """A list item in the wire shape of the kind its first bytes name, without a scan for its kind
+    first: kept only when the decoded object's own `kind` is that one, so that it is what `_item`
+    would have made of it; None sends the item to `_item`."""
     found = _KIND_AHEAD.search(raw, 0, _KIND_WINDOW)
     kind = found.lastgroup if found is not None else None
     if kind is None:
-        return None, False
+        return None
     try:
         obj = _DECODERS[kind].decode(raw)
-        if obj.get("kind", item_kind) != kind:
-            return None, False  # a nested `kind` came first: read the item's own
+        if obj.get("kind") != kind:
+            return None  # a nested `kind` came first, or the item has none (the list's kind is its)
         if kind == "ResourceClaim" and "spec" in obj:
             obj["spec"] = claim_spec_of(obj["spec"])
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
-        return None, False  # `_decoded` reads it again and says the same as without a guess
+        return None  # `_item` reads it again and says the same as without a guess
     return obj, True
 
 
