@@ -177,8 +177,7 @@ def _guessed(raw: Any) -> Checked | None:
         obj = _DECODERS[kind].decode(raw)
         if obj.get("kind") != kind:
             return None  # a nested `kind` came first, or the item has none (the list's kind is its)
-        if kind == "ResourceClaim" and "spec" in obj:
-            obj["spec"] = claim_spec_of(obj["spec"])
+        _parts(kind, obj)
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         return None  # `_item` reads it again and says the same as without a guess
     return obj, True
@@ -199,8 +198,7 @@ def _decoded(raw: Any, item_kind: str | None, name: str) -> tuple[Any, bool]:
     if decoder is not None:
         try:
             obj = decoder.decode(raw)
-            if kind == "ResourceClaim" and "spec" in obj:  # its spec's shape checked (and interned) now
-                obj["spec"] = claim_spec_of(obj["spec"])
+            _parts(kind, obj)
             checked = True
         except (msgspec.ValidationError, RecursionError):
             obj = None
@@ -210,3 +208,11 @@ def _decoded(raw: Any, item_kind: str | None, name: str) -> tuple[Any, bool]:
         except RecursionError:
             raise InputError(f"{name}: JSON nests too deeply") from None
     return obj, checked
+
+
+def _parts(kind: object, obj: dict[str, Any]) -> None:
+    """A wire object's parts normalized once per distinct text (dra/normalize.py), now, by both ways
+    of decoding an item: their shapes are checked here, and one that does not fit raises, which sends
+    the item the plain way."""
+    if kind == "ResourceClaim" and "spec" in obj:
+        obj["spec"] = claim_spec_of(obj["spec"])
