@@ -272,7 +272,7 @@ def _driver_names(driver: str) -> dict[str, tuple[str, dict[str, str]]]:
 def _share(texts: dict[str, str], text: str) -> str:
     """`text` from now on shared by the devices that publish it under the same name (while room)."""
     global _held  # noqa: PLW0603 - a count kept beside the tables, to bound them all at once
-    if len(texts) < _TEXTS_PER_NAME and _held < _SHARED_MAX:
+    if len(texts) < _TEXTS_PER_NAME and _held < _SHARED_MAX and text not in texts:  # "" is falsy: held
         texts[text] = text
         _held += 1
     return text
