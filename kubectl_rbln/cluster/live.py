@@ -241,13 +241,19 @@ class LiveClient:
         kind = str(page.get("kind", ""))
         item_kind = kind[: -len("List")] if kind.endswith("List") else ""
         api_version = page.get("apiVersion", "")
-        for item in page.get("items") or []:
+        listed = page.get("items") or []
+        for index, item in enumerate(listed):
             if isinstance(item, dict):
                 item.setdefault("kind", item_kind)
                 item.setdefault("apiVersion", api_version)
-                items.append(item if keep is None else keep(item))
+                if keep is not None:
+                    # the raw item goes as soon as it is normalized, while its objects are in the
+                    # CPU's cache, not with its whole page afterwards
+                    listed[index] = None
+                    item = keep(item)
+                items.append(item)
         if self.on_page is not None:
-            self.on_page(path, len(page.get("items") or []))
+            self.on_page(path, len(listed))
         return (page.get("metadata") or {}).get("continue")
 
     # ------------------------------------------------------------ errors

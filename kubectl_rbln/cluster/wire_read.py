@@ -13,6 +13,7 @@ import codecs
 import json
 import mmap
 import os
+import re
 import stat
 from collections.abc import Iterator
 from typing import Any, TypedDict
@@ -38,6 +39,13 @@ _HEAD = msgspec.json.Decoder(HeadWire)
 _DECODERS = {kind: msgspec.json.Decoder(shape) for kind, shape in WIRE_SHAPES.items()}
 _MISSING = object()
 _NO_FIELDS: dict[str, Any] = {}
+# An item's kind as its first bytes say it (`{"apiVersion": ..., "kind": "Pod", ...`: kubectl's order):
+# only a guess, as a nested `kind` may come first; the decoded object's own kind confirms it.
+_KIND_AHEAD = re.compile(
+    rb'"kind"\s*:\s*"(?:' + rb"|".join(rb"(?P<%s>%s)" % (k.encode(), k.encode()) for k in _DECODERS) + rb')"'
+)
+_KIND_WINDOW = 256
+_BATCH = 64  # items between two progress reports (and checks for pages to hand back)
 
 
 def iter_checked(path: str, progress: Any = None) -> Iterator[Checked]:
@@ -58,13 +66,18 @@ def iter_checked(path: str, progress: Any = None) -> Iterator[Checked]:
     item_kind = kind[: -len("List")] if kind != "List" else None
     total = len(items)
     behind = _Release(data)
+    passed = 0
+    api_version = envelope.get("apiVersion", "")
     for index in range(total):
         raw = items[index]
         items[index] = None  # decoded: its slice of the file can go
-        if progress is not None:
-            progress(index + 1, total)
-        behind.passed(len(raw))
-        yield _item(raw, item_kind, envelope.get("apiVersion", ""), name, kind)
+        passed += len(raw)
+        if not index % _BATCH or index + 1 == total:  # the line is redrawn a few times a second at most
+            if progress is not None:
+                progress(index + 1, total)
+            behind.passed(passed)
+            passed = 0
+        yield _guessed(raw) or _item(raw, item_kind, api_version, name, kind)
 
 
 def _read_bytes(path: str) -> Any:
@@ -89,8 +102,10 @@ def _read_bytes(path: str) -> Any:
     return data
 
 
-def _utf8(data: Any, chunk: int = 1 << 24) -> bool:
-    """Whether the whole buffer is UTF-8, checked a chunk at a time (ASCII chunks at C speed)."""
+def _utf8(data: Any, chunk: int = 1 << 18) -> bool:
+    """Whether the whole buffer is UTF-8, checked a chunk at a time (ASCII chunks at C speed; a chunk
+    small enough to stay in the CPU's cache between its copy and its check). Its pages stay mapped:
+    the envelope's scan reads them all next, then `_Release` hands them back behind the items."""
     decoder = codecs.getincrementaldecoder("utf-8")()
     try:
         for start in range(0, len(data), chunk):
@@ -101,8 +116,6 @@ def _utf8(data: Any, chunk: int = 1 << 24) -> bool:
         decoder.decode(b"", final=True)
     except UnicodeDecodeError:
         return False
-    finally:
-        _Release(data).drop(len(data))
     return True
 
 
@@ -143,6 +156,37 @@ def _envelope(data: bytes) -> dict[str, Any] | None:
 
 def _item(raw: Any, item_kind: str | None, api_version: Any, name: str, list_kind: str) -> Checked:
     """One item: into its wire shape when it fits, else decoded whole (and checked by the Snapshot)."""
+    obj, checked = _decoded(raw, item_kind, name)
+    if list_kind:
+        if not isinstance(obj, dict):
+            raise InputError(f"{name}: a {list_kind} item is a {type(obj).__name__}, not an object")
+        if item_kind and "kind" not in obj:
+            obj = {"kind": item_kind, "apiVersion": api_version, **obj}
+        return obj, checked
+    return next(iter(flatten(obj, name))), checked
+
+
+def _guessed(raw: Any) -> Checked | None:
+    """A list item in the wire shape of the kind its first bytes name, without a scan for its kind
+    first: kept only when the decoded object's own `kind` is that one, so that it is what `_item`
+    would have made of it; None sends the item to `_item`."""
+    found = _KIND_AHEAD.search(raw, 0, _KIND_WINDOW)
+    kind = found.lastgroup if found is not None else None
+    if kind is None:
+        return None
+    try:
+        obj = _DECODERS[kind].decode(raw)
+        if obj.get("kind") != kind:
+            return None  # a nested `kind` came first, or the item has none (the list's kind is its)
+        _parts(kind, obj)
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+        return None  # `_item` reads it again and says the same as without a guess
+    return obj, True
+
+
+def _decoded(raw: Any, item_kind: str | None, name: str) -> tuple[Any, bool]:
+    """The item read by its kind (its `kind` field, else the list's): in that kind's wire shape when it
+    fits, else decoded whole."""
     checked = False
     obj: Any = None
     try:
@@ -151,14 +195,11 @@ def _item(raw: Any, item_kind: str | None, api_version: Any, name: str, list_kin
         kind = None  # not an object: decoded whole below, and refused as files.py refuses it
     if kind is _MISSING:
         kind = item_kind
-    decoder = _DECODERS.get(kind)  # type: ignore[arg-type]
+    decoder = _DECODERS.get(kind) if isinstance(kind, str) else None  # `"kind": []` is no kind
     if decoder is not None:
         try:
             obj = decoder.decode(raw)
-            if kind == "ResourceClaim" and "spec" in obj:  # its spec's shape checked (and interned) now
-                obj["spec"] = claim_spec_of(obj["spec"])
-            elif kind == "Pod":  # its template parts' shapes checked (and interned) now
-                pod_parts_of(obj.get("metadata", _NO_FIELDS), obj.get("spec", _NO_FIELDS))
+            _parts(kind, obj)
             checked = True
         except (msgspec.ValidationError, RecursionError):
             obj = None
@@ -167,10 +208,14 @@ def _item(raw: Any, item_kind: str | None, api_version: Any, name: str, list_kin
             obj = json.loads(bytes(raw))
         except RecursionError:
             raise InputError(f"{name}: JSON nests too deeply") from None
-    if list_kind:
-        if not isinstance(obj, dict):
-            raise InputError(f"{name}: a {list_kind} item is a {type(obj).__name__}, not an object")
-        if item_kind and "kind" not in obj:
-            obj = {"kind": item_kind, "apiVersion": api_version, **obj}
-        return obj, checked
-    return next(iter(flatten(obj, name))), checked
+    return obj, checked
+
+
+def _parts(kind: object, obj: dict[str, Any]) -> None:
+    """A wire object's parts normalized once per distinct text (dra/normalize.py), now, by both ways
+    of decoding an item: their shapes are checked here, and one that does not fit raises, which sends
+    the item the plain way."""
+    if kind == "ResourceClaim" and "spec" in obj:
+        obj["spec"] = claim_spec_of(obj["spec"])
+    elif kind == "Pod":  # its template parts' shapes checked (and interned) now
+        pod_parts_of(obj.get("metadata", _NO_FIELDS), obj.get("spec", _NO_FIELDS))

@@ -26,8 +26,10 @@ import msgspec
 NO_RAW = msgspec.Raw()  # a field that was absent (empty: falsy)
 
 
-class AttributeWire(msgspec.Struct):
-    """One DeviceAttribute: exactly one of the four set, else a bad attribute (as `typed_value`)."""
+class AttributeWire(msgspec.Struct, gc=False):
+    """One DeviceAttribute: exactly one of the four set, else a bad attribute (as `typed_value`).
+    Not tracked by the cyclic GC (`gc=False`): it holds only numbers and texts, never a cycle, and a
+    million of them come and go at 5,000 nodes."""
 
     int_: int | None = msgspec.field(default=None, name="int")
     bool_: bool | None = msgspec.field(default=None, name="bool")
@@ -83,10 +85,19 @@ class SliceSpecWire(TypedDict, total=False):
     devices: list[DeviceWire]
 
 
+class SliceMetaWire(TypedDict, total=False):
+    """What is read of a slice's metadata (its name; namespace and resourceVersion tell duplicates):
+    not its owner references, labels or timestamps, 10,000 times at 5,000 nodes."""
+
+    name: Any
+    namespace: Any
+    resourceVersion: Any
+
+
 class SliceWire(TypedDict, total=False):
     apiVersion: Any
     kind: Any
-    metadata: MetaWire
+    metadata: SliceMetaWire
     spec: SliceSpecWire
 
 

@@ -241,3 +241,37 @@ def test_normalizing_leaves_plain_objects_as_they_were():
         before = copy.deepcopy(obj)
         NORMALIZERS[obj["kind"]](obj)
         assert obj == before
+
+
+def _misleading_heads(objects):
+    """Item texts whose first `"kind": "..."` is not the item's own kind (a nested one first, the key
+    twice, an escaped name, no kind in a typed list): the kind read from an item's first bytes is a
+    guess, and each must read as the plain path reads it."""
+    node = next(o for o in objects if o["kind"] == "Node")
+    pod = next(o for o in objects if o["kind"] == "Pod")
+    claim = next(o for o in objects if o["kind"] == "ResourceClaim")
+    some_slice = next(o for o in objects if o["kind"] == "ResourceSlice")
+
+    def body(obj, *drop):
+        return json.dumps({k: v for k, v in obj.items() if k not in drop})[1:-1]
+
+    owner = '{"metadata": {"ownerReferences": [{"kind": "Node", "name": "n"}]}, '
+    yield "nested kind first", "{" + '"spec": {"kind": "Pod"}, ' + body(some_slice) + "}"
+    yield "owner kind first", owner[:-2] + ", " + body(pod, "metadata") + "}"
+    yield "kind twice", '{"kind": "Node", ' + body(claim) + "}"
+    yield "kind twice, last a Node", "{" + body(pod) + ', "kind": "Node"}'
+    yield "escaped kind", '{"kind": "Po\\u0064", ' + body(pod, "kind") + "}"
+    yield "kind not a text", '{"kind": ["Pod"], ' + body(node, "kind") + "}"
+    yield "no kind in a typed list", owner[:-2] + ", " + body(node, "kind", "metadata") + "}"
+
+
+def test_an_item_whose_first_bytes_name_another_kind_reads_as_before(tmp_path):
+    base = next(iter(SCENARIOS.values())).build("v1")
+    for index, (what, text) in enumerate(_misleading_heads(base)):
+        for list_kind in ("List", "NodeList"):
+            path = tmp_path / f"h{index}-{list_kind}.json"
+            path.write_text(f'{{"kind": "{list_kind}", "apiVersion": "v1", "items": [{text}]}}')
+            expected = [o for o in iter_objects([str(path)])]
+            got = [o for o, _ in iter_checked(str(path))]
+            assert [o.get("kind") for o in got] == [o.get("kind") for o in expected], what
+            assert_same(str(path))
