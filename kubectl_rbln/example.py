@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from importlib.resources import files
 from pathlib import Path
 
 EXAMPLE_NAME = "pending-decode.json"
@@ -10,4 +9,4 @@ EXAMPLE_NAME = "pending-decode.json"
 
 def example_path() -> Path:
     """The packaged copy of examples/pending-decode.json (package data, identical to the repo's)."""
-    return Path(str(files("kubectl_rbln") / "examples" / EXAMPLE_NAME))
+    return Path(__file__).parent / "examples" / EXAMPLE_NAME  # a plain file, as catalog.yaml

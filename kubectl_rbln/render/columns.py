@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Any
 
 import click
-from tabulate import tabulate
 
 from kubectl_rbln.text import display_width
 
@@ -19,6 +18,8 @@ def plain_table(rows: list[list[Any]], headers: list[str], **options: Any) -> li
     """tabulate(tablefmt="plain") lines, aligned by display columns when a cell is not ASCII."""
     cells = [[str(c) for c in row] for row in rows]
     if all(h.isascii() for h in headers) and all(c.isascii() for row in cells for c in row):
+        from tabulate import tabulate  # noqa: PLC0415 - with wcwidth ~40 ms: only when a table is drawn
+
         return tabulate(rows, headers=headers, tablefmt="plain", **options).splitlines()
     table = [list(headers), *cells]
     widths = [max(_width(row[i]) for row in table if i < len(row)) for i in range(len(headers))]
