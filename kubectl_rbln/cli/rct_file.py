@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from kubectl_rbln.cluster.files import load_objects
 from kubectl_rbln.dra.model import ResourceClaimTemplate
-from kubectl_rbln.dra.normalize import normalize_template
+from kubectl_rbln.dra.normalize_claims import normalize_template
 from kubectl_rbln.errors import InputError
 
 

@@ -21,7 +21,8 @@ from typing import Any, TypedDict
 import msgspec
 
 from kubectl_rbln.cluster.files import flatten, parse_documents, read_text
-from kubectl_rbln.dra.normalize import claim_spec_of, pod_parts_of
+from kubectl_rbln.dra.normalize_claims import claim_spec_of
+from kubectl_rbln.dra.normalize_pods import pod_parts_of
 from kubectl_rbln.dra.wire import WIRE_SHAPES, HeadWire
 from kubectl_rbln.errors import InputError
 
@@ -212,9 +213,9 @@ def _decoded(raw: Any, item_kind: str | None, name: str) -> tuple[Any, bool]:
 
 
 def _parts(kind: object, obj: dict[str, Any]) -> None:
-    """A wire object's parts normalized once per distinct text (dra/normalize.py), now, by both ways
-    of decoding an item: their shapes are checked here, and one that does not fit raises, which sends
-    the item the plain way."""
+    """A wire object's parts normalized once per distinct text (dra/normalize_claims.py,
+    normalize_pods.py), now, by both ways of decoding an item: their shapes are checked here, and one
+    that does not fit raises, which sends the item the plain way."""
     if kind == "ResourceClaim" and "spec" in obj:
         obj["spec"] = claim_spec_of(obj["spec"])
     elif kind == "Pod":  # its template parts' shapes checked (and interned) now

@@ -622,7 +622,7 @@ def rct_source(
     snapshot: Snapshot, namespace: str, name: str, from_file: ResourceClaimTemplate | None = None
 ) -> RctSource:
     """The RCT to compare: a file, else the stored one (what the API server kept), else the recipe."""
-    from kubectl_rbln.dra.normalize import normalize_template  # noqa: PLC0415
+    from kubectl_rbln.dra.normalize_claims import normalize_template  # noqa: PLC0415
     from kubectl_rbln.recipes import recipe_devices, template_object  # noqa: PLC0415
 
     if from_file is not None:

@@ -15,7 +15,7 @@ import json
 from typing import Any
 
 from kubectl_rbln.dra.model import ClaimSpec, ResourceClaimTemplate
-from kubectl_rbln.dra.normalize import normalize_claim_spec
+from kubectl_rbln.dra.normalize_claims import normalize_claim_spec
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 

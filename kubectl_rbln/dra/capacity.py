@@ -30,8 +30,8 @@ from fractions import Fraction
 
 from kubectl_rbln.catalog import Phrase
 from kubectl_rbln.dra.model import Device, ExactRequest, RequestPolicy
-from kubectl_rbln.dra.normalize import qualify
 from kubectl_rbln.dra.quantity import format_quantity, parse_quantity
+from kubectl_rbln.dra.values import qualify
 
 Key = tuple[str, str, str]  # driver/pool/device
 

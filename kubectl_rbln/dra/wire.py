@@ -3,13 +3,13 @@
 Why: at 5,000 nodes, building a Python dict for every field of every Pod, claim and slice cost more
 than everything the diagnosis does afterwards (docs/performance.md, issue 16). msgspec decodes
 straight into these shapes and skips every other field in C. Each container type on the paths that
-`normalize.SHAPES` checks is declared here, so an object that decodes is well-formed by construction;
+`shapes.SHAPES` checks is declared here, so an object that decodes is well-formed by construction;
 one that does not (a wrong type anywhere below) is decoded again the plain way by the caller and
 normalized exactly as before, malformed-object report included. Leaves are `Any`: the normalizers
 already read them defensively, and `Any` decodes exactly like `json.loads`.
 
 Devices are `DeviceWire` structs rather than dicts (they are 90% of a big cluster's bytes);
-`normalize.normalize_device` reads both shapes to the same `Device`. Sub-trees that repeat byte for
+`normalize_slices.normalize_device` reads both shapes to the same `Device`. Sub-trees that repeat byte for
 byte across objects (a claim's spec, a Pod's template parts) are `msgspec.Raw`: their shape is
 checked where they are normalized, once per distinct text, and the `-f` reader does that while
 decoding (cluster/wire_read.py), so a malformed one is still read the plain way and reported. A
@@ -114,7 +114,7 @@ class ContainerWire(TypedDict, total=False):
 
 
 # A Pod's template parts: what a controller's Pods carry byte for byte (their bytes, normalized once per
-# distinct text by `normalize.pod_parts_of`, which checks them against these shapes)
+# distinct text by `normalize_pods.pod_parts_of`, which checks them against these shapes)
 POD_CONTAINERS = list[ContainerWire]
 POD_CLAIMS = list[dict[str, Any]]
 
@@ -143,7 +143,7 @@ class PodSpecWire(TypedDict, total=False):
 
 class ConditionWire(msgspec.Struct, frozen=True, gc=False):
     """A Pod condition without its times: hashable, so a Pod's conditions are normalized once per
-    distinct list (`normalize._pod_conditions`); a leaf that is not hashable is read one by one."""
+    distinct list (`normalize_pods._pod_conditions`); a leaf that is not hashable is read one by one."""
 
     type_: Any = msgspec.field(default=None, name="type")
     status: Any = None
@@ -225,7 +225,7 @@ class ClaimWire(TypedDict, total=False):
     kind: Any
     metadata: MetaWire
     # its bytes: claims generated from one template carry the same spec, normalized once per distinct
-    # text (`normalize.claim_spec_of`); a spec that is not a ClaimSpecWire fails there, as here before
+    # text (`normalize_claims.claim_spec_of`); a spec that is not a ClaimSpecWire fails there, as here before
     spec: msgspec.Raw
     status: ClaimStatusWire
 

@@ -41,7 +41,7 @@ from kubectl_rbln.domain import (
 )
 from kubectl_rbln.dra.allocator import Features
 from kubectl_rbln.dra.model import Pod, ResourceClaimTemplate, Snapshot
-from kubectl_rbln.dra.normalize import normalize_template
+from kubectl_rbln.dra.normalize_claims import normalize_template
 from kubectl_rbln.dra.references import cached_references
 from kubectl_rbln.recipes import API_VERSIONS, RecipeParams, recipe_devices, template_object
 

@@ -474,7 +474,8 @@ def test_normalize_reads_shared_devices_policies_capacity_requests_and_shares():
     """resource/v1 and v1beta2 devices are flat, v1beta1 nests them under `basic`; requestPolicy,
     capacity.requests, shareID and consumedCapacity are the same fields in each (kubernetes/api
     resource/{v1,v1beta2,v1beta1}/types.go at v0.36.2)."""
-    from kubectl_rbln.dra.normalize import normalize_claim, normalize_device, normalize_request
+    from kubectl_rbln.dra.normalize_claims import normalize_claim, normalize_request
+    from kubectl_rbln.dra.normalize_slices import normalize_device
 
     body = {
         "allowMultipleAllocations": True,

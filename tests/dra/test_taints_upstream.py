@@ -30,7 +30,8 @@ from dra_factories import (
 from kubectl_rbln.dra.allocator import Features, allocate
 from kubectl_rbln.dra.constraints import blocking_taint_sources, taint_text, toleration_matches
 from kubectl_rbln.dra.model import DeviceTaintRule
-from kubectl_rbln.dra.normalize import apply_taint_rules, build_snapshot
+from kubectl_rbln.dra.normalize import build_snapshot
+from kubectl_rbln.dra.normalize_slices import apply_taint_rules
 
 N1 = node("node-1", **NODE_1)
 KEY, VALUE, VALUE2 = "taint-key", "taint-value", "taint-value-2"

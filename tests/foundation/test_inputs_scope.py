@@ -161,7 +161,7 @@ def test_malformed_object_of_another_namespace_is_only_a_warning_line(inprocess_
 
 
 def test_well_formed_example_has_no_shape_problem() -> None:
-    from kubectl_rbln.dra.normalize import shape_problems
+    from kubectl_rbln.dra.shapes import shape_problems
 
     for obj in _bundle()["items"]:
         assert shape_problems(obj["kind"], obj) == [], obj["metadata"]

@@ -201,7 +201,7 @@ def test_unhealthy_device_in_allocated_resources_status() -> None:
 
 def test_recorded_failures_keep_their_cause_offline() -> None:
     from kubectl_rbln.cluster.exec_probe import MAX_OUTPUT, capture_item
-    from kubectl_rbln.dra.normalize import normalize_exec_capture
+    from kubectl_rbln.dra.normalize_others import normalize_exec_capture
 
     for kind in ("forbidden", "timeout", "too-large"):
         run = ProbeRun(TARGET, error_kind=kind, error=f"the live line for {kind}")
@@ -297,7 +297,7 @@ def test_a_timeout_in_dump_names_dumps_limit_not_a_flag_it_lacks() -> None:
     """`dump` has no --timeout: a Pod that outlasts its per-Pod limit reads, live and offline, as that
     limit; `pod-devices`' own timeout keeps naming --timeout."""
     from kubectl_rbln.cluster.exec_probe import _dump_limit, capture_item
-    from kubectl_rbln.dra.normalize import normalize_exec_capture
+    from kubectl_rbln.dra.normalize_others import normalize_exec_capture
     from kubectl_rbln.render.pod_devices_table import probe_message
 
     live = ProbeRun(TARGET, error_kind="timeout", error="the probe did not finish within 20s (--timeout)",

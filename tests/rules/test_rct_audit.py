@@ -8,7 +8,7 @@ import json
 import pytest
 
 from kubectl_rbln.diagnose.rct_audit import LAST_APPLIED, applied_document, applied_spec, dropped_fields
-from kubectl_rbln.dra.normalize import normalize_claim_spec, normalize_template
+from kubectl_rbln.dra.normalize_claims import normalize_claim_spec, normalize_template
 from kubectl_rbln.recipes import recipe_devices, template_object
 
 

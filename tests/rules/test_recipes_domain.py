@@ -15,7 +15,7 @@ from kubectl_rbln.domain import (
     REFERENCE_CLASSES,
     nic_selector,
 )
-from kubectl_rbln.dra.normalize import normalize_template
+from kubectl_rbln.dra.normalize_claims import normalize_template
 from kubectl_rbln.recipes import API_VERSIONS, RecipeParams, chart_values, recipe_devices, template_object
 
 

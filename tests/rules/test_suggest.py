@@ -6,7 +6,7 @@ from rules_kit import ALL_PENDING, cluster, scenario
 
 from kubectl_rbln.app.why import WhyRequest, why
 from kubectl_rbln.diagnose.features import allocator_features, choose_features
-from kubectl_rbln.dra.normalize import normalize_template
+from kubectl_rbln.dra.normalize_claims import normalize_template
 from kubectl_rbln.remedy.suggest import suggest
 
 

@@ -7,7 +7,8 @@ import json
 
 from kubectl_rbln.diagnose.features import allocator_features, choose_features
 from kubectl_rbln.diagnose.why import WhyOptions, diagnose_pod
-from kubectl_rbln.dra.normalize import build_snapshot, normalize_template
+from kubectl_rbln.dra.normalize import build_snapshot
+from kubectl_rbln.dra.normalize_claims import normalize_template
 from testing.synthetic.builder import ClusterBuilder, Knobs, write_bundle
 from testing.synthetic.recipes import recipe_spec
 from testing.synthetic.scenarios import SCENARIOS

@@ -6,7 +6,9 @@ from typing import Any
 
 from kubectl_rbln.dra.allocator import ClaimToAllocate
 from kubectl_rbln.dra.model import Device, DeviceClass, Node, ResourceSlice
-from kubectl_rbln.dra.normalize import normalize_claim_spec, normalize_class, normalize_node, normalize_slice
+from kubectl_rbln.dra.normalize_claims import normalize_claim_spec
+from kubectl_rbln.dra.normalize_others import normalize_node
+from kubectl_rbln.dra.normalize_slices import normalize_class, normalize_slice
 
 NPU = "npu.rebellions.ai"
 NUMA = "resource.kubernetes.io/numaNode"

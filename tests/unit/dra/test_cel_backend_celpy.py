@@ -17,7 +17,7 @@ from celpy import celtypes  # noqa: E402
 from kubectl_rbln.cluster.files import load_objects  # noqa: E402
 from kubectl_rbln.dra.cel import CelError, compile_selector_with, get_backend  # noqa: E402
 from kubectl_rbln.dra.cel_backend_celpy import from_cel, to_cel  # noqa: E402
-from kubectl_rbln.dra.normalize import normalize_slice  # noqa: E402
+from kubectl_rbln.dra.normalize_slices import normalize_slice  # noqa: E402
 
 SAMPLES = Path(__file__).resolve().parents[2] / "data" / "samples"
 HAS_RUST = importlib.util.find_spec("cel") is not None

@@ -1,0 +1,282 @@
+"""ResourceSlices and their devices, DeviceClasses and DeviceTaintRules -> model objects.
+
+v1beta1 devices nest attributes under `basic`; v1beta2/v1 are flat. Some doc samples say
+`apiVersion: v1` and still nest under `basic`: accept both everywhere (dra-facts.md section 4).
+A decoded `DeviceWire` (dra/wire.py) normalizes to the same Device as the plain dict, sharing
+attribute texts and capacities across devices.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from kubectl_rbln.dra.fields import _d, _i, _l, _s
+from kubectl_rbln.dra.interning import _INTERNED_MAX
+from kubectl_rbln.dra.model import (
+    AttrValue,
+    Device,
+    DeviceClass,
+    DeviceTaintRule,
+    RequestPolicy,
+    ResourceSlice,
+    Version,
+)
+from kubectl_rbln.dra.values import (
+    _QUALIFIED_MAX,
+    _quantity_text,
+    counter_sets,
+    qualify,
+    request_policy,
+    typed_value,
+)
+from kubectl_rbln.dra.wire import DeviceWire
+
+
+def normalize_device(raw: Any, driver: str, pool: str, slice_name: str, node: str | None) -> Device:
+    if isinstance(raw, DeviceWire):
+        if isinstance(raw.basic, dict) and raw.basic:  # v1beta1: only `name` and `basic` are read
+            raw = {"name": raw.name, "basic": raw.basic}
+        else:
+            return _device_from_wire(raw, driver, pool, slice_name, node)
+    raw = _d(raw)
+    body = _d(raw.get("basic")) or raw  # v1beta1 nests under `basic`
+    attributes: dict[str, AttrValue] = {}
+    bad: list[str] = []
+    for name, entry in _d(body.get("attributes")).items():
+        value = typed_value(entry)
+        if value is None:
+            bad.append(qualify(str(name), driver))
+        else:
+            attributes[qualify(str(name), driver)] = value
+    capacity = {
+        qualify(str(name), driver): text
+        for name, entry in _d(body.get("capacity")).items()
+        if (text := _quantity_text(entry)) is not None
+    }
+    policies = {
+        qualify(str(name), driver): policy
+        for name, entry in _d(body.get("capacity")).items()
+        if (policy := request_policy(entry)) is not None
+    }
+    device_node = body.get("nodeName")
+    return Device(
+        name=_s(raw.get("name")),
+        driver=driver,
+        pool=pool,
+        slice_name=slice_name,
+        node_name=device_node if isinstance(device_node, str) and device_node else node,
+        attributes=attributes,
+        capacity=capacity,
+        taints=[t for t in _l(body.get("taints")) if isinstance(t, dict)],
+        binding_conditions=[str(c) for c in _l(body.get("bindingConditions"))],
+        binding_failure_conditions=[str(c) for c in _l(body.get("bindingFailureConditions"))],
+        binds_to_node=body.get("bindsToNode") is True,
+        allow_multiple_allocations=body.get("allowMultipleAllocations") is True,
+        request_policies=policies,
+        bad_attributes=bad,
+        consumes_counters=counter_sets(body.get("consumesCounters"), "counterSet"),
+    )
+
+
+# driver -> attribute name as published -> (its qualified name, its texts). A name's texts repeat across
+# devices (versions, product names, PCI roots): one string each, not one per device. Kept per name, a
+# table stays small (and in the CPU's cache) however many devices there are, and a name whose texts
+# are all distinct (serials, UUIDs, MACs) stops collecting them at `_TEXTS_PER_NAME`. Bounded against
+# hostile input, which only misses; `SnapshotBuilder.finish` empties it (the Snapshot keeps what it
+# uses).
+_SHARED_VALUES: dict[str, dict[str, tuple[str, dict[str, str]]]] = {}
+_SHARED_MAX = 1 << 18  # texts held in all
+_TEXTS_PER_NAME = 256
+_DRIVERS_MAX = 256
+_held = 0
+
+
+def _attribute_name(
+    names: dict[str, tuple[str, dict[str, str]]], name: str, driver: str
+) -> tuple[str, dict[str, str]]:
+    """A published name's entry of `_SHARED_VALUES`, made at its first sight."""
+    entry: tuple[str, dict[str, str]] = (qualify(name, driver), {})
+    if len(names) < _QUALIFIED_MAX:
+        names[name] = entry
+    return entry
+
+
+def _driver_names(driver: str) -> dict[str, tuple[str, dict[str, str]]]:
+    """A driver's entry of `_SHARED_VALUES`, made at its first sight (after `finish` emptied it, the
+    count of texts held starts again)."""
+    global _held  # noqa: PLW0603 - a count kept beside the tables, to bound them all at once
+    names: dict[str, tuple[str, dict[str, str]]] = {}
+    if not _SHARED_VALUES:
+        _held = 0
+    if len(_SHARED_VALUES) < _DRIVERS_MAX:
+        _SHARED_VALUES[driver] = names
+    return names
+
+
+def _share(texts: dict[str, str], text: str) -> str:
+    """`text` from now on shared by the devices that publish it under the same name (while room)."""
+    global _held  # noqa: PLW0603 - a count kept beside the tables, to bound them all at once
+    if len(texts) < _TEXTS_PER_NAME and _held < _SHARED_MAX and text not in texts:  # "" is falsy: held
+        texts[text] = text
+        _held += 1
+    return text
+
+
+def _device_from_wire(raw: DeviceWire, driver: str, pool: str, slice_name: str, node: str | None) -> Device:
+    """`normalize_device` of a decoded `DeviceWire`: the same Device, without a dict per attribute."""
+    attributes: dict[str, AttrValue] = {}
+    bad: list[str] = []
+    if raw.attributes:
+        names = _SHARED_VALUES.get(driver)
+        if names is None:
+            names = _driver_names(driver)
+        for name, entry in raw.attributes.items():
+            try:
+                qualified, texts = names[name]
+            except KeyError:
+                qualified, texts = _attribute_name(names, name, driver)
+            string = entry.string
+            if string is not None:
+                if entry.int_ is None and entry.bool_ is None and entry.version is None:
+                    attributes[qualified] = texts.get(string) or _share(texts, string)
+                    continue
+            else:
+                number, flag, version = entry.int_, entry.bool_, entry.version
+                if number is not None:
+                    if flag is None and version is None:
+                        attributes[qualified] = number
+                        continue
+                elif flag is not None:
+                    if version is None:
+                        attributes[qualified] = flag
+                        continue
+                elif version is not None:
+                    attributes[qualified] = Version(version)
+                    continue
+            bad.append(qualified)
+    capacity, policies = _capacity_of(raw.capacity, driver) if raw.capacity else _NO_CAPACITY
+    device_node = raw.nodeName
+    # positional, in the order of Device's fields (a third cheaper than by keyword, 65,000 times); the
+    # wire-vs-plain tests (tests/unit/cluster/test_wire_read.py) compare every field of every device
+    return Device(
+        _s(raw.name),
+        driver,
+        pool,
+        slice_name,
+        device_node if isinstance(device_node, str) and device_node else node,
+        attributes,
+        capacity,
+        [t for t in raw.taints if isinstance(t, dict)] if isinstance(raw.taints, list) else [],
+        [],
+        [str(c) for c in _l(raw.bindingConditions)] if raw.bindingConditions else [],
+        [str(c) for c in _l(raw.bindingFailureConditions)] if raw.bindingFailureConditions else [],
+        raw.bindsToNode is True,
+        raw.allowMultipleAllocations is True,
+        policies,
+        bad,
+        counter_sets(raw.consumesCounters, "counterSet") if raw.consumesCounters else [],
+    )
+
+
+# capacity text -> its quantities and request policies, per driver (dra/interning.py)
+_CAPACITIES: dict[tuple[str, bytes], tuple[dict[str, str], dict[str, RequestPolicy]]] = {}
+_NO_CAPACITY: tuple[dict[str, str], dict[str, RequestPolicy]] = ({}, {})
+
+
+def _capacity_of(raw: msgspec.Raw, driver: str) -> tuple[dict[str, str], dict[str, RequestPolicy]]:
+    """A device's `capacity` (its JSON text) -> (quantities, request policies), qualified names; shared
+    by every device of the driver that publishes the same text."""
+    key = (driver, bytes(raw))
+    found = _CAPACITIES.get(key)
+    if found is None:
+        body = _d(msgspec.json.decode(raw))
+        found = (
+            {
+                qualify(str(name), driver): text
+                for name, entry in body.items()
+                if (text := _quantity_text(entry)) is not None
+            },
+            {
+                qualify(str(name), driver): policy
+                for name, entry in body.items()
+                if (policy := request_policy(entry)) is not None
+            },
+        )
+        if len(_CAPACITIES) < _INTERNED_MAX:
+            _CAPACITIES[key] = found
+    return found
+
+
+def normalize_slice(obj: dict[str, Any]) -> ResourceSlice:
+    spec = _d(obj.get("spec"))
+    meta = _d(obj.get("metadata"))
+    driver = _s(spec.get("driver"))
+    pool = _d(spec.get("pool"))
+    pool_name = _s(pool.get("name"))
+    node_name = spec.get("nodeName") if isinstance(spec.get("nodeName"), str) else None
+    name = _s(meta.get("name"))
+    return ResourceSlice(
+        name=name,
+        driver=driver,
+        pool=pool_name,
+        generation=_i(pool.get("generation")),
+        resource_slice_count=_i(pool.get("resourceSliceCount"), 1),
+        node_name=node_name or None,
+        all_nodes=spec.get("allNodes") is True,
+        node_selector=spec.get("nodeSelector") if isinstance(spec.get("nodeSelector"), dict) else None,
+        per_device_node_selection=spec.get("perDeviceNodeSelection") is True,
+        devices=[
+            _device_from_wire(d, driver, pool_name, name, node_name)
+            if type(d) is DeviceWire and d.basic is None  # else `normalize_device` tells v1beta1's
+            else normalize_device(d, driver, pool_name, name, node_name)
+            for d in _l(spec.get("devices"))
+        ],
+        shared_counters=[c for c in _l(spec.get("sharedCounters")) if isinstance(c, dict)],
+        api_version=_s(obj.get("apiVersion")),
+        counter_sets=counter_sets(spec.get("sharedCounters"), "name"),
+    )
+
+
+def normalize_taint_rule(obj: dict[str, Any]) -> DeviceTaintRule:
+    """A DeviceTaintRule (resource.k8s.io v1alpha3 or v1beta2: same spec shape)."""
+    spec = _d(obj.get("spec"))
+    selector = _d(spec.get("deviceSelector"))
+
+    def field_(name: str) -> str | None:
+        value = selector.get(name)
+        return value if isinstance(value, str) else None
+
+    taint = _d(spec.get("taint"))
+    return DeviceTaintRule(
+        name=_s(_d(obj.get("metadata")).get("name")),
+        driver=field_("driver"),
+        pool=field_("pool"),
+        device=field_("device"),
+        taint={k: v for k, v in taint.items() if k in ("key", "value", "effect", "timeAdded")},
+        api_version=_s(obj.get("apiVersion")),
+    )
+
+
+def apply_taint_rules(slices: list[ResourceSlice], rules: list[DeviceTaintRule]) -> None:
+    """Every rule's taint on the devices it selects, kept apart from the slice's own taints
+    (tracker.go `applyPatches` appends them to the device's taints, v0.36.2)."""
+    for slice_ in slices:
+        for device in slice_.devices:
+            device.rule_taints = [
+                (rule.name, rule.taint)
+                for rule in rules
+                if rule.matches(slice_.driver, slice_.pool, device.name)
+            ]
+
+
+def normalize_class(obj: dict[str, Any]) -> DeviceClass:
+    spec = _d(obj.get("spec"))
+    return DeviceClass(
+        name=_s(_d(obj.get("metadata")).get("name")),
+        selectors=[_s(_d(_d(s).get("cel")).get("expression")) for s in _l(spec.get("selectors"))],
+        extended_resource_name=_s(spec.get("extendedResourceName")) or None,
+        config=[c for c in _l(spec.get("config")) if isinstance(c, dict)],
+        raw=obj,
+    )
