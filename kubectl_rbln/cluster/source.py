@@ -25,6 +25,7 @@ from kubectl_rbln.cluster.live import ApiRefusal, LiveClient
 from kubectl_rbln.cluster.options import SourceOptions
 from kubectl_rbln.cluster.wire_read import iter_checked
 from kubectl_rbln.domain import DEVICE_RESOURCE_PREFIXES, KUBELET_PLUGINS
+from kubectl_rbln.dra.fields import _d, _i, _l
 from kubectl_rbln.dra.model import Snapshot
 from kubectl_rbln.dra.normalize import (
     NORMALIZERS,
@@ -84,14 +85,15 @@ class Collected:
 
 
 def is_device_pod(pod: dict[str, Any]) -> bool:
-    """A Pod with DRA claims or Rebellions / RDMA extended resources."""
-    spec = pod.get("spec") or {}
+    """A Pod with DRA claims or Rebellions / RDMA extended resources. A raw object from a list: any
+    field may have the wrong type (a replayed bundle is what its author wrote); those count as absent."""
+    spec = _d(pod.get("spec"))
     if spec.get("resourceClaims"):
         return True
-    for container in spec.get("containers") or []:
-        resources = container.get("resources") or {}
-        names = list(resources.get("requests") or {}) + list(resources.get("limits") or {})
-        if any(name.startswith(DEVICE_RESOURCE_PREFIXES) for name in names):
+    for container in _l(spec.get("containers")):
+        resources = _d(_d(container).get("resources"))
+        names = [*_d(resources.get("requests")), *_d(resources.get("limits"))]
+        if any(isinstance(name, str) and name.startswith(DEVICE_RESOURCE_PREFIXES) for name in names):
             return True
     return False
 
@@ -99,9 +101,11 @@ def is_device_pod(pod: dict[str, Any]) -> bool:
 def crashing_containers(pod: dict[str, Any]) -> list[str]:
     """Containers that restarted or sit in a crash loop: their previous log says why."""
     names = []
-    for status in (pod.get("status") or {}).get("containerStatuses") or []:
-        waiting = ((status.get("state") or {}).get("waiting") or {}).get("reason", "")
-        if status.get("restartCount", 0) > 0 or waiting == "CrashLoopBackOff":
+    for status in map(_d, _l(_d(pod.get("status")).get("containerStatuses"))):
+        waiting = _d(_d(status.get("state")).get("waiting")).get("reason", "")
+        restarts = status.get("restartCount", 0)
+        restarted = _i(restarts) > 0  # a text count reads as 0, as the normalizer reads it
+        if restarted or waiting == "CrashLoopBackOff":
             names.append(str(status.get("name", "")))
     return [n for n in names if n]
 

@@ -98,3 +98,29 @@ def test_healthy_running_pod_exits_zero(rbln):
     result = rbln("why", "-f", str(healthy), "-n", "serving", running)
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.splitlines()[0].endswith("nothing to fix")
+
+
+def test_odd_container_statuses_read_live_as_from_a_file(replay_server, kubeconfig_for, tmp_path):
+    """A replayed bundle holds what its author wrote: container statuses with a text restart count,
+    a text entry or a list where `state` belongs used to end a live read in `internal error:
+    TypeError` (the previous-log lookup compared the text with 0). They read as the normalizer reads
+    them, so live and `-f` give one answer."""
+    scenario = SCENARIOS["memlock-crash"]
+    objects = scenario.build("v1")
+    for pod in (o for o in objects if o["kind"] == "Pod"):
+        pod.setdefault("status", {})["containerStatuses"] = [
+            {"name": "main", "restartCount": "3", "state": {"waiting": {"reason": "Error"}}},
+            "not an object",
+            {"name": "side", "restartCount": True, "state": ["running"]},
+        ]
+    namespace, pod = scenario.pending_pod
+    bundle = tmp_path / "bundle.json"
+    write_bundle(bundle, objects)
+    offline = _why(Options(filenames=[str(bundle)], namespace=namespace, output="json"), pod)
+    server = replay_server(objects)
+    live = _why(
+        Options(kubeconfig=str(kubeconfig_for(server)), namespace=namespace, output="json", request_timeout=10),
+        pod,
+    )
+    assert _comparable(live) == _comparable(offline)
+    assert live["exit"] == offline["exit"]
