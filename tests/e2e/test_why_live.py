@@ -27,14 +27,9 @@ def _comparable(report: dict) -> list:
     return [(d["verdict"], d["findings"], d["nodes"]) for d in report["pods"]]
 
 
-CASES = [(s, "v1") for s in SCENARIOS.values()] + [
-    (s, shape) for s in SCENARIOS.values() if s.shape_matters for shape in ("v1beta2", "v1beta1")
-]
-
-
-@pytest.mark.parametrize(("scenario", "shape"), CASES, ids=lambda v: getattr(v, "name", v))
-def test_live_and_file_agree(scenario, shape, replay_server, kubeconfig_for, tmp_path):
-    objects = scenario.build(shape)
+def _live_and_file(scenario, objects, replay_server, kubeconfig_for, tmp_path) -> tuple[dict, dict]:
+    """`why -o json` of the scenario's Pending Pod, read live from a replay server of `objects` and
+    from a bundle file of them."""
     namespace, pod = scenario.pending_pod
     bundle = tmp_path / "bundle.json"
     write_bundle(bundle, objects)
@@ -46,6 +41,17 @@ def test_live_and_file_agree(scenario, shape, replay_server, kubeconfig_for, tmp
         ),
         pod,
     )
+    return live, offline
+
+
+CASES = [(s, "v1") for s in SCENARIOS.values()] + [
+    (s, shape) for s in SCENARIOS.values() if s.shape_matters for shape in ("v1beta2", "v1beta1")
+]
+
+
+@pytest.mark.parametrize(("scenario", "shape"), CASES, ids=lambda v: getattr(v, "name", v))
+def test_live_and_file_agree(scenario, shape, replay_server, kubeconfig_for, tmp_path):
+    live, offline = _live_and_file(scenario, scenario.build(shape), replay_server, kubeconfig_for, tmp_path)
     assert _comparable(live) == _comparable(offline)
     assert live["exit"] == offline["exit"]
     slugs = {f["slug"] for d in live["pods"] for f in d["findings"]}
@@ -113,14 +119,6 @@ def test_odd_container_statuses_read_live_as_from_a_file(replay_server, kubeconf
             "not an object",
             {"name": "side", "restartCount": True, "state": ["running"]},
         ]
-    namespace, pod = scenario.pending_pod
-    bundle = tmp_path / "bundle.json"
-    write_bundle(bundle, objects)
-    offline = _why(Options(filenames=[str(bundle)], namespace=namespace, output="json"), pod)
-    server = replay_server(objects)
-    live = _why(
-        Options(kubeconfig=str(kubeconfig_for(server)), namespace=namespace, output="json", request_timeout=10),
-        pod,
-    )
+    live, offline = _live_and_file(scenario, objects, replay_server, kubeconfig_for, tmp_path)
     assert _comparable(live) == _comparable(offline)
     assert live["exit"] == offline["exit"]
