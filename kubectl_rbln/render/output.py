@@ -15,30 +15,12 @@ import yaml
 
 from kubectl_rbln.catalog import machine_document
 from kubectl_rbln.errors import InputError
+from kubectl_rbln.render.json_text import indented_json
 
 
 def to_json(document: Any) -> str:
-    """`json.dumps(indent=2)`'s exact text, ~4x faster: with `indent` CPython encodes in pure Python."""
-    laid_out = fast_json(document)
-    if laid_out is None:
-        return json.dumps(document, indent=2, ensure_ascii=False, default=str)
-    return laid_out
-
-
-def fast_json(document: Any) -> str | None:
-    """The C encoder's compact tokens (its escapes, float and int spellings, keys, `default=str`, the
-    same as the indenting encoder's), laid out by msgspec, which copies each token verbatim.
-
-    None where msgspec will not read them (`NaN`, `Infinity`, lone surrogates) or on any error:
-    `to_json` then encodes the slow way, which spells it, or fails, exactly as before.
-    """
-    import msgspec  # noqa: PLC0415 - a table never pays for it
-
-    try:
-        compact = json.dumps(document, ensure_ascii=False, default=str, separators=(",", ":"))
-        return msgspec.json.format(compact, indent=2)
-    except (ValueError, TypeError, RecursionError):  # msgspec.DecodeError and UnicodeEncodeError too
-        return None
+    """`json.dumps(document, indent=2, ensure_ascii=False, default=str)`: UTF-8 text stays readable."""
+    return indented_json(document, 2, default=str)
 
 
 class _PlainDumper(yaml.SafeDumper):

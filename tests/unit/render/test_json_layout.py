@@ -1,7 +1,8 @@
-"""`-o json` is laid out by msgspec from json.dumps' compact text: the same bytes as `indent=2`.
+"""`-o json` and `dump` are laid out by msgspec from json.dumps' compact text: the same bytes as `indent`.
 
-Every command's document of every synthetic scenario (en, ko), and values a document could carry
-only by accident, are written both ways and compared byte for byte."""
+Every command's document of every synthetic scenario (en, ko), every scenario's bundle in every API
+version (as `dump` writes it), and values a document could carry only by accident, are written both
+ways and compared byte for byte."""
 
 from __future__ import annotations
 
@@ -21,7 +22,9 @@ from kubectl_rbln.app.why import WhyRequest, why
 from kubectl_rbln.catalog import machine_document
 from kubectl_rbln.dra.model import Version
 from kubectl_rbln.dra.normalize import build_snapshot
-from kubectl_rbln.render.output import fast_json, to_json
+from kubectl_rbln.render.json_text import fast_indented_json, indented_json
+from kubectl_rbln.render.output import to_json
+from testing.synthetic import API_VERSIONS
 from testing.synthetic.scenarios import SCENARIOS
 
 NS, RCT = "serving", "npu-rdma"
@@ -54,9 +57,17 @@ def documents(lang: str) -> Iterator[tuple[str, Any]]:
 def test_every_command_and_scenario_writes_the_same_bytes(lang: str) -> None:
     count = 0
     for name, document in documents(lang):
-        assert fast_json(document) == reference(document), name  # the fast way, not its fallback
+        assert fast_indented_json(document, 2, str) == reference(document), name  # the fast way itself
         count += 1
     assert count == 7 * len(SCENARIOS)
+
+
+def test_dump_writes_every_bundle_as_json_dumps_indent_1() -> None:
+    for scenario in SCENARIOS.values():
+        for api_version in API_VERSIONS:
+            bundle = {"apiVersion": "v1", "kind": "List", "items": scenario.build(api_version)}
+            expected = json.dumps(bundle, ensure_ascii=False, indent=1)
+            assert fast_indented_json(bundle, 1) == expected, f"{scenario.name}/{api_version}"
 
 
 class Opaque:
@@ -86,7 +97,7 @@ HOSTILE: list[Any] = [
 def test_hostile_values_write_the_same_bytes(document: Any) -> None:
     assert to_json(document) == reference(document)
     slow = "nonfinite" in document or "surrogate" in document if isinstance(document, dict) else False
-    assert (fast_json(document) is None) == slow
+    assert (fast_indented_json(document, 2, str) is None) == slow
 
 
 def test_what_json_cannot_encode_fails_as_before() -> None:
@@ -100,6 +111,8 @@ def test_what_json_cannot_encode_fails_as_before() -> None:
         except (TypeError, ValueError) as exc:
             got = type(exc), str(exc)
         assert got == expected
+    with pytest.raises(TypeError, match="not JSON serializable"):  # dump has no default=str
+        indented_json({"x": Fraction(1, 3)}, 1)
     loop: list[Any] = []
     loop.append(loop)
     with pytest.raises(ValueError, match="Circular reference"):
