@@ -9,7 +9,6 @@ recorded as an ExecCapture so that `pod-devices -f` reads it offline.
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +17,7 @@ import click
 from kubectl_rbln.cli.options import Options, common_options
 from kubectl_rbln.cluster.exec_probe import dump_probes
 from kubectl_rbln.errors import InputError
+from kubectl_rbln.render.json_text import indented_json
 
 if TYPE_CHECKING:
     from kubectl_rbln.cluster.source import ExtraCollector, LiveCollector
@@ -53,7 +53,7 @@ def dump(opts: Options, output_file: str | None) -> int:
     objects = collector.collect(EXTRA_COLLECTORS)
     for problem in collector.problems:
         click.echo(f"warning: {problem['message']}", err=True)
-    text = json.dumps(as_list(objects), ensure_ascii=False, indent=1) + "\n"
+    text = indented_json(as_list(objects), 1) + "\n"  # json.dumps(indent=1)'s text, ~4x faster
     if output_file:
         try:
             with open(output_file, "w", encoding="utf-8") as handle:

@@ -15,10 +15,12 @@ import yaml
 
 from kubectl_rbln.catalog import machine_document
 from kubectl_rbln.errors import InputError
+from kubectl_rbln.render.json_text import indented_json
 
 
 def to_json(document: Any) -> str:
-    return json.dumps(document, indent=2, ensure_ascii=False, default=str)
+    """`json.dumps(document, indent=2, ensure_ascii=False, default=str)`: UTF-8 text stays readable."""
+    return indented_json(document, 2, default=str)
 
 
 class _PlainDumper(yaml.SafeDumper):
