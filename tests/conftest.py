@@ -5,7 +5,12 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -74,3 +79,31 @@ def inprocess_rbln(capsys: pytest.CaptureFixture[str]):
         return int(exc.value.code or 0), captured.out, captured.err
 
     return run
+
+
+@dataclass
+class Served:
+    """A running `serve` process; `stdout`/`stderr` hold what it wrote (when piped) once it stopped."""
+
+    process: subprocess.Popen[str]
+    stdout: str = ""
+    stderr: str = ""
+
+
+@contextmanager
+def serving(argv: list[str], kubeconfig: Path, *, tries: int = 150, **popen: Any) -> Iterator[Served]:
+    """`serve` started from `argv` (which writes `kubeconfig`), ready once that file has content;
+    stopped when the block ends, its piped output (stderr unless `popen` says otherwise) collected."""
+    popen.setdefault("stdout", subprocess.DEVNULL)
+    popen.setdefault("stderr", subprocess.PIPE)
+    served = Served(subprocess.Popen(argv, text=True, **popen))
+    try:
+        for _ in range(tries):
+            if kubeconfig.exists() and kubeconfig.stat().st_size:
+                break
+            time.sleep(0.1)
+        yield served
+    finally:
+        served.process.terminate()
+        out, err = served.process.communicate(timeout=10)
+        served.stdout, served.stderr = out or "", err or ""

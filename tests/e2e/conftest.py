@@ -12,7 +12,6 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -23,6 +22,7 @@ import pytest
 
 from kubectl_rbln.cluster.files import load_objects
 from kubectl_rbln.replay.server import ReplayServer
+from tests.conftest import serving
 
 E2E_DIR = Path(__file__).resolve().parent
 BASIC_BUNDLE = E2E_DIR.parent / "data" / "replay-basic.json"
@@ -162,20 +162,6 @@ def kubectl_rbln_serve(
 ) -> Iterator[subprocess.Popen[str]]:
     """`kubectl rbln serve BUNDLE` started as a user starts it (through kubectl's plugin lookup),
     ready once it has written its kubeconfig, stopped when the block ends."""
-    kubectl = str(Path(sys.executable).parent / "kubectl")
-    server = subprocess.Popen(
-        [kubectl, "rbln", "serve", str(bundle), "--kubeconfig-out", str(kubeconfig)],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        for _ in range(100):
-            if kubeconfig.exists() and kubeconfig.stat().st_size:
-                break
-            time.sleep(0.1)
-        yield server
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
+    argv = [str(KUBECTL), "rbln", "serve", str(bundle), "--kubeconfig-out", str(kubeconfig)]
+    with serving(argv, kubeconfig, tries=200, env=env) as served:
+        yield served.process

@@ -12,7 +12,6 @@ import os
 import re
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -25,7 +24,7 @@ from kubectl_rbln.cluster.files import load_objects
 from kubectl_rbln.replay.server import ReplayServer
 from kubectl_rbln.text import display_width
 from testing.synthetic.scenarios import SCENARIOS
-from tests.conftest import EXAMPLES, REPO
+from tests.conftest import EXAMPLES, REPO, serving
 from tests.diagnose.test_fix_files import unapplicable
 
 sys.path.insert(0, str(REPO / "tests" / "render"))  # test_korean imports its kit as a sibling module
@@ -247,21 +246,10 @@ def test_serve_off_loopback_warns_and_prints_the_true_address(cli: Run, tmp_path
     entry = BIN / "kubectl-rbln"
     env = {k: v for k, v in os.environ.items() if k not in ("KUBECONFIG", "LANG")} | {"LANG": "C.UTF-8"}
     kubeconfig = tmp_path / "k.yaml"
-    server = subprocess.Popen(
-        [str(entry), "serve", str(EXAMPLE), "--address", "0.0.0.0", "--kubeconfig-out", str(kubeconfig)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
-    try:
-        for _ in range(150):
-            if kubeconfig.exists() and kubeconfig.stat().st_size:
-                break
-            time.sleep(0.1)
-    finally:
-        server.terminate()
-        _, err = server.communicate(timeout=10)
+    argv = [str(entry), "serve", str(EXAMPLE), "--address", "0.0.0.0", "--kubeconfig-out", str(kubeconfig)]
+    with serving(argv, kubeconfig, env=env) as served:
+        pass
+    err = served.stderr
     assert err.startswith("warning: serving on every interface (0.0.0.0:"), err
     assert "without authentication" in err
     assert "serving 19 objects at http://0.0.0.0:" in err

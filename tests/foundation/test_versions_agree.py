@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
-import time
 import urllib.request
 from pathlib import Path
 
@@ -20,7 +18,7 @@ import pytest
 import yaml
 
 from kubectl_rbln import __version__
-from tests.conftest import DATA, EXAMPLES, REPO, run_rbln
+from tests.conftest import DATA, EXAMPLES, REPO, run_rbln, serving
 
 pytestmark = pytest.mark.slow  # the CLI and `serve` as subprocesses
 
@@ -50,19 +48,8 @@ def test_serve_reports_the_plugin_version_and_answers_the_bundles_kubernetes_ver
     kubeconfig = tmp_path / "kubeconfig"
     env = {k: v for k, v in os.environ.items() if k not in ("KUBECONFIG", "LANG", "LC_ALL")}
     env.update(NO_COLOR="1", LANG="C.UTF-8")
-    server = subprocess.Popen(
-        [sys.executable, "-m", "kubectl_rbln", "serve", str(BASIC), "--kubeconfig-out", str(kubeconfig)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-        cwd=REPO,
-    )
-    try:
-        for _ in range(100):
-            if kubeconfig.exists() and kubeconfig.stat().st_size:
-                break
-            time.sleep(0.1)
+    argv = [sys.executable, "-m", "kubectl_rbln", "serve", str(BASIC), "--kubeconfig-out", str(kubeconfig)]
+    with serving(argv, kubeconfig, env=env, cwd=REPO) as served:
         url = yaml.safe_load(kubeconfig.read_text(encoding="utf-8"))["clusters"][0]["cluster"]["server"]
         with urllib.request.urlopen(f"{url}/version", timeout=10) as reply:
             header = reply.headers["Server"]
@@ -71,9 +58,7 @@ def test_serve_reports_the_plugin_version_and_answers_the_bundles_kubernetes_ver
         assert answered["gitVersion"] == "v1.34.2" and (answered["major"], answered["minor"]) == ("1", "34")
         live = run_rbln("version", "--kubeconfig", str(kubeconfig), "-o", "json")
         assert json.loads(live.stdout) == {"plugin": __version__, "cluster": "v1.34.2", "resourceAPI": "v1"}
-    finally:
-        server.terminate()
-        _, stderr = server.communicate(timeout=10)
+    stderr = served.stderr
     assert (
         f"/version answers Kubernetes v1.34.2, the version the bundle recorded; the replay server is "
         f"kubectl-rbln v{__version__}"

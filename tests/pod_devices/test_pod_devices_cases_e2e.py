@@ -21,6 +21,7 @@ import pytest
 
 from testing.pod_devices_cases import EXPECTED, FAILING, NS, build_cases
 from testing.synthetic.builder import write_bundle
+from tests.conftest import serving
 
 pytestmark = pytest.mark.slow  # `kubectl rbln serve` and the CLI as subprocesses
 
@@ -58,21 +59,9 @@ def cases(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Path
     bundle = tmp / "cases.json"
     write_bundle(bundle, objects)
     kubeconfig = tmp / "serve.kubeconfig"
-    server = subprocess.Popen(
-        [sys.executable, "-m", "kubectl_rbln", "serve", str(bundle), "--kubeconfig-out", str(kubeconfig)],
-        env=env(tmp),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        for _ in range(300):
-            if kubeconfig.exists() and kubeconfig.stat().st_size:
-                break
-            time.sleep(0.1)
+    argv = [sys.executable, "-m", "kubectl_rbln", "serve", str(bundle), "--kubeconfig-out", str(kubeconfig)]
+    with serving(argv, kubeconfig, tries=300, env=env(tmp), stderr=subprocess.DEVNULL):
         yield bundle, kubeconfig, names
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
 
 
 def by_case(report: dict[str, Any], names: dict[str, str]) -> dict[str, dict[str, Any]]:

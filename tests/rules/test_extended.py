@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -25,7 +24,7 @@ from kubectl_rbln.dra.allocator import Features
 from kubectl_rbln.dra.normalize import build_snapshot
 from testing.synthetic.builder import write_bundle
 from testing.synthetic.scenarios import SCENARIOS
-from tests.e2e.conftest import plugin_env
+from tests.e2e.conftest import kubectl_rbln_serve, plugin_env
 
 EXTENDED = [
     "extended-resource-exhausted",
@@ -206,24 +205,10 @@ def test_why_from_file_and_through_kubectl_rbln_serve(name, tmp_path):
     env = plugin_env(tmp_path)
     run = [str(KUBECTL), "rbln", "why", "-n", namespace, pod, "-o", "json"]
     offline = subprocess.run([*run, "-f", str(bundle)], capture_output=True, text=True, env=env, timeout=120)
-    server = subprocess.Popen(
-        [str(KUBECTL), "rbln", "serve", str(bundle), "--kubeconfig-out", str(kubeconfig)],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        for _ in range(200):
-            if kubeconfig.exists() and kubeconfig.stat().st_size:
-                break
-            time.sleep(0.1)
+    with kubectl_rbln_serve(bundle, kubeconfig, env):
         live = subprocess.run(
             [*run, "--kubeconfig", str(kubeconfig)], capture_output=True, text=True, env=env, timeout=120
         )
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
     reports = []
     for result in (offline, live):
         assert result.returncode == 1, result.stderr
