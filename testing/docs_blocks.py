@@ -8,8 +8,9 @@ page, and `render(block, workdir)` is what the tool prints for it now.
 from __future__ import annotations
 
 import difflib
+import re
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Protocol, TypeVar
 
@@ -24,6 +25,24 @@ class Block(Protocol):
 
 
 B = TypeVar("B", bound=Block)
+
+
+def fenced_commands(
+    repo: Path, folders: Iterable[str], command: re.Pattern[str]
+) -> Iterator[tuple[Path, int, int, re.Match[str]]]:
+    """(page, start, end, match) of every line of the pages that matches `command` and opens a fenced
+    block (the line before it is a fence); `end` is the block's closing fence."""
+    for folder in folders:
+        for page in sorted((repo / folder).glob("*.md")):
+            lines = page.read_text(encoding="utf-8").split("\n")
+            for index, line in enumerate(lines):
+                match = command.match(line)
+                if not match or index == 0 or not lines[index - 1].startswith("```"):
+                    continue
+                end = next((i for i in range(index + 1, len(lines)) if lines[i].startswith("```")), None)
+                if end is None:
+                    raise ValueError(f"{page}:{index + 1}: the example's block is never closed")
+                yield page, index, end, match
 
 
 def drift_of(blocks: Sequence[B], render: Callable[[B, Path], list[str]]) -> dict[Path, list[str]]:

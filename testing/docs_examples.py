@@ -34,7 +34,7 @@ from pathlib import Path
 
 from kubectl_rbln.text import cut_width
 from testing import docs_pod_devices
-from testing.docs_blocks import drift_of, rewrite
+from testing.docs_blocks import drift_of, fenced_commands, rewrite
 from testing.synthetic.builder import write_bundle
 from testing.synthetic.scenarios import SCENARIOS
 
@@ -89,21 +89,14 @@ def _stream(words: list[str]) -> tuple[list[str], str]:
 def examples(repo: Path = REPO) -> list[Example]:
     """Every example block of a registered command whose bundle is a scenario or a repository file."""
     found = []
-    for folder in PAGES:
-        for page in sorted((repo / folder).glob("*.md")):
-            lines = page.read_text(encoding="utf-8").split("\n")
-            for index, line in enumerate(lines):
-                match = COMMAND.match(line)
-                if not match or match.group("command") not in SHAPES or index == 0:
-                    continue
-                bundle = _bundle(match, repo)
-                if bundle is None or not lines[index - 1].startswith("```"):
-                    continue
-                end = next(i for i in range(index + 1, len(lines)) if lines[i].startswith("```"))
-                args, stream = _stream(shlex.split(match.group("rest")))
-                if any(arg.startswith("<") for arg in args):
-                    continue  # a placeholder (`<TAB>`): an illustration of typing, not a run
-                found.append(Example(page, index, end, bundle, args, match.group("command"), stream))
+    for page, start, end, match in fenced_commands(repo, PAGES, COMMAND):
+        bundle = _bundle(match, repo)
+        if match.group("command") not in SHAPES or bundle is None:
+            continue
+        args, stream = _stream(shlex.split(match.group("rest")))
+        if any(arg.startswith("<") for arg in args):
+            continue  # a placeholder (`<TAB>`): an illustration of typing, not a run
+        found.append(Example(page, start, end, bundle, args, match.group("command"), stream))
     return found
 
 

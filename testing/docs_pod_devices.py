@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kubectl_rbln.text import cut_width
-from testing.docs_blocks import drift_of, rewrite
+from testing.docs_blocks import drift_of, fenced_commands, rewrite
 from testing.pod_devices_cases import build_cases
 from testing.synthetic.builder import write_bundle
 
@@ -37,17 +37,10 @@ class Example:
 
 
 def examples(repo: Path = REPO) -> list[Example]:
-    found = []
-    for folder in PAGES:
-        for page in sorted((repo / folder).glob("*.md")):
-            lines = page.read_text(encoding="utf-8").split("\n")
-            for index, line in enumerate(lines):
-                match = COMMAND.match(line)
-                if not match or index == 0 or not lines[index - 1].startswith("```"):
-                    continue
-                end = next(i for i in range(index + 1, len(lines)) if lines[i].startswith("```"))
-                found.append(Example(page, index, end, shlex.split(match.group("rest"))))
-    return found
+    return [
+        Example(page, start, end, shlex.split(match.group("rest")))
+        for page, start, end, match in fenced_commands(repo, PAGES, COMMAND)
+    ]
 
 
 def shape(output: str) -> list[str]:
