@@ -387,7 +387,7 @@ def extended_resource_claim(snapshot: Snapshot, pod: Pod) -> PodClaim | None:
     ref = PodClaimRef(name=EXTENDED_CLAIM_NAME)
     if written is not None:
         return PodClaim(ref, None, written, written.name, True, scheduler_built=True, extended=extended)
-    if not wanted or pod.node_name:
+    if not wanted:
         return None
     requests = []
     for name in wanted:
