@@ -356,10 +356,74 @@ class Pod:
     host_network: bool = False  # spec.hostNetwork: dranet cannot move a NIC into the host's namespace
     owner_kind: str = ""  # the controller owner (DaemonSet for a driver's kubelet plugin Pod)
     owner_name: str = ""
+    # the Pod's life (diagnose/lifecycle.py): when it was made and deleted, what holds it from the
+    # scheduling queue, and the reason/message the kubelet writes when it refuses a Pod (status.reason)
+    created: str = ""  # metadata.creationTimestamp
+    deletion_timestamp: str = ""  # metadata.deletionTimestamp: set while it is being deleted
+    scheduling_gates: tuple[str, ...] = ()  # spec.schedulingGates[].name
+    reason: str = ""  # status.reason, e.g. UnexpectedAdmissionError, Evicted, NodeAffinity
+    message: str = ""  # status.message, verbatim
 
     @property
     def key(self) -> str:
         return f"{self.namespace}/{self.name}"
+
+
+@dataclass(slots=True)
+class Workload:
+    """A Pod's owner (ReplicaSet, Deployment, StatefulSet, Job, CronJob) or a driver's workload
+    (DaemonSet, Deployment): what creates the Pods, or keeps a driver from running, as its status says."""
+
+    kind: str
+    name: str
+    namespace: str
+    uid: str = ""
+    owner_kind: str = ""  # its controller owner (a ReplicaSet's Deployment)
+    owner_name: str = ""
+    desired: int | None = None  # spec.replicas | status.desiredNumberScheduled | spec.parallelism
+    current: int | None = None  # status.replicas | currentNumberScheduled | active
+    ready: int | None = None  # readyReplicas | numberReady | ready
+    unavailable: int | None = None  # DaemonSet numberUnavailable, Deployment unavailableReplicas
+    conditions: dict[str, Condition] = field(default_factory=dict)
+    claim_refs: list[PodClaimRef] = field(default_factory=list)  # spec.template.spec.resourceClaims
+    labels: dict[str, str] = field(default_factory=dict)
+    created: str = ""
+    deletion_timestamp: str = ""
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+
+@dataclass(slots=True)
+class Lease:
+    """A coordination.k8s.io Lease: a scheduler's leader election (kube-system/kube-scheduler) says
+    whether one is running, against the time of the read."""
+
+    name: str
+    namespace: str
+    holder: str = ""  # spec.holderIdentity
+    renew_time: str = ""  # spec.renewTime (RFC 3339, microseconds)
+    duration_seconds: int | None = None  # spec.leaseDurationSeconds
+
+
+@dataclass(slots=True)
+class ResourceQuota:
+    """A namespace's ResourceQuota: what admission refuses a Pod or a ResourceClaim for."""
+
+    name: str
+    namespace: str
+    hard: dict[str, str] = field(default_factory=dict)  # status.hard (else spec.hard)
+    used: dict[str, str] = field(default_factory=dict)  # status.used
+
+
+@dataclass(slots=True)
+class LimitRange:
+    """A namespace's LimitRange: admission defaults and refuses container resources by it."""
+
+    name: str
+    namespace: str
+    limits: list[dict[str, Any]] = field(default_factory=list)  # spec.limits, as read
 
 
 @dataclass(slots=True)
@@ -448,6 +512,11 @@ class Snapshot:
     logs: list[PodLog] = field(default_factory=list)
     captures: list[ExecCapture] = field(default_factory=list)
     namespaces: dict[str, Namespace] = field(default_factory=dict)  # empty: not read (or forbidden)
+    workloads: list[Workload] = field(default_factory=list)  # owners of Pods, drivers' workloads
+    leases: list[Lease] = field(default_factory=list)  # schedulers' leader election (kube-system)
+    quotas: list[ResourceQuota] = field(default_factory=list)
+    limit_ranges: list[LimitRange] = field(default_factory=list)
+    read_at: str = ""  # when the objects were read (ClusterInfo readAt; RFC 3339), "" when unknown
     resource_api_version: str | None = None  # newest resource.k8s.io version seen or served
     server_version: str | None = None  # e.g. "v1.34.2" (live), None offline unless known
     problems: list[SourceProblem] = field(default_factory=list)

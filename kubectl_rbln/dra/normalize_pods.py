@@ -293,5 +293,10 @@ def normalize_pod(obj: dict[str, Any]) -> Pod:
         host_network=spec.get("hostNetwork") is True,
         owner_kind=parts.owner_kind,
         owner_name=parts.owner_name,
+        created=_s(meta.get("creationTimestamp")),
+        deletion_timestamp=_s(meta.get("deletionTimestamp")),
+        scheduling_gates=tuple(_s(_d(g).get("name")) for g in _l(spec.get("schedulingGates"))),
+        reason=_s(status.get("reason")),
+        message=_s(status.get("message")),
         # no `raw`: nothing reads it, and 10,000 raw Pods/claims are ~200 MB at 5,000 nodes
     )

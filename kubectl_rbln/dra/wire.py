@@ -127,6 +127,8 @@ class PodMetaWire(TypedDict, total=False):
     generateName: Any
     labels: msgspec.Raw
     ownerReferences: msgspec.Raw
+    creationTimestamp: Any
+    deletionTimestamp: Any
 
 
 class PodSpecWire(TypedDict, total=False):
@@ -139,6 +141,7 @@ class PodSpecWire(TypedDict, total=False):
     securityContext: msgspec.Raw
     schedulerName: Any
     hostNetwork: Any
+    schedulingGates: Any
 
 
 class ConditionWire(msgspec.Struct, frozen=True, gc=False):
@@ -162,6 +165,8 @@ class ContainerStatusWire(TypedDict, total=False):
 
 class PodStatusWire(TypedDict, total=False):
     phase: Any
+    reason: Any
+    message: Any
     resourceClaimStatuses: list[Any]
     conditions: list[ConditionWire]
     containerStatuses: list[ContainerStatusWire]

@@ -47,6 +47,7 @@ SLUGS = frozenset(
         "binding-failed",
         "binding-gate-disabled",
         "scheduler-error",
+        "cause-not-recognised",
     }
 )
 
@@ -76,6 +77,10 @@ class Scenario:
     must_not: frozenset[str] = field(default_factory=frozenset)
     shape_matters: bool = False  # the diagnosis may differ between v1beta1 / v1beta2 / v1
     knobs: Knobs = field(default_factory=Knobs)
+    # the stage of the Pod's life it is stuck at (diagnose/lifecycle.py STAGES), "" for a healthy Pod;
+    # None: not stated (decided by the test from `must`, for the older scenarios)
+    stage: str | None = None
+    recognised: bool = True  # False: no rule knows the cause; the finding is cause-not-recognised
 
     @property
     def expected_slugs(self) -> set[str]:
@@ -90,6 +95,8 @@ def seeded_scenario(
     must: set[str],
     must_not: set[str] | frozenset[str] = frozenset(),
     shape_matters: bool = False,
+    stage: str | None = None,
+    recognised: bool = True,
     **knobs: Any,
 ) -> Scenario:
     resolved = Knobs(**knobs)
@@ -110,6 +117,8 @@ def seeded_scenario(
         must_not=frozenset(must_not) - frozenset(must),
         shape_matters=shape_matters,
         knobs=resolved,
+        stage=stage,
+        recognised=recognised,
     )
 
 
@@ -126,6 +135,8 @@ def edited_scenario(
     must_not: set[str] | frozenset[str] = frozenset(),
     pending_pod: tuple[str, str] | None = None,
     knobs: Knobs | None = None,
+    stage: str | None = None,
+    recognised: bool = True,
 ) -> Scenario:
     """An upstream report's cluster: the builder's objects edited in v1, then put in the asked shape."""
     resolved = knobs or Knobs()
@@ -145,6 +156,8 @@ def edited_scenario(
         must=frozenset(must),
         must_not=frozenset(must_not) - frozenset(must),
         knobs=resolved,
+        stage=stage,
+        recognised=recognised,
     )
 
 
