@@ -47,6 +47,10 @@ class WhyReport:
         return [f for d in self.diagnoses for f in d.findings]
 
     def exit_code(self, fail_on: str) -> int:
+        """1 for a Pod stuck at a stage of its life whatever the severity of what says why (a wait at
+        binding is a warning, and the Pod still does not run), else by the findings' severities."""
+        if any(d.stuck is not None for d in self.diagnoses):
+            return 1
         return exit_code_for(self.findings, fail_on)
 
     def to_document(self, lang: str) -> dict[str, Any]:

@@ -73,9 +73,7 @@ def parse_timeout(value: str, flag: str = "--request-timeout") -> float:
             return float(text[: -len(suffix)]) * scale
     if text.replace(".", "", 1).isdigit():
         return float(text)
-    raise click.BadParameter(
-        f"{value!r} is not a duration such as 30s, 1m or 500ms", param_hint=flag
-    )
+    raise click.BadParameter(f"{value!r} is not a duration such as 30s, 1m or 500ms", param_hint=flag)
 
 
 def default_lang() -> str:

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from kubectl_rbln.diagnose.events import SchedulingMessage
     from kubectl_rbln.diagnose.findings import Finding
     from kubectl_rbln.diagnose.simulation import SimulationFacts
+    from kubectl_rbln.diagnose.stage_types import Life
     from kubectl_rbln.dra.model import Event
 
 
@@ -114,6 +115,7 @@ class PodContext:
     features: Features = field(default_factory=Features)
     found: list[Finding] = field(default_factory=list)  # what earlier rules found, in order
     simulation_blocked: bool = False  # a layer is missing: there is nothing meaningful to simulate
+    life: Life | None = None  # the stages of the Pod's life, decided before any rule (lifecycle.py)
 
     @property
     def unallocated(self) -> list[PodClaim]:

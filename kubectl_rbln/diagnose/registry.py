@@ -24,9 +24,6 @@ class Rule:
     # slug -> the value both findings must share for the other to be hidden (None: hide every one)
     suppresses: Mapping[str, str | None] = field(default_factory=dict)
     blocks_simulation: bool = False  # when it finds something, later rules see an empty simulation
-    # the stage of the Pod's life whose causes it knows (lifecycle.STAGES); "" for a rule of any stage
-    # (what the source could not read, where the simulation and the scheduler disagree)
-    stage: str = ""
 
 
 def rule(
@@ -35,11 +32,10 @@ def rule(
     *,
     suppresses: Mapping[str, str | None] | None = None,
     blocks_simulation: bool = False,
-    stage: str = "",
 ) -> Callable[[RuleFunction], Rule]:
     """Declare a rule next to its function: `@rule("layers.device-class", emits=(...))`."""
 
     def wrap(function: RuleFunction) -> Rule:
-        return Rule(name, emits, function, dict(suppresses or {}), blocks_simulation, stage)
+        return Rule(name, emits, function, dict(suppresses or {}), blocks_simulation)
 
     return wrap

@@ -7,6 +7,7 @@ and the diagnosis keeps its typed results for the drawing of the closest node.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -14,9 +15,13 @@ from kubectl_rbln.catalog import sentence
 from kubectl_rbln.diagnose.context import PodContext, pod_context
 from kubectl_rbln.diagnose.engine import run_rules
 from kubectl_rbln.diagnose.findings import Finding
+from kubectl_rbln.diagnose.lifecycle import decide_life
 from kubectl_rbln.diagnose.pod_events import relevant_events
-from kubectl_rbln.diagnose.rules import WHY_RULES
+from kubectl_rbln.diagnose.registry import Rule
+from kubectl_rbln.diagnose.rules import rules_for
 from kubectl_rbln.diagnose.simulation import rows_in
+from kubectl_rbln.diagnose.stage_types import StageState
+from kubectl_rbln.diagnose.unrecognised import stage_verdict
 from kubectl_rbln.dra.allocator import Features
 from kubectl_rbln.dra.model import Pod, ResourceClaimTemplate, Snapshot
 
@@ -44,14 +49,27 @@ class PodDiagnosis:
         """`nodes` with the simulation's reasons in `lang` (the table reads them; English is `nodes`)."""
         return rows_in(self.context.simulation, lang) if not self.context.simulation_blocked else []
 
+    @property
+    def stuck(self) -> StageState | None:
+        """The earliest stage of the Pod's life it has not passed (None: it runs as it should)."""
+        life = self.context.life
+        return life.stuck if life is not None else None
+
     def verdict(self, lang: str) -> str:
+        stuck = self.stuck
+        if stuck is not None:
+            return stuck_verdict(self.pod, stuck, self.findings, lang)
         return verdict_for(self.pod, self.findings, lang, refused=scheduler_refused(self.context))
 
     def to_dict(self, lang: str = "en") -> dict[str, Any]:
+        life = self.context.life
+        stuck = self.stuck
         return {
             "pod": self.pod.key,
             "phase": self.pod.phase,
             "node": self.pod.node_name,
+            "stage": stuck.stage if stuck is not None else None,
+            "life": [s.to_dict() for s in life.stages] if life is not None else [],
             "verdict": self.verdict(lang),
             "findings": [f.to_dict(lang) for f in self.findings],
             "nodes": self.nodes_in(lang),
@@ -115,15 +133,51 @@ def verdict_for(pod: Pod, findings: list[Finding], lang: str, *, refused: bool =
     return sentence("verdict-clear", lang, pod=pod.key, state=state)
 
 
-def diagnose_pod(snapshot: Snapshot, pod: Pod, options: WhyOptions) -> PodDiagnosis:
-    """Every rule over one Pod; the simulation, if any rule needed it, is kept in the context."""
+def stuck_verdict(pod: Pod, stuck: StageState, findings: list[Finding], lang: str) -> str:
+    """ "Pod x is Pending: its claims cannot be allocated: <the cause's title>": the stage in plain
+    words first, then the finding that names its cause (cause-not-recognised when none does)."""
+    cause = next((f for f in findings if f.severity == "error"), None) or next(iter(findings), None)
+    title = cause.words(lang).title if cause is not None else sentence("quote-none", lang)
+    return sentence("verdict-stuck", lang, pod=pod.key, state=stage_headline(pod, stuck, lang), title=title)
+
+
+def stage_headline(pod: Pod, stuck: StageState, lang: str) -> str:
+    """The stage a Pod is stuck at, in plain words, with the node, container and reason that say it."""
+    facts = stuck.facts
+    node = pod.node_name or str(facts.get("node") or "")
+    key, values = f"headline-{stuck.stage}", {"phase": pod.phase, "node": node}
+    if stuck.stage == "scheduler" and pod.node_name:
+        key = "headline-scheduler-bound"
+    elif stuck.stage == "admitted":
+        values["reason"] = pod.reason
+    elif stuck.stage == "running":
+        container, reason = str(facts.get("container") or ""), str(facts.get("reason") or "")
+        values.update(container=container, reason=reason, since=pod.deletion_timestamp)
+        if facts.get("terminating"):
+            key = "headline-running-terminating"
+        elif not container:
+            key = "headline-running-unready"
+        elif pod.phase == "Running" and (facts.get("restarts") or reason == "CrashLoopBackOff"):
+            key = "headline-running-restarts"
+    return sentence(key, lang, **values)
+
+
+def diagnose_pod(
+    snapshot: Snapshot, pod: Pod, options: WhyOptions, rules: Sequence[Rule] | None = None
+) -> PodDiagnosis:
+    """The Pod's stages first (from the objects alone), then the rules of the stage it is stuck at
+    (`rules` replaces them: a test empties them to show the stages need none); the simulation, if a
+    rule needed it, is kept in the context."""
     from kubectl_rbln.diagnose.topology import closest_node  # noqa: PLC0415
 
     ctx = pod_context(snapshot, pod, options.features)
     if options.with_rct is not None:
         _apply_with_rct(ctx, options.with_rct)
     _diagnose_current_rct(ctx)
-    findings = run_rules(ctx, WHY_RULES)
+    life = ctx.life = decide_life(ctx)
+    stuck = life.stuck
+    chosen = rules_for(stuck.stage if stuck is not None else None) if rules is None else tuple(rules)
+    findings = stage_verdict(ctx, life, run_rules(ctx, chosen), chosen)
     diagnosis = PodDiagnosis(pod=pod, findings=findings, context=ctx, features=options.assumptions)
     diagnosis.closest_node = closest_node(diagnosis.nodes)
     return diagnosis

@@ -41,6 +41,7 @@ OTHER_SLUGS = [
     # issue 14: pod-devices, per device
     "npu-missing", "npu-not-allocated", "nic-not-in-pod", "rdma-device-missing", "uverbs-missing",
     "rdma-port-down", "device-unhealthy",
+    "cause-not-recognised",  # issue 21: a stuck stage whose cause no rule knows
 ]  # fmt: skip
 ALL_SLUGS = WHY_SLUGS + OTHER_SLUGS
 HANGUL = re.compile(r"[\uac00-\ud7a3]")

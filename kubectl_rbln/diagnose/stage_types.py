@@ -1,0 +1,72 @@
+"""The shapes of a Pod's life (diagnose/lifecycle.py decides them): its stages in order, each one's
+state with the quotes and facts behind it. Kept apart so the Pod's context can hold a Life without
+importing what decides it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+STAGES: tuple[str, ...] = (
+    "created",  # the Pod (and its owners) were created: nothing refused to create it
+    "claims-created",  # every spec.resourceClaims entry has its ResourceClaim (not being deleted)
+    "queued",  # let into scheduling: no schedulingGates, PreEnqueue passed
+    "scheduler",  # taken by a scheduler that allocates claims, and that scheduler is running
+    "allocated",  # every claim allocated and reserved for the Pod
+    "bound",  # spec.nodeName set (PreBind's binding conditions met, Bind done)
+    "admitted",  # the kubelet admitted it (not Failed with an admission reason)
+    "prepared",  # the kubelet prepared its claims (NodePrepareResources, CDI)
+    "sandbox",  # the Pod sandbox was created (CNI, NRI hooks)
+    "running",  # every container running and ready, not restarting, not stuck terminating
+    "devices",  # running with what it was given (pod-devices)
+)
+PASSED, STUCK, UNKNOWN = "passed", "stuck", "unknown"
+
+
+@dataclass(frozen=True, slots=True)
+class Quote:
+    """One piece of evidence as the input holds it: where it stands, and its text verbatim."""
+
+    where: str  # "event FailedScheduling (default-scheduler)", "condition PodScheduled", "status.reason"
+    text: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"from": self.where, "text": self.text}
+
+
+@dataclass(slots=True)
+class StageState:
+    """One stage: passed, stuck or unknown, with the quotes and the facts that decide it."""
+
+    stage: str
+    status: str
+    quotes: list[Quote] = field(default_factory=list)
+    facts: dict[str, Any] = field(default_factory=dict)  # names and counts (not quotes)
+    assumption: str = ""  # what the API cannot show, said in `assumptions`
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"stage": self.stage, "status": self.status}
+        if self.quotes:
+            out["evidence"] = [q.to_dict() for q in self.quotes]
+        if self.facts:
+            out["facts"] = dict(self.facts)
+        if self.assumption:
+            out["assumption"] = self.assumption
+        return out
+
+
+@dataclass(slots=True)
+class Life:
+    """Every stage of one Pod, in order; `stuck` is the earliest stage not passed (None: it runs)."""
+
+    stages: list[StageState]
+
+    @property
+    def stuck(self) -> StageState | None:
+        return next((s for s in self.stages if s.status == STUCK), None)
+
+    def state(self, stage: str) -> StageState | None:
+        return next((s for s in self.stages if s.stage == stage), None)
+
+    def assumptions(self) -> list[str]:
+        return [s.assumption for s in self.stages if s.assumption]

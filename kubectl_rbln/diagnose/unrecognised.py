@@ -1,0 +1,48 @@
+"""The verdict of a stuck stage: its rules' findings, or, when none of them knows the cause, an error
+that names the stage and quotes its evidence as the input holds it (never a cause of another stage)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from kubectl_rbln.catalog import Phrase, Said
+from kubectl_rbln.diagnose.context import PodContext, restart_target
+from kubectl_rbln.diagnose.findings import Finding, ordered
+from kubectl_rbln.diagnose.registry import Rule
+from kubectl_rbln.diagnose.stage_types import Life, StageState
+
+SLUG = "cause-not-recognised"
+# what a stage's rules say when they do not know the cause either: the stage verdict takes their place
+NOT_A_CAUSE = frozenset({"claim-not-allocated", "pod-crashing"})
+
+
+def stage_verdict(
+    ctx: PodContext, life: Life, findings: list[Finding], rules: Iterable[Rule]
+) -> list[Finding]:
+    """`findings` when a rule of the stuck stage named its cause; else cause-not-recognised first."""
+    stuck = life.stuck
+    if stuck is None:
+        return findings
+    known_slugs = {slug for rule in rules for slug in rule.emits} - NOT_A_CAUSE
+    if any(f.slug in known_slugs and f.severity in ("error", "warning") for f in findings):
+        return findings
+    rest = [f for f in findings if f.slug not in NOT_A_CAUSE]
+    return ordered([not_recognised(ctx, stuck), *rest])
+
+
+def not_recognised(ctx: PodContext, stuck: StageState) -> Finding:
+    pod = ctx.pod
+    facts = stuck.facts
+    owner = restart_target(pod) or (f"{pod.owner_kind.lower()}/{pod.owner_name}" if pod.owner_name else "")
+    quote = stuck.quotes[0].text if stuck.quotes else Said(Phrase("quote-none"))
+    values = {
+        "namespace": pod.namespace,
+        "pod": pod.name,
+        "stage": Said(Phrase(f"stage-{stuck.stage}")),
+        "quote": quote,
+        "owner": owner if stuck.stage == "created" else "",
+        "container": str(facts.get("container", "")) if stuck.stage == "running" else "",
+        "scheduler": str(facts.get("schedulerName", "")) if stuck.stage == "scheduler" else "",
+    }
+    evidence = {"stage": stuck.stage, "quoted": [q.to_dict() for q in stuck.quotes], **facts}
+    return Finding("cause-not-recognised", values, evidence)
