@@ -469,6 +469,13 @@ _KUBELET_MARKERS = re.compile(
     r"|is not allowed to use resource claim|failed to fetch ResourceClaim",
     re.IGNORECASE,
 )
+
+
+def mentions_claim_preparation(text: str) -> bool:
+    """Does a kubelet or runtime text speak of preparing a claim's devices (NodePrepareResources, CDI)?"""
+    return bool(text) and _KUBELET_MARKERS.search(text) is not None
+
+
 _KUBELET_REASONS = frozenset({"FailedPrepareDynamicResources", "FailedUnprepareDynamicResources"})
 _KUBELET_SANDBOX_REASONS = frozenset(
     {"FailedCreatePodSandBox", "Failed", "FailedSync", "FailedMount", "CreateContainerError"}

@@ -16,6 +16,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any
 
+from kubectl_rbln.diagnose.events import mentions_claim_preparation
 from kubectl_rbln.diagnose.pod_events import events_by_object
 from kubectl_rbln.diagnose.stage_types import PASSED, STAGES, STUCK, UNKNOWN, Life, Quote, StageState
 
@@ -43,8 +44,8 @@ def decide_life(ctx: PodContext) -> Life:
         state = decide(ctx)
         state.stage = stage
         stages.append(state)
-        if state.status == STUCK:
-            break
+        if state.status == STUCK or state.facts.get("hypothetical"):
+            break  # `why --with-rct`: what follows is the life of the re-created Pod
     return Life(stages)
 
 
@@ -54,8 +55,8 @@ def decide_life(ctx: PodContext) -> Life:
 def event_quote(event: Event) -> Quote:
     source = f" ({event.source})" if event.source else ""
     count = f" x{event.count}" if event.count > 1 else ""
-    kind = f"{event.involved_kind}/{event.involved_name} " if event.involved_kind != "Pod" else ""
-    return Quote(f"{kind}event {event.type} {event.reason}{source}{count}", event.message or event.reason)
+    kind = f" {event.involved_kind}/{event.involved_name}" if event.involved_kind != "Pod" else ""
+    return Quote(f"Event{kind} {event.type} {event.reason}{source}{count}", event.message or event.reason)
 
 
 def _condition_quotes(pod: Pod, kind: str) -> list[Quote]:
@@ -64,21 +65,21 @@ def _condition_quotes(pod: Pod, kind: str) -> list[Quote]:
         return []
     quotes = []
     if condition.reason:
-        quotes.append(Quote(f"condition {kind}={condition.status} reason", condition.reason))
+        quotes.append(Quote(f"status.conditions[{kind}={condition.status}].reason", condition.reason))
     if condition.message:
-        quotes.append(Quote(f"condition {kind}={condition.status} message", condition.message))
+        quotes.append(Quote(f"status.conditions[{kind}={condition.status}].message", condition.message))
     return quotes
 
 
 def _container_quotes(state: ContainerState) -> list[Quote]:
-    where = f"container {state.name} {state.state or 'state'}"
+    where = f"status.containerStatuses[{state.name}].state.{state.state or '?'}"
     quotes = []
     if state.reason:
-        quotes.append(Quote(f"{where} reason", state.reason))
+        quotes.append(Quote(f"{where}.reason", state.reason))
     if state.message:
-        quotes.append(Quote(f"{where} message", state.message))
+        quotes.append(Quote(f"{where}.message", state.message))
     if state.last_reason:
-        quotes.append(Quote(f"container {state.name} last terminated reason", state.last_reason))
+        quotes.append(Quote(f"status.containerStatuses[{state.name}].lastState.reason", state.last_reason))
     return quotes
 
 
@@ -145,7 +146,7 @@ def _claims_created(ctx: PodContext) -> StageState:
     for claim in deleting:
         quotes.append(
             Quote(
-                f"ResourceClaim {claim.claim.name} metadata.deletionTimestamp", claim.claim.deletion_timestamp
+                f"ResourceClaim/{claim.claim.name} metadata.deletionTimestamp", claim.claim.deletion_timestamp
             )
         )
     facts: dict[str, Any] = {}
@@ -224,12 +225,22 @@ def _allocated(ctx: PodContext) -> StageState:
     pod = ctx.pod
     if pod.node_name:
         return StageState("allocated", PASSED)
+    if any(c.hypothetical for c in ctx.claims):
+        # `why --with-rct`: the claims a re-created Pod would get, allocated by the simulation
+        fits = ctx.simulation.fitting
+        facts = {"hypothetical": True, "fitsOn": list(fits)}
+        return StageState("allocated", PASSED if fits else STUCK, [], facts)
     claims = [c for c in ctx.claims if not c.hypothetical]
     unallocated = [c.claim_name or c.ref.name for c in ctx.claims if not c.allocated]
-    unreserved = [c.claim.name for c in claims if c.allocated and c.claim and not _reserved_for(c.claim, pod)]
-    scheduled = pod.conditions.get("PodScheduled")
-    refused = scheduled is not None and scheduled.status == "False"
-    if not unallocated and not unreserved and not (refused and not ctx.claims):
+    # a claim generated for this Pod and allocated was allocated for it (PreBind writes the allocation
+    # and the reservation together); a shared claim allocated for others must also be reserved for it
+    unreserved = [
+        c.claim.name
+        for c in claims
+        if c.allocated and c.claim and c.claim.owner_pod != pod.name and not _reserved_for(c.claim, pod)
+    ]
+    # no claim at all (devices as extended resources, a device plugin): Filter fits them, or not
+    if ctx.claims and not unallocated and not unreserved:
         return StageState("allocated", PASSED)
     if _failed_in_prebind(ctx):
         return StageState("allocated", PASSED)  # Filter and Reserve passed; PreBind undid the allocation
@@ -269,19 +280,27 @@ def _admitted(ctx: PodContext) -> StageState:
 
 
 def _prepared(ctx: PodContext) -> StageState:
-    if _sandbox_ready(ctx.pod) or ctx.pod.phase in ("Succeeded", "Failed"):
+    if ctx.pod.phase in ("Succeeded", "Failed", "Running"):
         return StageState("prepared", PASSED)
     failures = [e for e in _warnings(ctx.events) if e.reason in _PREPARE_REASONS or _mentions_prepare(e)]
-    if failures:
-        return StageState("prepared", STUCK, [event_quote(e) for e in failures], {"node": ctx.pod.node_name})
+    if not failures and _sandbox_ready(ctx.pod):
+        return StageState("prepared", PASSED)
+    waits = [
+        s for s in ctx.pod.container_states if s.state == "waiting" and mentions_claim_preparation(s.message)
+    ]
+    if failures or waits:
+        quotes = [event_quote(e) for e in failures] + [q for s in waits for q in _container_quotes(s)]
+        return StageState("prepared", STUCK, quotes, {"node": ctx.pod.node_name})
     if _warnings(ctx.events, _SANDBOX_REASONS):
         return StageState("prepared", PASSED)  # the kubelet went on to the sandbox
     waiting = [s for s in ctx.pod.container_states if s.state == "waiting" and s.reason not in _STARTING]
     if waiting:
         return StageState("prepared", PASSED)  # past the sandbox: a container waits for its own reason
+    # nothing recorded says whether the kubelet prepares the claims or creates the sandbox
     quotes = [q for s in ctx.pod.container_states for q in _container_quotes(s)]
     quotes += _condition_quotes(ctx.pod, "PodReadyToStartContainers")
-    return StageState("prepared", STUCK, quotes, {"node": ctx.pod.node_name})
+    facts = {"node": ctx.pod.node_name, "noFailureRecorded": True}
+    return StageState("prepared", STUCK, quotes, facts, also=("sandbox",))
 
 
 def _sandbox(ctx: PodContext) -> StageState:
@@ -342,7 +361,9 @@ def _devices(ctx: PodContext) -> StageState:
     wrong = sorted({f.slug for entry in entries for f in entry.findings if f.severity == "error"})
     if not wrong:
         return StageState("devices", PASSED)
-    return StageState("devices", STUCK, [], {"containers": [e.container for e in entries], "found": wrong})
+    return StageState(
+        "devices", STUCK, [], {"containers": [e.container for e in entries], "podDevicesFound": wrong}
+    )
 
 
 def device_entries(ctx: PodContext) -> list[Any]:

@@ -33,6 +33,10 @@ class Quote:
     def to_dict(self) -> dict[str, str]:
         return {"from": self.where, "text": self.text}
 
+    def line(self) -> str:
+        """`where: text`, as a finding's evidence lists it (`where` never holds ": ")."""
+        return f"{self.where}: {self.text}"
+
 
 @dataclass(slots=True)
 class StageState:
@@ -43,6 +47,9 @@ class StageState:
     quotes: list[Quote] = field(default_factory=list)
     facts: dict[str, Any] = field(default_factory=dict)  # names and counts (not quotes)
     assumption: str = ""  # what the API cannot show, said in `assumptions`
+    # later stages it may be at as well, when nothing recorded tells them apart (events expire: a Pod
+    # in ContainerCreating with no event may wait for its claims' preparation or for its sandbox)
+    also: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"stage": self.stage, "status": self.status}

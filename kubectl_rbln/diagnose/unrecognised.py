@@ -3,7 +3,7 @@ that names the stage and quotes its evidence as the input holds it (never a caus
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Mapping, Sequence
 
 from kubectl_rbln.catalog import Phrase, Said
 from kubectl_rbln.diagnose.context import PodContext, restart_target
@@ -12,22 +12,24 @@ from kubectl_rbln.diagnose.registry import Rule
 from kubectl_rbln.diagnose.stage_types import Life, StageState
 
 SLUG = "cause-not-recognised"
-# what a stage's rules say when they do not know the cause either: the stage verdict takes their place
+# what a stage's rules say when they do not know the cause either (kept: they name what they saw)
 NOT_A_CAUSE = frozenset({"claim-not-allocated", "pod-crashing"})
 
 
 def stage_verdict(
-    ctx: PodContext, life: Life, findings: list[Finding], rules: Iterable[Rule]
+    ctx: PodContext, life: Life, findings: list[Finding], by_stage: Mapping[str, Sequence[Rule]]
 ) -> list[Finding]:
-    """`findings` when a rule of the stuck stage named its cause; else cause-not-recognised first."""
+    """`findings` when a rule of the stuck stage (or of a stage it may be at as well) named its cause;
+    else cause-not-recognised first. A cause found at one of the `also` stages makes it the stage."""
     stuck = life.stuck
     if stuck is None:
         return findings
-    known_slugs = {slug for rule in rules for slug in rule.emits} - NOT_A_CAUSE
-    if any(f.slug in known_slugs and f.severity in ("error", "warning") for f in findings):
-        return findings
-    rest = [f for f in findings if f.slug not in NOT_A_CAUSE]
-    return ordered([not_recognised(ctx, stuck), *rest])
+    for stage in (stuck.stage, *stuck.also):
+        known = {slug for rule in by_stage.get(stage, ()) for slug in rule.emits} - NOT_A_CAUSE
+        if any(f.slug in known and f.severity in ("error", "warning") for f in findings):
+            stuck.stage, stuck.also = stage, ()
+            return findings
+    return ordered([not_recognised(ctx, stuck), *findings])
 
 
 def not_recognised(ctx: PodContext, stuck: StageState) -> Finding:
@@ -44,5 +46,5 @@ def not_recognised(ctx: PodContext, stuck: StageState) -> Finding:
         "container": str(facts.get("container", "")) if stuck.stage == "running" else "",
         "scheduler": str(facts.get("schedulerName", "")) if stuck.stage == "scheduler" else "",
     }
-    evidence = {"stage": stuck.stage, "quoted": [q.to_dict() for q in stuck.quotes], **facts}
+    evidence = {"stage": stuck.stage, "quoted": [q.line() for q in stuck.quotes], **facts}
     return Finding("cause-not-recognised", values, evidence)

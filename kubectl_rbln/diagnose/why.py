@@ -7,7 +7,7 @@ and the diagnosis keeps its typed results for the drawing of the closest node.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -18,7 +18,7 @@ from kubectl_rbln.diagnose.findings import Finding
 from kubectl_rbln.diagnose.lifecycle import decide_life
 from kubectl_rbln.diagnose.pod_events import relevant_events
 from kubectl_rbln.diagnose.registry import Rule
-from kubectl_rbln.diagnose.rules import rules_for
+from kubectl_rbln.diagnose.rules import RULES_BY_STAGE, rules_for
 from kubectl_rbln.diagnose.simulation import rows_in
 from kubectl_rbln.diagnose.stage_types import StageState
 from kubectl_rbln.diagnose.unrecognised import stage_verdict
@@ -176,8 +176,12 @@ def diagnose_pod(
     _diagnose_current_rct(ctx)
     life = ctx.life = decide_life(ctx)
     stuck = life.stuck
-    chosen = rules_for(stuck.stage if stuck is not None else None) if rules is None else tuple(rules)
-    findings = stage_verdict(ctx, life, run_rules(ctx, chosen), chosen)
+    if rules is None:
+        chosen = rules_for(stuck.stage, stuck.also) if stuck is not None else rules_for(None)
+        by_stage: Mapping[str, Sequence[Rule]] = RULES_BY_STAGE
+    else:
+        chosen, by_stage = tuple(rules), {}
+    findings = stage_verdict(ctx, life, run_rules(ctx, chosen), by_stage)
     diagnosis = PodDiagnosis(pod=pod, findings=findings, context=ctx, features=options.assumptions)
     diagnosis.closest_node = closest_node(diagnosis.nodes)
     return diagnosis

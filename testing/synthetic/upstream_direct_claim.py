@@ -44,6 +44,18 @@ def _shared_claim_with_the_rct_spec(objects: Objects, builder: ClusterBuilder) -
             for ref in claim["metadata"].get("ownerReferences", [])
         )
     }
+    # a bound Pod's claim was allocated for it before it was bound: the shared claim keeps that allocation
+    bound = {p["metadata"]["name"]: p for p in pods if p["spec"].get("nodeName")}
+    kept = next(
+        (
+            (c["status"], bound[ref["name"]])
+            for c in objects
+            if c["kind"] == "ResourceClaim" and c["metadata"]["name"] in generated and c.get("status")
+            for ref in c["metadata"].get("ownerReferences", [])
+            if ref.get("name") in bound
+        ),
+        None,
+    )
     out = [o for o in objects if not (o["kind"] == "ResourceClaim" and o["metadata"]["name"] in generated)]
     for pod in pods:
         pod["spec"]["resourceClaims"] = [{"name": "npu-rdma", "resourceClaimName": SHARED}]
@@ -61,6 +73,14 @@ def _shared_claim_with_the_rct_spec(objects: Objects, builder: ClusterBuilder) -
         "spec": copy.deepcopy(rct["spec"]["spec"]),
         "status": {},
     }
+    if kept is not None:
+        status, pod = kept
+        claim["status"] = {
+            "allocation": copy.deepcopy(status.get("allocation")),
+            "reservedFor": [
+                {"resource": "pods", "name": pod["metadata"]["name"], "uid": pod["metadata"]["uid"]}
+            ],
+        }
     return [*out, claim]
 
 

@@ -126,7 +126,7 @@ def svg_lines(path: Path) -> list[str]:
 def test_index_shows_a_real_why_session_and_its_terminal_capture(rbln) -> None:
     run = rbln("why", "--example")
     verdict = run.stdout.splitlines()[0]
-    assert verdict.startswith("Pod serving/") and " is Pending " in verdict
+    assert verdict.startswith("Pod serving/") and " is Pending: " in verdict
     capture = DOCS / "img" / "why-example.svg"
     lines = svg_lines(capture)  # parses as XML
     assert verdict in lines, "the capture's verdict line differs from `kubectl rbln why --example`"

@@ -80,7 +80,7 @@ KUBERNETES_MESSAGES = (
     r"deallocation of ResourceClaim completed",
     r"ResourceClaim not created yet",
     r"request \S+: device class \S+ does not exist",
-    r"PodResourceClaim \S+: resource claim template \S+: resourceclaimtemplate\S*(?: \S+ not found)?",
+    r"PodResourceClaim \S+: resource claim template \S+: resourceclaimtempl\S*(?: \S+ not found)?",
     r"claim \S+: selector #\d+: CEL runtime error: [^\"\n]*",
     r"running (?:PreBind|\"DynamicResources\" filter) plugin",
 )

@@ -85,13 +85,14 @@ def test_an_event_older_than_a_change_is_called_stale():
     [
         (
             "en",
-            "is Pending (Unschedulable): The scheduler and the simulation disagree: the scheduler says "
+            "is Pending: its claims cannot be allocated: The scheduler and the simulation disagree: "
+            "the scheduler says "
             '"2 cannot allocate all claims" (2 of 3 nodes), '
             "the simulation fits the Pod on npu-node-01, npu-node-02",
         ),
         (
             "ko",
-            "상태 Pending (Unschedulable): 스케줄러와 시뮬레이션의 결과가 다릅니다: "
+            "Pending: ResourceClaim을 할당할 수 없습니다 — 스케줄러와 시뮬레이션의 결과가 다릅니다: "
             '스케줄러는 "2 cannot allocate all claims"(3개 노드 중 2개), '
             "시뮬레이션은 Pod가 들어갈 노드가 있다고 봅니다(npu-node-01, npu-node-02)",
         ),
@@ -125,9 +126,9 @@ def _pending_fits(**knobs):
 def test_no_event_no_disagreement():
     objects, pod = _pending_fits()
     diagnosis = _diagnose(objects, *pod)
-    assert [f.slug for f in diagnosis.findings] == ["claim-not-allocated"]
+    assert [f.slug for f in diagnosis.findings] == ["cause-not-recognised", "claim-not-allocated"]
     verdict = diagnosis.verdict("en")
-    assert "none of them an error" in verdict and "refused" not in verdict
+    assert "the cause was not recognised" in verdict and "disagree" not in verdict
 
 
 def test_non_device_reasons_are_no_disagreement():

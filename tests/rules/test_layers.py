@@ -173,8 +173,12 @@ def test_claim_not_created_when_the_controller_made_no_claim():
 
 
 def test_claim_not_created_from_the_controllers_event():
-    """The claim exists in the Pod's status but the controller reported a failure: read its event."""
+    """The controller could not create the claim and said why: its event is quoted as it stands."""
     c = cluster(**ALL_PENDING)
+    c.objects = [
+        o for o in c.objects if not (o["kind"] == "ResourceClaim" and o["metadata"]["name"].startswith(c.pod))
+    ]
+    c.raw("Pod", c.pod)["status"].pop("resourceClaimStatuses", None)
     message = (
         "PodResourceClaim npu-rdma: create ResourceClaim x-: resourceclaims is forbidden: quota exceeded"
     )
@@ -183,7 +187,7 @@ def test_claim_not_created_from_the_controllers_event():
     )
     finding = only(c.findings(), "claim-not-created")
     assert finding.values["claim"] == "npu-rdma"
-    assert "quota exceeded" in finding.evidence["event"]
+    assert finding.evidence["event"] == f"FailedResourceClaimCreation: {message}"
     assert finding.evidence["code"] != "template-not-found"
 
 

@@ -6,11 +6,13 @@ from rules_kit import ALL_PENDING, assert_named, cluster, found_before_suppressi
 
 
 def test_claim_not_allocated_when_devices_fit_and_nothing_else_is_wrong():
-    """Every slot is free and the devices fit: the scheduler just has not placed the Pod yet."""
+    """Every slot is free and the devices fit: the scheduler just has not placed the Pod yet. No rule
+    knows why, so the stage says so (an error: the Pod is stuck), and the claim's own note stays."""
     c = cluster(**ALL_PENDING)
     findings = c.findings()
     finding = only(findings, "claim-not-allocated")
-    assert [f.slug for f in findings] == ["claim-not-allocated"]
+    assert [f.slug for f in findings] == ["cause-not-recognised", "claim-not-allocated"]
+    assert findings[0].evidence["stage"] == "allocated"
     assert finding.severity == "warning"
     claim = c.raw("Pod", c.pod)["status"]["resourceClaimStatuses"][0]["resourceClaimName"]
     assert finding.values == {"namespace": c.namespace, "pod": c.pod, "claim": claim}

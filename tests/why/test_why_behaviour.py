@@ -133,10 +133,13 @@ def test_fail_on_warning_and_healthy_exit_codes(rbln, tmp_path):
     write_bundle(bundle, scenario.build("v1"))
     namespace, pod = scenario.pending_pod
     default = rbln("why", "-f", str(bundle), "-n", namespace, pod)
-    assert default.returncode == 0, default.stdout  # a warning does not fail CI by default
-    assert "not-device-related" in default.stdout
-    strict = rbln("why", "-f", str(bundle), "-n", namespace, pod, "--fail-on", "warning")
-    assert strict.returncode == 1
+    assert default.returncode == 1, default.stdout  # a Pod that does not run is never exit 0 (issue 21)
+    assert "not-device-related" in default.stdout and "Not a device problem" in default.stdout
+    healthy = tmp_path / "healthy.json"
+    write_bundle(healthy, SCENARIOS["healthy"].build("v1"))
+    running = SCENARIOS["healthy"].pending_pod[1]
+    strict = rbln("why", "-f", str(healthy), "-n", namespace, running, "--fail-on", "info")
+    assert strict.returncode == 0, strict.stdout
 
 
 def test_no_pod_named_diagnoses_every_pending_device_pod(rbln):

@@ -21,7 +21,7 @@ def test_an_unchanging_bundle_prints_the_first_look_then_stops_at_the_timeout(in
     assert code == 1, err  # the last diagnosis has findings
     lines = out.splitlines()
     assert len(lines) == 2, out  # nothing changed between the looks: no line for them
-    assert f"Pod serving/{POD} is Pending (Unschedulable)" in lines[0]
+    assert f"Pod serving/{POD} is Pending: its claims cannot be allocated" in lines[0]
     assert "stopped watching" in lines[1]
 
 

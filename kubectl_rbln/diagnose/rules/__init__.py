@@ -52,6 +52,7 @@ RULES_BY_STAGE: dict[str, tuple[Rule, ...]] = {
         scheduler.selector_error,
         scheduler.scheduler_error,
         extended.extended_resource_request,
+        binding.binding_gate_disabled,  # with the gate off, devices with binding conditions are not allocated
         allocation.not_device_related,
         allocation.selector_matches_nothing,
         taints.device_tainted,
@@ -65,6 +66,7 @@ RULES_BY_STAGE: dict[str, tuple[Rule, ...]] = {
         unallocated.claim_not_allocated,
     ),
     "bound": (
+        claim_state.claim_reserved_for_full,  # a full reservedFor fails in PreBind (dra-facts-136.md)
         scheduler.scheduler_error,
         binding.binding_failed,
         binding.binding_conditions_pending,
@@ -80,11 +82,14 @@ RULES_BY_STAGE: dict[str, tuple[Rule, ...]] = {
 ANY_STAGE: tuple[Rule, ...] = (layers.source_degraded,)
 
 
-def rules_for(stage: str | None) -> tuple[Rule, ...]:
-    """The rules `why` runs for a Pod stuck at `stage` (None: it passed every stage it could be shown
-    to pass; the rules of its last stages still say what they see)."""
+def rules_for(stage: str | None, also: tuple[str, ...] = ()) -> tuple[Rule, ...]:
+    """The rules `why` runs for a Pod stuck at `stage`, and at the stages it may be at `also` (None:
+    it passed every stage it could be shown to pass; the rules of its last stages still say what they
+    see)."""
     last = RULES_BY_STAGE["running"] + RULES_BY_STAGE["devices"]
     chosen = RULES_BY_STAGE[stage] if stage is not None else last
+    for other in also:
+        chosen += RULES_BY_STAGE[other]
     return _once(chosen + ANY_STAGE)
 
 

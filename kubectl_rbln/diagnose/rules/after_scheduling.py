@@ -287,7 +287,7 @@ def nri_sandbox_failed(ctx: PodContext) -> Iterator[Finding]:
         event, (hook, error) = refused
         host = HOST_NETWORK_ERROR in error or (pod.host_network and bool(claims))
         evidence = {
-            "event": f"{event.reason}: {_short(event.message)}",
+            "event": f"{event.reason}: {event.message}",
             "count": event.count,
             "hook": hook,
             "hostNetwork": pod.host_network,

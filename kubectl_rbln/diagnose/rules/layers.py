@@ -15,6 +15,7 @@ from kubectl_rbln.diagnose.context import PodContext, is_device_pod
 from kubectl_rbln.diagnose.events import classify_event
 from kubectl_rbln.diagnose.findings import Finding
 from kubectl_rbln.diagnose.placement import exclusions
+from kubectl_rbln.diagnose.quoting import quoted_or_expected
 from kubectl_rbln.diagnose.registry import rule
 from kubectl_rbln.domain import CLASS_CREATORS, NIC_CLASS, NPU_CLASS, REFERENCE_CLASSES
 from kubectl_rbln.dra.model import DeviceClass, Node, ResourceSlice, Snapshot
@@ -120,7 +121,11 @@ def missing_class_findings(ctx: PodContext, pairs: list[tuple[str, str]]) -> Ite
             "requests": requests,
             "classesPresent": sorted(classes),
             "createdBy": _creator(class_name),
-            "event": f"request {requests[0]}: device class {class_name} does not exist",
+            **quoted_or_expected(
+                ctx,
+                f"device class {class_name} does not exist",
+                f"request {requests[0]}: device class {class_name} does not exist",
+            ),
         }
         yield Finding("device-class-missing", values, evidence)
 
@@ -147,8 +152,12 @@ def claim_template_missing(ctx: PodContext) -> Iterator[Finding]:
             "podClaim": claim.ref.name,
             "resourceClaimTemplate": f"{pod.namespace}/{name}",
             "templatesInNamespace": present,
-            "event": f"PodResourceClaim {claim.ref.name}: resource claim template "
-            f'"{name}": resourceclaimtemplate.resource.k8s.io "{name}" not found',
+            **quoted_or_expected(
+                ctx,
+                f'resourceclaimtemplate.resource.k8s.io "{name}" not found',
+                f"PodResourceClaim {claim.ref.name}: resource claim template "
+                f'"{name}": resourceclaimtemplate.resource.k8s.io "{name}" not found',
+            ),
         }
         if elsewhere:
             evidence["sameNameIn"] = [f"{ns}/{name}" for ns in elsewhere]
@@ -174,15 +183,13 @@ def claim_not_created(ctx: PodContext) -> Iterator[Finding]:
             and claim.spec_override is None
             and (claim.template is not None or ref.resource_claim_name)
         ):
+            # the scheduler holds the Pod in PreEnqueue and records no event (dra-facts-136.md): only
+            # the controller's own event is quoted, when there is one
             evidence = {
                 "podClaim": ref.name,
                 "statusRecorded": claim.status_recorded,
-                "expected": claim.claim_name or f"{pod.name}-{ref.name}-<suffix>",
-                "event": (
-                    f'could not find ResourceClaim "{pod.namespace}/{ref.resource_claim_name}"'
-                    if ref.resource_claim_name
-                    else f'pod "{pod.namespace}/{pod.name}": ResourceClaim not created yet'
-                ),
+                "claimName": claim.claim_name or f"{pod.name}-{ref.name}-<suffix>",
+                **_controller_event(ctx, ref.name),
             }
             # a named claim nobody created is not the controller's to make (case not-found)
             case = "not-found" if ref.resource_claim_name else None
@@ -198,6 +205,16 @@ def claim_not_created(ctx: PodContext) -> Iterator[Finding]:
                 "claim-not-created", ctx.values(claim=ctx.claims[0].ref.name if ctx.claims else ""), evidence
             )
             return
+
+
+def _controller_event(ctx: PodContext, pod_claim: str) -> dict[str, str]:
+    """The claim controller's FailedResourceClaimCreation event for `pod_claim`, quoted, if any."""
+    for event in reversed(ctx.events):
+        parsed = classify_event(event)
+        if parsed.kind == "claim-creation" and parsed.fields.get("pod_claim") in (None, pod_claim):
+            dra = next(iter(parsed.dra), None)
+            return {"event": f"{event.reason}: {event.message}", **({"code": dra.code} if dra else {})}
+    return {}
 
 
 def slice_relevant(slice_: ResourceSlice, node: Node) -> bool:

@@ -21,6 +21,7 @@ from typing import Any
 from kubectl_rbln.catalog import Names
 from kubectl_rbln.diagnose.context import PodContext
 from kubectl_rbln.diagnose.findings import Finding
+from kubectl_rbln.diagnose.quoting import quoted_or_expected
 from kubectl_rbln.diagnose.registry import rule
 from kubectl_rbln.diagnose.simulation import (
     EVIDENCE_NODES,
@@ -181,8 +182,8 @@ def device_taint_eviction(ctx: PodContext) -> Iterator[Finding]:
         return
     evidence = {
         "evictedPods": evicted[:EVIDENCE_NODES],
-        "event": f"{EVICTION_REASON}: Marking for deletion",
-        "condition": f"DisruptionTarget={EVICTION_CONDITION_REASON}",
+        **quoted_or_expected(ctx, "Marking for deletion", f"{EVICTION_REASON}: Marking for deletion"),
+        "disruptionTarget": EVICTION_CONDITION_REASON,
     }
     values = ctx.values(evicted=Names(evicted), self_evicted=ctx.pod.name in evicted)
     yield Finding("device-taint-eviction", values, evidence)
