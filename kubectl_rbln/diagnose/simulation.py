@@ -125,6 +125,36 @@ def holders_of(snapshot: Snapshot, device_ids: list[str]) -> dict[str, str]:
     return out
 
 
+def stuck_holders(snapshot: Snapshot, holders: dict[str, str]) -> dict[str, str]:
+    """ "ns/pod" -> why a Pod that holds devices is itself stuck: `gone` (its claim still names it),
+    `terminating since <time>`, or its phase Failed/Succeeded with the claim still reserved; such a
+    holder frees nothing by waiting (issue 21)."""
+    claims = {f"{c.namespace}/{c.name}": c for c in snapshot.claims}
+    out: dict[str, str] = {}
+    for text in holders.values():
+        claim = claims.get(text.split(" (pod ")[0])
+        if claim is None:
+            continue
+        names = {str(r.get("name")) for r in claim.reserved_for if isinstance(r, dict) and r.get("name")}
+        names |= {claim.owner_pod} if claim.owner_pod else set()
+        for name in sorted(names):
+            pod = snapshot.pod(claim.namespace, name)
+            key = f"{claim.namespace}/{name}"
+            if pod is None:
+                if _pods_read_in(snapshot, claim.namespace):  # else its Pods were not read at all
+                    out[key] = "gone"
+            elif pod.deletion_timestamp:
+                out[key] = f"terminating since {pod.deletion_timestamp}"
+            elif pod.phase in ("Failed", "Succeeded"):
+                out[key] = pod.phase
+    return out
+
+
+def _pods_read_in(snapshot: Snapshot, namespace: str) -> bool:
+    read = snapshot.memo("pod-namespaces", lambda: {p.namespace for p in snapshot.pods})
+    return namespace in read
+
+
 def claims_to_allocate(ctx: PodView) -> list[tuple[Any, ClaimToAllocate]]:
     pairs = []
     for claim in ctx.unallocated:

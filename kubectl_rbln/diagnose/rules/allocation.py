@@ -14,7 +14,7 @@ from kubectl_rbln.diagnose.context import PodContext
 from kubectl_rbln.diagnose.events import SchedulingMessage
 from kubectl_rbln.diagnose.findings import Finding
 from kubectl_rbln.diagnose.registry import rule
-from kubectl_rbln.diagnose.simulation import EVIDENCE_NODES, counts_for, holders_of
+from kubectl_rbln.diagnose.simulation import EVIDENCE_NODES, counts_for, holders_of, stuck_holders
 from kubectl_rbln.domain import DEVICE_RESOURCE_PREFIXES, PCIE_ROOT_ATTR
 from kubectl_rbln.dra.allocator import CLUSTER_MAX_STEPS
 from kubectl_rbln.dra.explain import CandidateCounts, Failure
@@ -165,6 +165,10 @@ def devices_exhausted(ctx: PodContext) -> Iterator[Finding]:
     pods = sorted({claim.split(" (pod ")[-1].rstrip(")") for claim in holders.values()})
     evidence["devicesHeld"] = len({h for n in nodes for h in failed[n].failure.holders})  # type: ignore[union-attr]
     values["holders"] = Names(pods, 2)
+    stuck = stuck_holders(ctx.snapshot, holders)
+    if stuck:  # holders that are themselves stuck free nothing by waiting: named as such
+        evidence["stuckHolders"] = stuck
+    values["stuck_holders"] = Names(sorted(stuck), 2) if stuck else ""
     every = _all_mode(ctx, nodes)
     if every is not None:
         evidence["allocationMode"] = "All"
