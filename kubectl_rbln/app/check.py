@@ -39,6 +39,9 @@ class CheckReport:
         return [f for item in self.items for f in item.findings]
 
     def exit_code(self, fail_on: str) -> int:
+        """1 for a device Pod stuck at a stage of its life (as `why`), else by the findings."""
+        if any(item.diagnosis is not None and item.diagnosis.stuck is not None for item in self.items):
+            return 1
         return exit_code_for(self.findings, fail_on)
 
     def to_document(self, lang: str) -> dict[str, Any]:

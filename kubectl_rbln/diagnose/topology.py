@@ -29,7 +29,7 @@ from kubectl_rbln.domain import (
 )
 from kubectl_rbln.dra.allocator import ClaimToAllocate, Features, NodeResult, allocate
 from kubectl_rbln.dra.cel import CelError, compile_selector
-from kubectl_rbln.dra.constraints import lookup_attribute
+from kubectl_rbln.dra.constraints import blocking_taints, lookup_attribute, taint_text
 from kubectl_rbln.dra.explain import value_text
 from kubectl_rbln.dra.model import ClaimSpec, Device, DeviceClass, Node, ResourceSlice, Snapshot
 from kubectl_rbln.dra.references import cached_references, split_conjuncts
@@ -489,6 +489,7 @@ def _node_spots(
         for d in s.devices
     ]
     spots = []
+    tolerations = _tolerations(rct.spec)
     for device in devices:
         spot = _spot(device, numa_attr, root_attr)
         spot.holder = holders.get(device.key)
@@ -496,10 +497,60 @@ def _node_spots(
             spot.request, reason = usability(device, rct.spec, snapshot.device_classes, features)
             if spot.request is None:
                 spot.state, spot.reason = UNUSABLE, reason
+        taints = _blocking(device, tolerations, features) if features.device_taints else []
+        if taints and spot.state == FREE:  # the allocator skips a device with a taint it does not tolerate
+            spot.state, spot.reason = UNUSABLE, f"tainted {taint_text(taints[0])}"
         if spot.holder is not None:
             spot.state, spot.reason = HELD, ""
         spots.append(spot)
+    for device in unpublished_devices(snapshot, node):  # what the driver publishes on every other node
+        spot = _spot(device, numa_attr, root_attr)
+        spot.state, spot.reason = UNUSABLE, NOT_PUBLISHED
+        spots.append(spot)
     return spots, numa_attr, root_attr
+
+
+NOT_PUBLISHED = "not published"
+
+
+def _tolerations(spec: ClaimSpec | None) -> list[dict[str, Any]]:
+    if spec is None:
+        return []
+    return [t for r in spec.requests for alt in r.alternatives for t in alt.tolerations]
+
+
+def _blocking(device: Device, tolerations: list[dict[str, Any]], features: Features) -> list[dict[str, Any]]:
+    return blocking_taints(device, tolerations, features.version, rules=features.device_taint_rules)
+
+
+def unpublished_devices(snapshot: Snapshot, node: str) -> list[Device]:
+    """Devices that every other node of the driver publishes, all under the same names, and this node
+    does not: a device the driver left out of this node's slice (a lost NPU, a NIC without its RDMA
+    driver). Only where the other nodes are alike (one node type), so a smaller server is not read as
+    a broken one. Each comes as a peer's device of that name (its attributes place it in the drawing)."""
+    published = snapshot.memo("device-names-by-driver-node", lambda: _names_by_driver_node(snapshot))
+    out: list[Device] = []
+    for by_node in published.values():
+        mine = by_node.get(node)
+        peers = sorted(name for name in by_node if name != node)
+        if mine is None or not peers:
+            continue  # the driver publishes nothing here (driver-slices-missing), or nowhere else
+        names = set(by_node[peers[0]])
+        if any(set(by_node[p]) != names for p in peers[1:]) or not set(mine) < names:
+            continue
+        out += [by_node[peers[0]][name] for name in sorted(names - set(mine), key=_natural)]
+    return out
+
+
+def _names_by_driver_node(snapshot: Snapshot) -> dict[str, dict[str, dict[str, Device]]]:
+    out: dict[str, dict[str, dict[str, Device]]] = {}
+    for slice_ in snapshot.slices:
+        if not slice_.node_name or slice_.per_device_node_selection:
+            continue
+        names = out.setdefault(slice_.driver, {}).setdefault(slice_.node_name, {})
+        for device in slice_.devices:
+            names.setdefault(device.name, device)
+    return out
 
 
 def _mark_next_pods(spots: list[Spot], taken: list[list[tuple[str, str, str]]]) -> None:

@@ -60,6 +60,10 @@ def reason_text(reason: str, lang: str) -> str:
         return sentence("topo-not-requested", lang)
     if reason.startswith("no ") and " " not in reason[3:]:
         return sentence("topo-lacks", lang, attribute=reason[3:])
+    if reason == "not published":
+        return sentence("topo-not-published", lang)
+    if reason.startswith("tainted "):
+        return sentence("topo-tainted", lang, taint=reason[len("tainted ") :])
     return reason
 
 
