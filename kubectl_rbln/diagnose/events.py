@@ -473,7 +473,11 @@ _KUBELET_MARKERS = re.compile(
 
 def mentions_claim_preparation(text: str) -> bool:
     """Does a kubelet or runtime text speak of preparing a claim's devices (NodePrepareResources, CDI)?"""
-    return bool(text) and _KUBELET_MARKERS.search(text) is not None
+    return bool(text) and (_KUBELET_MARKERS.search(text) is not None or _CLAIM_INFO.search(text) is not None)
+
+
+# the kubelet's DRA manager when it never prepared a claim the container needs (kubernetes#135901)
+_CLAIM_INFO = re.compile(r"unable to get claim info for ResourceClaim")
 
 
 _KUBELET_REASONS = frozenset({"FailedPrepareDynamicResources", "FailedUnprepareDynamicResources"})

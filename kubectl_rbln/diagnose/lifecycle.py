@@ -117,21 +117,48 @@ def read_time(snapshot: Snapshot) -> datetime | None:
 
 
 def _created(ctx: PodContext) -> StageState:
-    """The Pod exists, so it was created; an owner that refuses to create its other replicas, or
-    keeps re-creating Pods that fail, is said alongside (the facts), not as this Pod's stage."""
-    owners = owner_chain(ctx.snapshot, ctx.pod)
+    """The Pod exists, so it was created. A finished Pod (Failed, Succeeded, being deleted) is to be
+    replaced by its owner: when the owner says it cannot create the replacement (its FailedCreate
+    events, a ReplicaFailure condition), the workload is stuck here (kubernetes#131877)."""
+    pod = ctx.pod
+    owners = owner_chain(ctx.snapshot, pod)
     facts: dict[str, Any] = {}
     if owners:
         facts["owners"] = [f"{w.kind}/{w.name}" for w in owners]
-    siblings = recreated_siblings(ctx.snapshot, ctx.pod)
+    siblings = recreated_siblings(ctx.snapshot, pod)
     if siblings:
         facts["failedSiblings"] = siblings
-    return StageState("created", PASSED, facts=facts)
+    if pod.phase not in ("Failed", "Succeeded") and not pod.deletion_timestamp:
+        return StageState("created", PASSED, facts=facts)
+    quotes = owner_refusals(ctx.snapshot, pod, owners)
+    return StageState("created", STUCK if quotes else PASSED, quotes, facts)
+
+
+def owner_refusals(snapshot: Snapshot, pod: Pod, owners: list[Workload]) -> list[Quote]:
+    """What the Pod's owners say refused a new Pod: FailedCreate warnings, ReplicaFailure conditions."""
+    keys = [(pod.owner_kind, pod.owner_name)] if pod.owner_name else []
+    keys += [(w.kind, w.name) for w in owners if (w.kind, w.name) not in keys]
+    quotes = [
+        event_quote(e)
+        for kind, name in keys
+        for e in _warnings(events_of(snapshot, pod.namespace, kind, name), frozenset({"FailedCreate"}))
+    ]
+    for workload in owners:
+        failure = workload.conditions.get("ReplicaFailure")
+        if failure is not None and failure.status == "True" and failure.message:
+            where = f"{workload.kind}/{workload.name} status.conditions[ReplicaFailure=True].message"
+            quotes.append(Quote(where, failure.message))
+    return quotes
 
 
 def _claims_created(ctx: PodContext) -> StageState:
     """Every claim the Pod names exists and is not being deleted (the scheduler's PreEnqueue waits for
     them; dra-facts-136.md: it records no event, so the objects and the controller's events show it)."""
+    pod = ctx.pod
+    if pod.node_name or pod.phase in ("Succeeded", "Failed"):
+        # it got past: the kubelet needs the claims to run it, and the claim controller deletes the
+        # claims of a finished Pod while the Pod still names them
+        return StageState("claims-created", PASSED)
     missing, deleting = [], []
     for claim in ctx.claims:
         if claim.scheduler_built or claim.hypothetical:
@@ -174,12 +201,15 @@ def _scheduler(ctx: PodContext) -> StageState:
     facts: dict[str, Any] = {"schedulerName": name}
     unallocated = [c for c in ctx.claims if not c.allocated and not c.hypothetical and not c.scheduler_built]
     if pod.node_name:
-        if unallocated and ctx.claims:
+        if unallocated and ctx.claims and pod.phase == "Pending":
             # bound with claims nobody allocated: spec.nodeName was set at creation, or the scheduler
             # that bound it does not allocate claims (the kubelet then cannot prepare them)
             facts["claimsUnallocated"] = [c.claim_name or c.ref.name for c in unallocated]
             facts["node"] = pod.node_name
-            quotes = [event_quote(e) for e in _scheduled_events(ctx)]
+            quotes = [event_quote(e) for e in _scheduled_events(ctx)] or [
+                Quote("spec.nodeName", pod.node_name)
+            ]
+            quotes += [event_quote(e) for e in _warnings(ctx.events) if _mentions_prepare(e)]
             return StageState("scheduler", STUCK, quotes, facts)
         return StageState("scheduler", PASSED, facts=facts)
     if pod.phase != "Pending":
@@ -216,9 +246,11 @@ def _scheduler(ctx: PodContext) -> StageState:
             facts=facts,
             assumption=f"scheduler {name} is seen in the cluster; whether it allocates claims is not shown",
         )
-    # a named scheduler nothing in the cluster shows: no Lease, no Pod, no event of it anywhere
+    # a named scheduler nothing in the cluster shows running: no Lease, no event of it anywhere, and
+    # nothing written on this Pod (a running scheduler writes PodScheduled=False when it cannot place it)
+    placed = sum(1 for p in snapshot.pods if p.scheduler_name == name and p.node_name)
     quotes = [Quote("spec.schedulerName", name)]
-    return StageState("scheduler", STUCK, quotes, {**facts, "schedulerSeen": False})
+    return StageState("scheduler", STUCK, quotes, {**facts, "schedulerSeen": False, "podsItPlaced": placed})
 
 
 def _allocated(ctx: PodContext) -> StageState:
@@ -283,11 +315,12 @@ def _prepared(ctx: PodContext) -> StageState:
     if ctx.pod.phase in ("Succeeded", "Failed", "Running"):
         return StageState("prepared", PASSED)
     failures = [e for e in _warnings(ctx.events) if e.reason in _PREPARE_REASONS or _mentions_prepare(e)]
-    if not failures and _sandbox_ready(ctx.pod):
-        return StageState("prepared", PASSED)
+    # a container may wait after the sandbox for a claim the kubelet never prepared (CDI, claim info)
     waits = [
         s for s in ctx.pod.container_states if s.state == "waiting" and mentions_claim_preparation(s.message)
     ]
+    if not failures and not waits and _sandbox_ready(ctx.pod):
+        return StageState("prepared", PASSED)
     if failures or waits:
         quotes = [event_quote(e) for e in failures] + [q for s in waits for q in _container_quotes(s)]
         return StageState("prepared", STUCK, quotes, {"node": ctx.pod.node_name})
@@ -350,6 +383,10 @@ def _running(ctx: PodContext) -> StageState:
 def _devices(ctx: PodContext) -> StageState:
     """What the containers see against what they were given: pod-devices' probe, when the input holds
     its capture (`dump` records one for running device Pods); without one the stage is not shown."""
+    drift = allocation_drift(ctx)
+    if drift:
+        quotes, facts = drift
+        return StageState("devices", STUCK, quotes, facts)
     entries = device_entries(ctx)
     if not entries:
         return StageState(
@@ -364,6 +401,49 @@ def _devices(ctx: PodContext) -> StageState:
     return StageState(
         "devices", STUCK, [], {"containers": [e.container for e in entries], "podDevicesFound": wrong}
     )
+
+
+def allocation_drift(ctx: PodContext) -> tuple[list[Quote], dict[str, Any]] | None:
+    """The devices a running Pod was given that its request would no longer select, or that the
+    driver no longer publishes: a device changed under the Pod (dranet#51: `dra.net/rdma` turns false
+    when the NIC's RDMA driver goes). The request's own selector is quoted, as the input holds it."""
+    if ctx.pod.phase != "Running":
+        return None
+    from kubectl_rbln.diagnose.pod_devices import device_index  # noqa: PLC0415
+    from kubectl_rbln.diagnose.topology import selector_rejecting  # noqa: PLC0415
+
+    index = device_index(ctx.snapshot)
+    quotes: list[Quote] = []
+    changed: list[str] = []
+    gone: list[str] = []
+    for pod_claim in ctx.claims:
+        claim = pod_claim.claim
+        if claim is None or claim.allocation is None:
+            continue
+        requests = {r.name: r for r in claim.spec.requests}
+        for result in claim.allocation.results:
+            name = f"{result.driver}/{result.pool}/{result.device}"
+            device = index.get((result.driver, result.pool, result.device))
+            if device is None:
+                gone.append(name)
+                continue
+            top, _, sub = result.request.partition("/")
+            request = requests.get(top)
+            alternatives = request.alternatives if request is not None else []
+            exact = next((a for a in alternatives if not sub or a.name == sub), None)
+            failing = selector_rejecting(exact.selectors, device) if exact is not None else None
+            if failing is not None:
+                changed.append(name)
+                where = f"ResourceClaim/{claim.name} spec.devices.requests[{result.request}] selector"
+                quotes.append(Quote(where, failing))
+    if not changed and not gone:
+        return None
+    facts: dict[str, Any] = {}
+    if changed:
+        facts["devicesNoLongerSelected"] = changed
+    if gone:
+        facts["devicesNoLongerPublished"] = gone
+    return quotes, facts
 
 
 def device_entries(ctx: PodContext) -> list[Any]:
@@ -472,13 +552,12 @@ def _lease_of(snapshot: Snapshot, name: str) -> Any:
 
 
 def _scheduler_known(snapshot: Snapshot, name: str) -> bool:
-    """A scheduler of this name shows somewhere: its Lease, events it reported, Pods it placed."""
+    """A scheduler of this name shows it runs: its Lease, or events it reported (Pods it placed once
+    prove only that it ran then)."""
     if any(le.name == name for le in snapshot.leases):
         return True
     reported = snapshot.memo("event-sources", lambda: {e.source for e in snapshot.events})
-    if name in reported:
-        return True
-    return any(p.scheduler_name == name and p.node_name for p in snapshot.pods)
+    return name in reported
 
 
 def _sandbox_ready(pod: Pod) -> bool:

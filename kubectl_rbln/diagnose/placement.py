@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from kubectl_rbln.dra.model import Node, Pod
+from kubectl_rbln.dra.model import Node, Pod, Snapshot
 from kubectl_rbln.selectors import node_selector_matches
 
 BLOCKING_TAINT_EFFECTS = ("NoSchedule", "NoExecute")
@@ -20,7 +20,7 @@ BLOCKING_TAINT_EFFECTS = ("NoSchedule", "NoExecute")
 class Exclusion:
     """Why a node is out for this Pod before devices are even considered."""
 
-    kind: str  # "taint" | "node-selector" | "affinity" | "unschedulable" | "not-ready"
+    kind: str  # "taint" | "node-selector" | "affinity" | "anti-affinity" | "unschedulable" | "not-ready"
     text: str  # in the scheduler's words where it has them
 
 
@@ -66,6 +66,61 @@ def exclusions(pod: Pod, node: Node) -> list[Exclusion]:
     if isinstance(required, dict) and not node_selector_matches(required, node.name, node.labels):
         found.append(Exclusion("affinity", "node(s) didn't match Pod's node affinity/selector"))
     return found
+
+
+HOSTNAME = "kubernetes.io/hostname"
+ANTI_AFFINITY_TEXT = "node(s) didn't match pod anti-affinity rules"  # interpodaffinity's reason
+
+
+def anti_affinity_exclusions(snapshot: Snapshot, pod: Pod, node: Node) -> list[Exclusion]:
+    """Required podAntiAffinity: a running Pod on the node's topology domain matches a term's selector
+    (interpodaffinity; matchLabels and matchExpressions, the term's namespaces or the Pod's own)."""
+    affinity = pod.affinity if isinstance(pod.affinity, dict) else {}
+    terms = (affinity.get("podAntiAffinity") or {}).get("requiredDuringSchedulingIgnoredDuringExecution")
+    if not isinstance(terms, list) or not terms:
+        return []  # nearly every Pod: nothing to look at
+    for term in (t for t in terms if isinstance(t, dict)):
+        key = str(term.get("topologyKey") or "")
+        domain = node.name if key == HOSTNAME else node.labels.get(key)
+        if not key or domain is None:
+            continue
+        namespaces = set(term.get("namespaces") or [pod.namespace])
+        for other in snapshot.pods:
+            if other is pod or other.namespace not in namespaces or not other.node_name:
+                continue
+            if other.phase in ("Succeeded", "Failed"):
+                continue
+            there = snapshot.nodes.get(other.node_name)
+            other_domain = other.node_name if key == HOSTNAME else (there.labels.get(key) if there else None)
+            if other_domain == domain and _selects(term.get("labelSelector"), other.labels):
+                return [Exclusion("anti-affinity", ANTI_AFFINITY_TEXT)]
+    return []
+
+
+def _selects(selector: Any, labels: dict[str, str]) -> bool:
+    """A LabelSelector (matchLabels ANDed with matchExpressions); an empty or absent one selects none."""
+    if not isinstance(selector, dict) or not (
+        selector.get("matchLabels") or selector.get("matchExpressions")
+    ):
+        return False
+    wanted = selector.get("matchLabels") or {}
+    if any(labels.get(str(k)) != str(v) for k, v in wanted.items()):
+        return False
+    for expression in selector.get("matchExpressions") or []:
+        if not isinstance(expression, dict):
+            return False
+        key, values = str(expression.get("key")), {str(v) for v in expression.get("values") or []}
+        operator = expression.get("operator")
+        present = key in labels
+        held = {
+            "In": present and labels.get(key) in values,
+            "NotIn": not present or labels.get(key) not in values,
+            "Exists": present,
+            "DoesNotExist": not present,
+        }.get(str(operator), False)
+        if not held:
+            return False
+    return True
 
 
 def required_labels(pod: Pod) -> dict[str, str]:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kubectl_rbln.catalog import Phrase, data_lang, say
-from kubectl_rbln.diagnose.placement import Exclusion, exclusions
+from kubectl_rbln.diagnose.placement import Exclusion, anti_affinity_exclusions, exclusions
 from kubectl_rbln.diagnose.pod_view import PodView
 from kubectl_rbln.dra.allocator import ClaimToAllocate, Features, NodeResult, simulate_cluster
 from kubectl_rbln.dra.capacity import InUse, in_use_from_claims
@@ -69,7 +69,9 @@ class SimulationFacts:
         return dict(self._once("failed", self._failed))
 
     def _failed(self) -> dict[str, NodeResult]:
-        if not self.ran or self.error or self.fitting or self.fits_elsewhere:
+        # the devices may fit on nodes the Pod cannot use (fits_elsewhere); on the ones it can use,
+        # what failed is still the cause there (the holder on the only eligible node, issue 21)
+        if not self.ran or self.error or self.fitting:
             return {}
         return {r.node: r for r in self.usable if r.failure is not None}
 
@@ -350,7 +352,10 @@ def simulate_pod(ctx: PodView) -> SimulationFacts:
         return SimulationFacts()
     nodes = sorted(ctx.snapshot.nodes.values(), key=lambda n: n.name)
     results, memo = _run(ctx, nodes, [c for _, c in pairs], ctx.features)
-    excluded = {node.name: exclusions(ctx.pod, node) for node in nodes}
+    snapshot = ctx.snapshot
+    excluded = {
+        n.name: exclusions(ctx.pod, n) + anti_affinity_exclusions(snapshot, ctx.pod, n) for n in nodes
+    }
     return SimulationFacts(ran=True, results=results, excluded=excluded, rows=_rows(results, excluded, memo))
 
 

@@ -288,6 +288,11 @@ def _selects(expressions: list[str], device: Device, consumable: bool) -> str | 
     return None
 
 
+def selector_rejecting(expressions: list[str], device: Device) -> str | None:
+    """The first selector that no longer selects `device` (its attributes as published now)."""
+    return _selects(expressions, device, consumable=True)
+
+
 def _word(expression: str, device: Device, consumable: bool) -> str:
     """The failing `&&` term in one word: `rdma=false`, `pciSubsystem=0101`, `no numaNode`."""
     term = next((p for p in split_conjuncts(expression) if _selects([p], device, consumable)), expression)

@@ -25,6 +25,8 @@ from testing.synthetic import (
     upstream_drift,
     upstream_extended,
     upstream_families,
+    upstream_stages_before,
+    upstream_stages_node,
     upstream_taints,
 )
 from testing.synthetic.builder import ClusterBuilder, Knobs, dumps_bundle
@@ -323,6 +325,8 @@ _SCENARIOS += upstream_capacity.scenarios()  # consumable capacity (testing/synt
 _SCENARIOS += upstream_extended.UPSTREAM_EXTENDED  # DRA-backed extended resources, CEL errors per node
 _SCENARIOS += upstream_drift.scenarios()  # claim drift: the RCT changed, the claims did not
 _SCENARIOS += upstream_direct_claim.scenarios()  # issue 13: a Pod that names its ResourceClaim itself
+_SCENARIOS += upstream_stages_before.SCENARIOS  # issue 21: stuck before the node, at every stage
+_SCENARIOS += upstream_stages_node.SCENARIOS  # issue 21: stuck on the node, at every stage
 SCENARIOS: dict[str, Scenario] = {s.name: s for s in _SCENARIOS}
 
 

@@ -12,7 +12,7 @@ from testing.synthetic.scenarios import SCENARIOS
 from testing.synthetic.upstream_binding import ATTACH_FAILED, ATTACHED, fabric_cluster
 
 CASES = {
-    "fabric-npu-binding-pending": ("binding-conditions-pending", 0, [ATTACHED, "rbln0", "600"]),
+    "fabric-npu-binding-pending": ("binding-conditions-pending", 1, [ATTACHED, "rbln0", "600"]),
     "fabric-npu-attach-failed": ("binding-failed", 1, [ATTACH_FAILED, "AttachFailed"]),
     "fabric-npu-binding-timeout": ("binding-failed", 1, [ATTACHED, "600"]),
 }

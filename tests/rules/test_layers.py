@@ -172,8 +172,9 @@ def test_claim_not_created_when_the_controller_made_no_claim():
     assert_named(finding, f"{c.namespace}/{c.pod}", f"involvedObject.name={c.pod}")
 
 
-def test_claim_not_created_from_the_controllers_event():
-    """The controller could not create the claim and said why: its event is quoted as it stands."""
+def test_a_refusal_the_rules_do_not_know_is_quoted_at_its_stage():
+    """The controller could not create the claim and said why, in words no rule knows (a quota): the
+    stage is claims-created, its event quoted as it stands, and no cause of another stage is named."""
     c = cluster(**ALL_PENDING)
     c.objects = [
         o for o in c.objects if not (o["kind"] == "ResourceClaim" and o["metadata"]["name"].startswith(c.pod))
@@ -185,10 +186,11 @@ def test_claim_not_created_from_the_controllers_event():
     c.objects.append(
         event(c.namespace, "Pod", c.pod, "FailedResourceClaimCreation", message, "2026-09-14T05:40:00Z")
     )
-    finding = only(c.findings(), "claim-not-created")
-    assert finding.values["claim"] == "npu-rdma"
-    assert finding.evidence["event"] == f"FailedResourceClaimCreation: {message}"
-    assert finding.evidence["code"] != "template-not-found"
+    finding = only(c.findings(), "cause-not-recognised")
+    assert finding.evidence["stage"] == "claims-created"
+    assert "FailedResourceClaimCreation" in finding.evidence["quoted"][0]
+    assert finding.evidence["quoted"][0].endswith(f": {message}")
+    assert "claim-not-created" not in c.slugs()
 
 
 def test_claim_not_created_not_raised_when_claim_exists():

@@ -86,11 +86,20 @@ def test_scheduler_error_from_a_fatal_allocator_message():
 
 def test_scheduler_error_from_a_non_dra_scheduler_error():
     c = cluster(**ALL_PENDING)
-    text = 'running PreBind plugin "VolumeBinding": binding volumes: context deadline exceeded'
+    text = 'running "VolumeRestrictions" filter plugin: context deadline exceeded'
     set_pod_scheduled(c, "SchedulerError", text)
     finding = only(c.findings(), "scheduler-error")
     assert "context deadline exceeded" in finding.values["message"]
     assert finding.evidence["schedulerError"] == finding.values["message"]
+
+
+def test_a_prebind_error_of_another_plugin_is_the_bound_stage_unrecognised():
+    c = cluster(**ALL_PENDING)
+    text = 'running PreBind plugin "VolumeBinding": binding volumes: context deadline exceeded'
+    set_pod_scheduled(c, "SchedulerError", text)
+    finding = only(c.findings(), "cause-not-recognised")
+    assert finding.evidence["stage"] == "bound"
+    assert any(line.endswith(f": {text}") for line in finding.evidence["quoted"])
 
 
 def test_an_unschedulable_fit_message_is_not_a_scheduler_error():

@@ -56,6 +56,8 @@ def test_with_rct_proves_the_unaligned_recipe_fits():
 def test_causes_are_found_without_events():
     """Events expire after an hour: objects alone must reveal every cause."""
     for scenario in SCENARIOS.values():
+        if not scenario.recognised:
+            continue  # no rule knows the cause: what is left is the stage, not a cause to find
         objects = [o for o in scenario.build("v1") if o.get("kind") != "Event"]
         slugs = {f.slug for f in _diagnose(objects, *scenario.pending_pod).findings}
         assert scenario.must <= slugs, f"{scenario.name} without events: {slugs}"

@@ -67,7 +67,6 @@ RULES_BY_STAGE: dict[str, tuple[Rule, ...]] = {
     ),
     "bound": (
         claim_state.claim_reserved_for_full,  # a full reservedFor fails in PreBind (dra-facts-136.md)
-        scheduler.scheduler_error,
         binding.binding_failed,
         binding.binding_conditions_pending,
         binding.binding_gate_disabled,

@@ -344,7 +344,9 @@ def not_device_related(ctx: PodContext) -> Iterator[Finding]:
     simulation = ctx.simulation
     if simulation.ran and not simulation.error and not simulation.fitting:
         elsewhere = simulation.fits_elsewhere
-        if elsewhere or not simulation.usable:
+        # only when no node the Pod may use fails on its devices: those failures lead (the holder on
+        # the only eligible node is a device cause, whatever keeps the Pod off the other nodes)
+        if (elsewhere and not simulation.failed) or not simulation.usable:
             reasons = sorted(
                 {e.text for r in simulation.results for e in simulation.excluded.get(r.node, [])}
             )

@@ -28,7 +28,12 @@ from kubectl_rbln.catalog import Names, Phrase, Said
 from kubectl_rbln.diagnose.context import PodClaim, PodContext
 from kubectl_rbln.diagnose.events import classify_event
 from kubectl_rbln.diagnose.findings import Finding
-from kubectl_rbln.diagnose.placement import BLOCKING_TAINT_EFFECTS, exclusions, tolerates
+from kubectl_rbln.diagnose.placement import (
+    BLOCKING_TAINT_EFFECTS,
+    anti_affinity_exclusions,
+    exclusions,
+    tolerates,
+)
 from kubectl_rbln.diagnose.registry import rule
 from kubectl_rbln.dra.model import ClaimSpec, Node, ResourceClaim
 from kubectl_rbln.selectors import node_selector_matches
@@ -114,7 +119,9 @@ def shared_claim_node_unusable(ctx: PodContext) -> Iterator[Finding]:
         nodes = _allocated_nodes(ctx, claim)
         if not nodes:
             continue
-        why = {n.name: exclusions(ctx.pod, n) for n in nodes}
+        why = {
+            n.name: exclusions(ctx.pod, n) + anti_affinity_exclusions(ctx.snapshot, ctx.pod, n) for n in nodes
+        }
         if not all(why.values()):
             continue  # the Pod can run where the claim is: not this family
         node = nodes[0]

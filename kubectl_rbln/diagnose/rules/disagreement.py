@@ -37,7 +37,12 @@ class _Recorded:
 
 def _dra_texts(message: SchedulingMessage) -> tuple[int, list[str]]:
     """(nodes rejected for DRA reasons, their `count text` lines); a DRA PreFilter counts as all nodes."""
-    reasons = [r for r in message.reasons if r.category == "dra" and not (r.dra and r.dra.fatal)]
+    # a filter that timed out said nothing of the devices (kubernetes#133531): no disagreement with it
+    reasons = [
+        r
+        for r in message.reasons
+        if r.category == "dra" and not (r.dra and (r.dra.fatal or r.dra.code == "timeout"))
+    ]
     nodes = sum(r.count for r in reasons)
     texts = [f"{r.count} {r.text}" for r in reasons]
     if message.prefilter and any(not d.fatal for d in message.dra) and not reasons:

@@ -178,6 +178,9 @@ def claim_not_created(ctx: PodContext) -> Iterator[Finding]:
     pod = ctx.pod
     for claim in ctx.claims:
         ref = claim.ref
+        refused = _controller_event(ctx, ref.name)
+        if refused and not ref.resource_claim_name:
+            continue  # the controller runs and said why it refused: that stage's evidence, quoted
         if (
             claim.claim is None
             and claim.spec_override is None
@@ -189,21 +192,11 @@ def claim_not_created(ctx: PodContext) -> Iterator[Finding]:
                 "podClaim": ref.name,
                 "statusRecorded": claim.status_recorded,
                 "claimName": claim.claim_name or f"{pod.name}-{ref.name}-<suffix>",
-                **_controller_event(ctx, ref.name),
             }
             # a named claim nobody created is not the controller's to make (case not-found)
             case = "not-found" if ref.resource_claim_name else None
             values = ctx.values(claim=claim.claim_name or ref.name)
             yield Finding("claim-not-created", values, evidence, case=case)
-            return
-    for event in ctx.events:
-        parsed = classify_event(event)
-        dra = next((d for d in parsed.dra if parsed.kind == "claim-creation"), None)
-        if dra is not None and dra.code != "template-not-found":
-            evidence = {"event": f"{event.reason}: {event.message}", "code": dra.code}
-            yield Finding(
-                "claim-not-created", ctx.values(claim=ctx.claims[0].ref.name if ctx.claims else ""), evidence
-            )
             return
 
 
