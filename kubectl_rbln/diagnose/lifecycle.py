@@ -434,7 +434,7 @@ def allocation_drift(ctx: PodContext) -> tuple[list[Quote], dict[str, Any]] | No
             failing = selector_rejecting(exact.selectors, device) if exact is not None else None
             if failing is not None:
                 changed.append(name)
-                where = f"ResourceClaim/{claim.name} spec.devices.requests[{result.request}] selector"
+                where = f"ResourceClaim/{claim.name} spec.devices.requests[{result.request}].selectors[].cel"
                 quotes.append(Quote(where, failing))
     if not changed and not gone:
         return None

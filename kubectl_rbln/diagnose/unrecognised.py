@@ -46,5 +46,7 @@ def not_recognised(ctx: PodContext, stuck: StageState) -> Finding:
         "container": str(facts.get("container", "")) if stuck.stage == "running" else "",
         "scheduler": str(facts.get("schedulerName", "")) if stuck.stage == "scheduler" else "",
     }
-    evidence = {"stage": stuck.stage, "quoted": [q.line() for q in stuck.quotes], **facts}
+    # the stage's id (a str: scripts and tests read it), named in the reader's language in a view
+    stage = Said(Phrase(f"stage-id-{stuck.stage}"))
+    evidence = {"stage": stage, "quoted": [q.line() for q in stuck.quotes], **facts}
     return Finding("cause-not-recognised", values, evidence)

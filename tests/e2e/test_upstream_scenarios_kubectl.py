@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from testing.synthetic.scenarios import SCENARIOS
+from testing.synthetic.stages import expected_stage
 from tests.e2e.conftest import plugin_env
 
 BIN = Path(sys.executable).parent
@@ -43,7 +44,10 @@ def test_kubectl_rbln_why_names_the_cause(name, replay_server, kubeconfig_for, t
         env=env,
         timeout=120,
     )
-    assert run.returncode in (0, 1), run.stderr
-    slugs = {f["slug"] for p in json.loads(run.stdout)["pods"] for f in p["findings"]}
+    stage = expected_stage(name)
+    assert run.returncode == (1 if stage else 0), run.stderr
+    (document,) = json.loads(run.stdout)["pods"]
+    assert (document["stage"] or "") == stage, document["verdict"]
+    slugs = {f["slug"] for f in document["findings"]}
     assert scenario.must <= slugs, f"{name}: missing {scenario.must - slugs}; got {slugs}"
     assert not (scenario.must_not & slugs), f"{name}: wrongly blamed {scenario.must_not & slugs}"

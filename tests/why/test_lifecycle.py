@@ -16,33 +16,7 @@ from kubectl_rbln.diagnose.stage_types import STAGES
 from kubectl_rbln.diagnose.why import PodDiagnosis, WhyOptions, diagnose_pod
 from kubectl_rbln.dra.normalize import build_snapshot
 from testing.synthetic.scenarios import SCENARIOS
-
-# The stage each older scenario is stuck at, read from its upstream report and its objects (the
-# scenarios of issue 21 state theirs as `Scenario.stage`); "" for a Pod that runs as it should.
-OLDER_STAGES = {
-    "healthy": "",
-    "distinct-dropped-gate-off": "",  # it runs; its allocation broke the RCT (an error, not a stage)
-    "rct-missing": "claims-created",
-    "claim-not-created": "claims-created",
-    "rct-missing-no-reference-classes": "claims-created",
-    "rct-in-other-namespace": "claims-created",
-    "claim-being-deleted": "claims-created",
-    "admin-access-old-label": "claims-created",
-    "fabric-npu-binding-pending": "bound",
-    "fabric-npu-attach-failed": "bound",
-    "fabric-npu-binding-timeout": "bound",
-    "kubelet-plugin-oomkilled": "prepared",
-    "cdi-missing-after-reboot": "prepared",
-    "nri-host-network": "sandbox",
-    "memlock-crash": "running",
-}
-
-
-def expected_stage(name: str) -> str:
-    scenario = SCENARIOS[name]
-    if scenario.stage is not None:
-        return scenario.stage
-    return OLDER_STAGES.get(name, "allocated")  # the rest: the allocator's and the scheduler's causes
+from testing.synthetic.stages import expected_stage
 
 
 def diagnose(name: str, shape: str = "v1", rules: Any = None) -> PodDiagnosis:
