@@ -171,11 +171,9 @@ def _claims_created(ctx: PodContext) -> StageState:
         return StageState("claims-created", PASSED)
     quotes = [event_quote(e) for e in _warnings(ctx.events, frozenset({"FailedResourceClaimCreation"}))]
     for claim in deleting:
-        quotes.append(
-            Quote(
-                f"ResourceClaim/{claim.claim.name} metadata.deletionTimestamp", claim.claim.deletion_timestamp
-            )
-        )
+        if claim.claim is not None:
+            where = f"ResourceClaim/{claim.claim.name} metadata.deletionTimestamp"
+            quotes.append(Quote(where, claim.claim.deletion_timestamp))
     facts: dict[str, Any] = {}
     if missing:
         facts["claimsMissing"] = [c.ref.name for c in missing]
@@ -260,8 +258,7 @@ def _allocated(ctx: PodContext) -> StageState:
     if any(c.hypothetical for c in ctx.claims):
         # `why --with-rct`: the claims a re-created Pod would get, allocated by the simulation
         fits = ctx.simulation.fitting
-        facts = {"hypothetical": True, "fitsOn": list(fits)}
-        return StageState("allocated", PASSED if fits else STUCK, [], facts)
+        return StageState("allocated", PASSED if fits else STUCK, [], {"hypothetical": True, "fitsOn": fits})
     claims = [c for c in ctx.claims if not c.hypothetical]
     unallocated = [c.claim_name or c.ref.name for c in ctx.claims if not c.allocated]
     # a claim generated for this Pod and allocated was allocated for it (PreBind writes the allocation

@@ -115,7 +115,8 @@ def test_a_line_per_change_until_the_pod_runs(served) -> None:
     watch = start_watch(kubeconfig, env, "--timeout", "90s")
     try:
         first = next_line(watch)
-        assert f"Pod serving/{POD} is Pending (Unschedulable)" in first and "(changed:" not in first
+        assert f"Pod serving/{POD} is Pending: its claims cannot be allocated" in first
+        assert "(changed:" not in first
         state = event_counts_up(load())
         replace(bundle, state)
         second = next_line(watch)
