@@ -216,7 +216,7 @@ def test_wrong_names_get_a_one_line_answer_that_points_at_the_right_one(cli: Run
 def test_warning_verdicts_say_what_holds_the_pod_and_fixes_paste_safely(cli: Run, tmp_path: Path) -> None:
     held = cli("why", "-f", bundle_of("taint-not-device-related", tmp_path))
     first = held.stdout.splitlines()[0]
-    assert "nothing blocks it" not in first and "Not a device problem" in first, first
+    assert "nothing blocks it" not in first and "Not a device" in first, first
     assert held.returncode == 1  # a Pod held by a taint still does not run
     assert not [line for line in fix_lines(held.stdout) if re.search(r"(^|\s)-(\s|$)", line)]
     crash = cli("why", "-f", bundle_of("memlock-crash", tmp_path))
