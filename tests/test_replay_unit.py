@@ -8,6 +8,8 @@ import json
 import socket
 import threading
 from collections.abc import Iterator
+from datetime import datetime, timezone
+from email.utils import parsedate_to_datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -21,7 +23,7 @@ from hypothesis import strategies as st
 from kubectl_rbln.cluster.files import load_objects
 from kubectl_rbln.errors import InputError
 from kubectl_rbln.replay.fields import parse_field_selector
-from kubectl_rbln.replay.resources import guess_plural, version_priority
+from kubectl_rbln.replay.resources import ALWAYS_GROUPS, guess_plural, version_priority
 from kubectl_rbln.replay.server import ReplayServer, run
 from kubectl_rbln.replay.store import shell_text
 from kubectl_rbln.selectors import SelectorError, match_labels, parse_label_selector
@@ -76,11 +78,24 @@ def test_version_from_cluster_info_else_default(server: ReplayServer) -> None:
         assert get_json(empty, "/version")[1]["gitVersion"] == "v1.34.0"
 
 
+def test_the_date_header_is_the_bundles_read_time_else_now() -> None:
+    """A live read of a served bundle reads at the time of the bundle (a Lease's age), as `-f` does."""
+    info = {"apiVersion": "kubectl-rbln/v1", "kind": "ClusterInfo", "metadata": {"name": "c"}}
+    with ReplayServer([{**info, "readAt": "2026-09-14T06:00:00Z"}]) as read:
+        assert request(read, "/version")[1]["Date"] == "Mon, 14 Sep 2026 06:00:00 GMT"
+        assert request(read, "/api/v1/nodes")[1]["Date"] == "Mon, 14 Sep 2026 06:00:00 GMT"
+    for unknown in ([info], [{**info, "readAt": "soon"}], []):
+        with ReplayServer(unknown) as now:
+            sent = parsedate_to_datetime(request(now, "/version")[1]["Date"])
+            assert abs((datetime.now(timezone.utc) - sent).total_seconds()) < 60
+
+
 def test_api_groups_prefer_newest_version(server: ReplayServer) -> None:
     code, doc = get_json(server, "/apis")
     assert code == 200 and doc["kind"] == "APIGroupList"
-    assert [g["name"] for g in doc["groups"]] == ["resource.k8s.io"]  # kubectl-rbln/v1 items are not an API
-    group = doc["groups"][0]
+    # kubectl-rbln/v1 items are not an API; apps, batch and coordination.k8s.io every cluster serves
+    assert [g["name"] for g in doc["groups"]] == [*ALWAYS_GROUPS, "resource.k8s.io"]
+    group = doc["groups"][-1]
     assert [v["version"] for v in group["versions"]] == ["v1", "v1beta1"]
     assert group["preferredVersion"] == {"groupVersion": "resource.k8s.io/v1", "version": "v1"}
     assert get_json(server, "/apis/resource.k8s.io")[1]["kind"] == "APIGroup"
@@ -120,7 +135,19 @@ def test_empty_bundle_serves_empty_core_lists() -> None:
         code, doc = get_json(empty, "/api/v1/pods")
         assert (code, doc["kind"], doc["items"]) == (200, "PodList", [])
         assert item_names(get_json(empty, "/api/v1/namespaces")[1]) == ["default"]
-        assert get_json(empty, "/apis")[1]["groups"] == []
+        # the groups every cluster serves, in v1, with empty lists: what owns Pods, the schedulers' Leases
+        groups = get_json(empty, "/apis")[1]["groups"]
+        assert [(g["name"], g["preferredVersion"]["version"]) for g in groups] == [
+            ("apps", "v1"),
+            ("batch", "v1"),
+            ("coordination.k8s.io", "v1"),
+        ]
+        leases = "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases"
+        for path in ("/apis/apps/v1/deployments", leases):
+            assert get_json(empty, path)[1]["items"] == []
+        assert get_json(empty, "/api/v1/namespaces/serving/resourcequotas")[1]["kind"] == "ResourceQuotaList"
+        served = {r["name"] for r in get_json(empty, "/apis/batch/v1")[1]["resources"]}
+        assert served == {"jobs", "cronjobs"}
 
 
 def test_other_groups_and_kinds_are_discovered() -> None:
@@ -131,7 +158,7 @@ def test_other_groups_and_kinds_are_discovered() -> None:
     ]
     with ReplayServer(objs) as srv:
         groups = {g["name"] for g in get_json(srv, "/apis")[1]["groups"]}
-        assert groups == {"events.k8s.io", "example.com", "resource.k8s.io"}
+        assert groups == {"events.k8s.io", "example.com", "resource.k8s.io", *ALWAYS_GROUPS}
         assert item_names(get_json(srv, "/apis/events.k8s.io/v1/namespaces/a/events")[1]) == ["e1"]
         assert item_names(get_json(srv, "/apis/example.com/v1alpha1/policies")[1]) == ["p"]
         assert item_names(get_json(srv, "/api/v1/events")[1]) == []  # core events are another API

@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from kubectl_rbln.cluster.exec_probe import PROBE_COMMAND, parse_probe
+from kubectl_rbln.dra.normalize import build_snapshot
 from testing.synthetic import (
     ClusterBuilder,
     Knobs,
@@ -475,3 +476,27 @@ def test_knobs_default_is_the_reference_cluster() -> None:
     knobs = Knobs()
     assert (knobs.npu_nodes, knobs.numa_per_node, knobs.npus_per_numa, knobs.nics_per_numa) == (2, 2, 4, 2)
     assert knobs.rct == "numa-aligned" and knobs.namespace == "serving"
+
+
+def test_the_synthetic_cluster_carries_consistent_owners_and_a_fresh_scheduler_lease():
+    builder = ClusterBuilder(7)
+    objects = builder.build()
+    snapshot = build_snapshot(objects)
+    by_key = {(w.kind, w.name): w for w in snapshot.workloads}
+    for pod in snapshot.pods:
+        replicaset = by_key[("ReplicaSet", pod.owner_name)]
+        assert pod.owner_kind == "ReplicaSet" and pod.generate_name == f"{replicaset.name}-"
+        assert replicaset.owner_kind == "Deployment" and ("Deployment", replicaset.owner_name) in by_key
+        assert replicaset.claim_refs == pod.resource_claims
+    raw = {
+        (o["kind"], o["metadata"]["name"]): o for o in objects if o["kind"] in ("Deployment", "ReplicaSet")
+    }
+    for (kind, name), obj in raw.items():
+        if kind == "ReplicaSet":
+            owner = obj["metadata"]["ownerReferences"][0]
+            assert owner["uid"] == raw[("Deployment", owner["name"])]["metadata"]["uid"]
+            pods = [p for p in snapshot.pods if p.owner_name == name]
+            assert {p.uid for p in pods} and obj["status"]["replicas"] == len(pods)
+    [lease] = snapshot.leases
+    assert (lease.namespace, lease.name, lease.duration_seconds) == ("kube-system", "kube-scheduler", 15)
+    assert snapshot.read_at == "2026-09-14T06:00:00Z" and lease.renew_time.startswith("2026-09-14T05:59:58.")

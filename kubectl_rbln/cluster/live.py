@@ -61,6 +61,7 @@ class Reply:
     status: int
     body: bytes
     retry_after: float | None
+    date: str = ""  # the Date header: the server's clock
 
 
 def describe_resource(path: str) -> tuple[str, str]:
@@ -99,6 +100,7 @@ class LiveClient:
         self._configuration: Any = None
         self._token = ""
         self.server = ""
+        self.date = ""  # the Date header of the first answer: when the read started, by the server's clock
         self.on_page: Callable[[str, int], None] | None = None  # (path, items): a progress line
 
     # ------------------------------------------------------------ plumbing
@@ -129,9 +131,12 @@ class LiveClient:
             response = api.call_api(method, url, header_params=headers, _request_timeout=timeout)
             body = response.read()
             retry_after = _retry_after(response.getheader("Retry-After"))
+            date = response.getheader("Date") or ""
         except Exception as exc:  # urllib3 connection, TLS, timeout and protocol errors
             raise self._network_error(path, exc) from None
-        return Reply(int(response.status), body or b"", retry_after)
+        if date and not self.date:
+            self.date = str(date)
+        return Reply(int(response.status), body or b"", retry_after, str(date))
 
     def fetch(self, path: str, query: dict[str, Any] | None = None, accept: str = JSON) -> bytes:
         """The body of a 2xx reply, retrying 429 / Retry-After politely within --request-timeout."""

@@ -16,11 +16,23 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import datetime, timezone
+from email.utils import parsedate_to_datetime
 from typing import Any
 
 from kubectl_rbln import progress
 from kubectl_rbln.cluster.files import expand_paths, load_objects
 from kubectl_rbln.cluster.kubeconfig import KubeContext, resolve_context
+from kubectl_rbln.cluster.lists import (
+    CORE_LISTS,
+    DRA_LISTS,
+    RESOURCE_GROUP,
+    TAINT_RULE_VERSIONS,
+    TAINT_RULES,
+    ListSpec,
+    list_path,
+    stage_lists,
+)
 from kubectl_rbln.cluster.live import ApiRefusal, LiveClient
 from kubectl_rbln.cluster.options import SourceOptions
 from kubectl_rbln.cluster.wire_read import iter_checked
@@ -36,45 +48,9 @@ from kubectl_rbln.dra.normalize import (
 from kubectl_rbln.dra.wire import WIRE_SHAPES, page_shape
 from kubectl_rbln.errors import ClusterError, InputError
 
-RESOURCE_GROUP = "resource.k8s.io"
 Warn = Callable[[str], None]
 LOG_TAIL_LINES = 500
 LOG_LIMIT_BYTES = 256 * 1024
-
-
-@dataclass(frozen=True, slots=True)
-class ListSpec:
-    kind: str
-    resource: str
-    group: str  # "" for core
-    namespaced: bool
-
-
-CORE_LISTS = (
-    ListSpec("Node", "nodes", "", False),
-    ListSpec("Pod", "pods", "", True),
-    ListSpec("Event", "events", "", True),
-    # labels only (resource.kubernetes.io/admin-access, issue 12, 4); a refused list is a problem entry
-    # and the admin-access rule stays silent, nothing else reads it
-    ListSpec("Namespace", "namespaces", "", False),
-)
-DRA_LISTS = (
-    ListSpec("DeviceClass", "deviceclasses", RESOURCE_GROUP, False),
-    ListSpec("ResourceSlice", "resourceslices", RESOURCE_GROUP, False),
-    ListSpec("ResourceClaimTemplate", "resourceclaimtemplates", RESOURCE_GROUP, True),
-    ListSpec("ResourceClaim", "resourceclaims", RESOURCE_GROUP, True),
-)
-# DeviceTaintRules (DRADeviceTaintRules): v1alpha3 in 1.33/1.34, v1beta2 from 1.35 (kubernetes/api
-# resource/v1beta2/types.go, v0.36.2), and only where the API is enabled: a 404 is "not served", no problem.
-TAINT_RULES = ListSpec("DeviceTaintRule", "devicetaintrules", RESOURCE_GROUP, False)
-TAINT_RULE_VERSIONS = ("v1beta2", "v1alpha3")
-
-
-def list_path(spec: ListSpec, version: str, namespace: str | None) -> str:
-    base = "/api/v1" if not spec.group else f"/apis/{spec.group}/{version}"
-    if spec.namespaced and namespace:
-        return f"{base}/namespaces/{namespace}/{spec.resource}"
-    return f"{base}/{spec.resource}"
 
 
 @dataclass(slots=True)
@@ -122,6 +98,7 @@ class LiveCollector:
         self.problems: list[dict[str, str]] = []
         self._served: list[str] = []
         self._read_counts: dict[str, int] = {}
+        self._events_read: set[tuple[str, str]] = set()  # (namespace, name) of every event a list held
         self._count_lock = threading.Lock()
         self.client.on_page = self._page_read
 
@@ -145,8 +122,30 @@ class LiveCollector:
         return str(info.get("gitVersion", "")) if isinstance(info, dict) else ""
 
     def _problem(self, kind: str, refusal: ApiRefusal, message: str | None = None) -> None:
-        """A refused read, recorded in ClusterInfo: the check that needed it says `source-degraded`."""
-        self.problems.append({"kind": kind, "code": _code(refusal), "message": message or refusal.message})
+        """A refused read, recorded in ClusterInfo: the check that needed it says `source-degraded`. A list
+        read in the pool keeps its own (`_lists`), so that they are recorded in the lists' order."""
+        entry = {"kind": kind, "code": _code(refusal), "message": message or refusal.message}
+        pending = getattr(_JOB, "problems", None)
+        (pending if pending is not None else self.problems).append(entry)
+
+    def _lists(self, jobs: list[tuple[ListSpec, str]], normalized: bool) -> list[list[Any]]:
+        """Every list of `jobs` in parallel (each normalized as read, when `normalized`); the problems of
+        refused ones in the order of `jobs`, whichever answered first (a dump says the same each time)."""
+
+        def read(job: tuple[ListSpec, str]) -> tuple[list[Any], list[dict[str, str]]]:
+            found: list[dict[str, str]] = []
+            _JOB.problems = found
+            try:
+                keep = _normalizer(job[0].kind) if normalized else None
+                return self._read_one(job[0], job[1], keep=keep), found
+            finally:
+                _JOB.problems = None
+
+        with ThreadPoolExecutor(max_workers=max(1, min(8, len(jobs)))) as pool:
+            done = list(pool.map(read, jobs))
+        for _, found in done:
+            self.problems.extend(found)
+        return [items for items, _ in done]
 
     def resource_versions(self) -> list[str]:
         """The resource.k8s.io versions served, newest first; [] when DRA is not served."""
@@ -165,12 +164,19 @@ class LiveCollector:
         return [v for v in VERSION_ORDER if v in served]
 
     def _read(self, spec: ListSpec, version: str, keep: Keep | None = None) -> list[Any]:
-        path = list_path(spec, version, self.namespace)
+        """One list in the scope, or in the namespace of its own (kube-system's Leases); a refusal is a
+        problem entry of its kind. Events are noted as read, so that no later read adds them again."""
+        namespace = spec.namespace or self.namespace
+        path = list_path(spec, version, namespace)
+        query = {"labelSelector": spec.label} if spec.label else None
+        chosen = _kept(spec, keep, self._events_read) if spec.wanted or spec.kind == "Event" else keep
         try:
-            return self.client.list(path, keep=keep, decoder=_page_decoder(spec.kind, keep))
+            items = self.client.list(path, query, keep=chosen, decoder=_page_decoder(spec.kind, keep))
         except ApiRefusal as refusal:
-            self._problem(spec.kind, refusal)
+            note = f"{spec.purpose} in {namespace}: {refusal.message}" if spec.purpose else None
+            self._problem(spec.kind, refusal, note)
             return []
+        return [item for item in items if item is not None] if spec.wanted else items
 
     def _read_one(self, spec: ListSpec, version: str, keep: Keep | None = None) -> list[Any]:
         if spec.kind == "ResourceClaim":
@@ -228,29 +234,42 @@ class LiveCollector:
             jobs += [(spec, versions[0]) for spec in DRA_LISTS]
             if any(v in versions for v in TAINT_RULE_VERSIONS):
                 jobs.append((TAINT_RULES, versions[0]))
+        jobs += [(spec, "v1") for spec in stage_lists(self.namespace)]
         if self.kinds is not None:
             jobs = [job for job in jobs if job[0].kind in self.kinds]
         return jobs
 
+    def read_at(self) -> str:
+        """When this read started: the server's clock (the Date of its first answer), which is the clock
+        its Leases are renewed by, else ours; UTC RFC 3339, for ClusterInfo `readAt`."""
+        return read_time(self.client.date)
+
     def collect(self, extras: Sequence[ExtraCollector] = ()) -> list[dict[str, Any]]:
         """Every list, the crash logs, then what `extras` add (exec probes), then ClusterInfo."""
         version = self.server_version()
+        read_at = self.read_at()
         versions = self.resource_versions()
         jobs = self._jobs(versions)
-        with ThreadPoolExecutor(max_workers=min(8, len(jobs))) as pool:
-            lists = list(pool.map(lambda job: self._read_one(*job), jobs))
+        lists = self._lists(jobs, normalized=False)
         objects = [obj for items in lists for obj in items]
         objects.extend(self.previous_logs([o for o in objects if o.get("kind") == "Pod"]))
         pods = [o for o in objects if o.get("kind") == "Pod"]
-        objects.extend(self.kubelet_plugin_objects(waiting_nodes(_raw_pod_facts(pods)), _keys(pods)))
+        plugins = self.kubelet_plugin_objects(waiting_nodes(_raw_pod_facts(pods)), _keys(pods))
+        objects.extend(self._unread(plugins))
         if self.only is not None:  # several namespaces: read as -A, kept to those and the plugins'
             keep = set(self.only) | {plugin.namespace for plugin in KUBELET_PLUGINS.values()}
             objects = [o for o in objects if _namespace_of(o) in keep or not _namespace_of(o)]
         for extra in extras:
             objects.extend(extra(self, list(objects)))
-        objects.append(cluster_info(version, versions, self.problems, self.ctx.context, self.scope()))
+        objects.append(
+            cluster_info(version, versions, self.problems, self.ctx.context, self.scope(), read_at)
+        )
         progress.done()
         return objects
+
+    def _unread(self, objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Objects of a later read without the events a list already held (a driver Pod's events)."""
+        return [o for o in objects if o.get("kind") != "Event" or _event_key(o) not in self._events_read]
 
     def scope(self) -> dict[str, Any]:
         """What this collector reads, for ClusterInfo `scope`."""
@@ -283,12 +302,10 @@ class LiveCollector:
         """What `collect()` reads, normalized page by page in the reading threads: the same Snapshot
         as `build_snapshot(collect())`, without ever holding all the raw objects (docs/performance.md)."""
         version = self.server_version()
+        read_at = self.read_at()
         versions = self.resource_versions()
         jobs = self._jobs(versions)
-        with ThreadPoolExecutor(max_workers=min(8, len(jobs))) as pool:
-            lists = list(
-                pool.map(lambda job: self._read_one(job[0], job[1], keep=_normalizer(job[0].kind)), jobs)
-            )
+        lists = self._lists(jobs, normalized=True)
         builder = SnapshotBuilder(source)
         crashed: list[tuple[dict[str, Any], str]] = []
         for (spec, _), items in zip(jobs, lists, strict=True):
@@ -304,9 +321,9 @@ class LiveCollector:
         pods = builder.snapshot.pods
         facts = ((bool(p.resource_claims) or _model_uses_devices(p), p.phase, p.node_name) for p in pods)
         keys = {(p.namespace, p.name) for p in pods}
-        for obj in self.kubelet_plugin_objects(waiting_nodes(facts), keys):  # none without Pods
+        for obj in self._unread(self.kubelet_plugin_objects(waiting_nodes(facts), keys)):  # none without Pods
             builder.add(obj)
-        builder.add(cluster_info(version, versions, self.problems, self.ctx.context, self.scope()))
+        builder.add(cluster_info(version, versions, self.problems, self.ctx.context, self.scope(), read_at))
         return builder.finish()
 
     def previous_logs(self, pods: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -419,6 +436,8 @@ ExtraCollector = Callable[["LiveCollector", list[dict[str, Any]]], Iterable[dict
 
 
 Keep = Callable[[dict[str, Any]], Any]
+# the problems of the list a pool thread reads now (LiveCollector._lists), None outside of one
+_JOB = threading.local()
 _PAGE_DECODERS: dict[str, Any] = {}
 
 
@@ -463,6 +482,26 @@ def _plain_spec(pod: dict[str, Any]) -> dict[str, Any]:
     return {"spec": {k: msgspec.json.decode(v) if isinstance(v, msgspec.Raw) else v for k, v in spec.items()}}
 
 
+def _event_key(event: dict[str, Any]) -> tuple[str, str]:
+    meta = event.get("metadata")
+    meta = meta if isinstance(meta, dict) else {}
+    return (str(meta.get("namespace") or ""), str(meta.get("name") or ""))
+
+
+def _kept(spec: ListSpec, keep: Keep | None, read: set[tuple[str, str]]) -> Keep:
+    """`keep` (or the item itself) for the items `spec.wanted` keeps, None for the rest; an event kept is
+    noted in `read` (lists of events run in threads of their own: set.add is atomic)."""
+
+    def chosen(item: dict[str, Any]) -> Any:
+        if spec.wanted is not None and not spec.wanted(item):
+            return None
+        if spec.kind == "Event":
+            read.add(_event_key(item))
+        return keep(item) if keep is not None else item
+
+    return chosen
+
+
 def _code(refusal: ApiRefusal) -> str:
     return {403: "forbidden", 404: "not-served"}.get(refusal.status, "error")
 
@@ -484,9 +523,11 @@ def cluster_info(
     problems: list[dict[str, str]],
     context: str,
     scope: dict[str, Any] | None = None,
+    read_at: str = "",
 ) -> dict[str, Any]:
     """What only a live read knows, kept so that a bundle diagnoses like the cluster it came from;
-    `scope` is what was read: `{namespaces: [..]}` or `{allNamespaces: true}`."""
+    `scope` is what was read: `{namespaces: [..]}` or `{allNamespaces: true}`; `read_at` when (a
+    Lease's renewTime is read against it)."""
     info: dict[str, Any] = {
         "apiVersion": PLUGIN_API_VERSION,
         "kind": "ClusterInfo",
@@ -497,7 +538,25 @@ def cluster_info(
     }
     if scope is not None:
         info["scope"] = scope
+    if read_at:
+        info["readAt"] = read_at
     return info
+
+
+def read_time(date: str, now: datetime | None = None) -> str:
+    """An HTTP Date header (RFC 9110: `Mon, 14 Sep 2026 06:00:00 GMT`) as UTC RFC 3339; without one (or
+    unreadable), `now`, else this machine's clock."""
+    when = now
+    if date:
+        try:
+            when = parsedate_to_datetime(date)
+        except (TypeError, ValueError):
+            when = now
+    if when is None:
+        when = datetime.now(timezone.utc)
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    return when.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def collect(opts: SourceOptions) -> Collected:

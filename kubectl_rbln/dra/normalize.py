@@ -11,13 +11,15 @@ empty values, and the problem is recorded where the checks can see it.
 
 This module holds the kind table and the SnapshotBuilder; each kind's normalizer lives in a module of
 its own job: normalize_slices (devices, slices, classes, taint rules), normalize_claims (claims,
-templates), normalize_pods, normalize_others (Nodes, Events, Namespaces, PodLog, ExecCapture), over
+templates), normalize_pods, normalize_others (Nodes, Events, Namespaces, PodLog, ExecCapture),
+normalize_workloads (Pods' owners, drivers' DaemonSets, Leases, ResourceQuotas, LimitRanges), over
 fields (field readers), values (attribute and quantity values), interning and shapes.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from datetime import datetime, timezone
 from typing import Any
 
 from kubectl_rbln.dra.fields import _d, _l, _s
@@ -39,6 +41,14 @@ from kubectl_rbln.dra.normalize_slices import (
     normalize_class,
     normalize_slice,
     normalize_taint_rule,
+)
+from kubectl_rbln.dra.normalize_workloads import (
+    KIND_GROUPS,
+    WORKLOAD_GROUPS,
+    normalize_lease,
+    normalize_limit_range,
+    normalize_quota,
+    normalize_workload,
 )
 from kubectl_rbln.dra.shapes import shape_problems
 
@@ -68,11 +78,15 @@ NORMALIZERS: dict[str, Callable[[dict[str, Any]], Any]] = {
     "ResourceClaimTemplate": normalize_template,
     "DeviceClass": normalize_class,
     "DeviceTaintRule": normalize_taint_rule,
+    **dict.fromkeys(WORKLOAD_GROUPS, normalize_workload),
+    "Lease": normalize_lease,
+    "ResourceQuota": normalize_quota,
+    "LimitRange": normalize_limit_range,
 }
 
 
 NAMESPACED_KINDS = frozenset(
-    {"Pod", "Event", "ResourceClaim", "ResourceClaimTemplate", "PodLog", "ExecCapture"}
+    {"Pod", "Event", "ResourceClaim", "ResourceClaimTemplate", "PodLog", "ExecCapture", *KIND_GROUPS}
 )
 
 
@@ -84,7 +98,38 @@ _LIST_OF = {
     "ResourceClaim": "claims",
     "ResourceClaimTemplate": "templates",
     "DeviceTaintRule": "taint_rules",
+    **dict.fromkeys(WORKLOAD_GROUPS, "workloads"),
+    "Lease": "leases",
+    "ResourceQuota": "quotas",
+    "LimitRange": "limit_ranges",
 }
+
+
+def _in_group(kind: str, obj: dict[str, Any]) -> bool:
+    group, _ = group_version(_s(obj.get("apiVersion")))
+    return group == KIND_GROUPS[kind]
+
+
+def _instant(value: Any) -> datetime | None:
+    text = _s(value)
+    try:
+        found = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return found if found.tzinfo is not None else found.replace(tzinfo=timezone.utc)
+
+
+def rfc3339(value: Any) -> str:
+    """A time as `dump` writes it (`2026-09-14T06:00:00Z`), else "" (an unreadable time is none)."""
+    return _s(value) if _instant(value) is not None else ""
+
+
+def later(one: str, other: str) -> str:
+    """The later of two read times ("" is none): two dumps of one cluster read at the later one."""
+    first, second = _instant(one), _instant(other)
+    if first is None or (second is not None and second > first):
+        return other if second is not None else ""
+    return one
 
 
 def _newer(kept: str, other: str) -> bool:
@@ -116,6 +161,8 @@ class SnapshotBuilder:
         if kind != "DeviceTaintRule":  # served in v1alpha3/v1beta2 only: not the version of the DRA objects
             self.note_version(_s(obj.get("apiVersion")))
         normalize = NORMALIZERS.get(kind) if isinstance(kind, str) else None
+        if normalize is not None and kind in KIND_GROUPS and not _in_group(kind, obj):
+            return  # a custom resource that reuses the name (a CRD's `Job`) is not the built-in kind
         if normalize is not None:
             assert isinstance(kind, str)
             index = self._duplicate(kind, obj)
@@ -209,10 +256,19 @@ class SnapshotBuilder:
             snap.taint_rules.append(model)
         elif kind == "Namespace":
             snap.namespaces[model.name] = model
+        elif kind in WORKLOAD_GROUPS:
+            snap.workloads.append(model)
+        elif kind == "Lease":
+            snap.leases.append(model)
+        elif kind == "ResourceQuota":
+            snap.quotas.append(model)
+        elif kind == "LimitRange":
+            snap.limit_ranges.append(model)
 
     def _cluster_info(self, obj: dict[str, Any]) -> None:
         snap = self.snapshot
         snap.server_version = _s(obj.get("serverVersion")) or None
+        snap.read_at = later(snap.read_at, rfc3339(obj.get("readAt")))  # two dumps of one cluster: the later
         scope = _d(obj.get("scope"))
         namespaces = tuple(sorted({n for n in _l(scope.get("namespaces")) if isinstance(n, str) and n}))
         if namespaces and scope.get("allNamespaces") is not True:
@@ -240,10 +296,15 @@ class SnapshotBuilder:
         snap.templates += more.templates
         snap.device_classes.update(more.device_classes)
         snap.namespaces.update(more.namespaces)
+        snap.workloads += more.workloads
+        snap.leases += more.leases
+        snap.quotas += more.quotas
+        snap.limit_ranges += more.limit_ranges
         snap.logs += more.logs
         snap.captures += more.captures
         snap.problems += more.problems
         snap.server_version = more.server_version or snap.server_version
+        snap.read_at = later(snap.read_at, more.read_at)
         self.resource_versions |= other.resource_versions
 
     def finish(self) -> Snapshot:

@@ -161,6 +161,23 @@ def _pod_parts_of(values: tuple[Any, ...]) -> _PodParts:
     return parts
 
 
+def controller_owner(owners: Any) -> dict[str, Any]:
+    """The ownerReference with `controller: true` (a Pod's ReplicaSet, a ReplicaSet's Deployment), or {}."""
+    return next((o for o in map(_d, _l(owners)) if o.get("controller") is True), {})
+
+
+def claim_refs(claims: Any) -> list[PodClaimRef]:
+    """A Pod spec's `resourceClaims` (a Pod's, or a workload's Pod template's)."""
+    return [
+        PodClaimRef(
+            name=_s(ref.get("name")),
+            resource_claim_name=_s(ref.get("resourceClaimName")) or None,
+            resource_claim_template_name=_s(ref.get("resourceClaimTemplateName")) or None,
+        )
+        for ref in map(_d, _l(claims))
+    ]
+
+
 def _pod_parts(
     labels: Any,
     owners: Any,
@@ -171,7 +188,7 @@ def _pod_parts(
     tolerations: Any,
     security_context: Any,
 ) -> _PodParts:
-    owner = next((o for o in map(_d, _l(owners)) if o.get("controller") is True), {})
+    owner = controller_owner(owners)
     containers = []
     for raw in map(_d, _l(containers_raw)):
         resources = _d(raw.get("resources"))
@@ -184,20 +201,12 @@ def _pod_parts(
                 run_as_user=_run_as_user(raw.get("securityContext")),
             )
         )
-    claim_refs = [
-        PodClaimRef(
-            name=_s(ref.get("name")),
-            resource_claim_name=_s(ref.get("resourceClaimName")) or None,
-            resource_claim_template_name=_s(ref.get("resourceClaimTemplateName")) or None,
-        )
-        for ref in map(_d, _l(claims))
-    ]
     return _PodParts(
         labels=_str_map(labels),
         owner_kind=_s(owner.get("kind")),
         owner_name=_s(owner.get("name")),
         containers=containers,
-        claim_refs=claim_refs,
+        claim_refs=claim_refs(claims),
         node_selector=_str_map(node_selector),
         affinity=_d(affinity),
         tolerations=[t for t in _l(tolerations) if isinstance(t, dict)],

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import socket
+from email.utils import format_datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
@@ -87,6 +88,14 @@ class ReplayHandler(BaseHTTPRequestHandler):
     def version_string(self) -> str:
         """The Server header: `kubectl-rbln-replay/VERSION`, without the stdlib's trailing Python version."""
         return self.server_version
+
+    def date_time_string(self, timestamp: float | None = None) -> str:
+        """The Date header: the time the bundle was read (ClusterInfo readAt), when it says, so that a live
+        read of a served bundle reads at that time (a Lease's age), as `-f` does; else now."""
+        read_at = self.server.store.read_at
+        if timestamp is None and read_at is not None:
+            return format_datetime(read_at, usegmt=True)
+        return super().date_time_string(timestamp)
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
         """Quiet: the audit list is the record."""

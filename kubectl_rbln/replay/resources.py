@@ -36,6 +36,10 @@ KNOWN_KINDS: dict[str, tuple[str, bool, tuple[str, ...]]] = {
     "StatefulSet": ("statefulsets", True, ("sts",)),
     "ReplicaSet": ("replicasets", True, ("rs",)),
     "Job": ("jobs", True, ()),
+    "CronJob": ("cronjobs", True, ("cj",)),
+    "Lease": ("leases", True, ()),
+    "ResourceQuota": ("resourcequotas", True, ("quota",)),
+    "LimitRange": ("limitranges", True, ("limits",)),
     "PriorityClass": ("priorityclasses", False, ("pc",)),
     "RuntimeClass": ("runtimeclasses", False, ()),
     "StorageClass": ("storageclasses", False, ("sc",)),
@@ -52,8 +56,15 @@ KNOWN_KINDS: dict[str, tuple[str, bool, tuple[str, ...]]] = {
 }
 
 # Served even when the bundle holds none: an empty list says "none", a 404 says "no such API".
-ALWAYS_CORE = ("Node", "Pod", "Event", "Namespace")
+ALWAYS_CORE = ("Node", "Pod", "Event", "Namespace", "ResourceQuota", "LimitRange")
 ALWAYS_DRA = ("DeviceClass", "ResourceClaim", "ResourceClaimTemplate", "ResourceSlice")
+# Every cluster serves these groups (v1): what owns Pods, and the schedulers' Leases. `dump` reads them,
+# so a bundle without any still answers their lists, empty, as the cluster it came from did.
+ALWAYS_GROUPS: dict[str, tuple[str, ...]] = {
+    "apps": ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet"),
+    "batch": ("Job", "CronJob"),
+    "coordination.k8s.io": ("Lease",),
+}
 
 _VERSION_RE = re.compile(r"^v(\d+)(?:(alpha|beta)(\d+))?$")
 
@@ -165,6 +176,11 @@ def build_groups(objects: Iterable[dict[str, Any]]) -> dict[str, Group]:
         namespaced_seen[key] = namespaced_seen.get(key, False) or bool(object_namespace(obj))
     for kind in ALWAYS_CORE:
         namespaced_seen.setdefault(("", kind), False)
+    for group_name, kinds in ALWAYS_GROUPS.items():
+        group = groups.setdefault(group_name, Group(group_name))
+        group.versions.add("v1")
+        for kind in kinds:
+            namespaced_seen.setdefault((group_name, kind), False)
     if DRA_GROUP in groups:
         for kind in ALWAYS_DRA:
             namespaced_seen.setdefault((DRA_GROUP, kind), False)

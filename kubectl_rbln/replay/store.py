@@ -18,6 +18,7 @@ import builtins
 import json
 import shlex
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from typing import Any
 
 from kubectl_rbln.replay.resources import (
@@ -111,6 +112,7 @@ class ObjectStore:
         self.captures: list[ExecCapture] = []
         self.server_version = DEFAULT_SERVER_VERSION
         self.server_version_known = False  # True: the bundle's ClusterInfo named it
+        self.read_at: datetime | None = None  # the bundle's ClusterInfo readAt: the Date the server answers
         self._load_private(private)
 
     # ------------------------------------------------------------ loading
@@ -159,9 +161,13 @@ class ObjectStore:
                         str(error.get("message") or ""),
                     )
                 )
-            elif kind == "ClusterInfo" and isinstance(obj.get("serverVersion"), str):
-                self.server_version = obj["serverVersion"]
-                self.server_version_known = True
+            elif kind == "ClusterInfo":
+                if isinstance(obj.get("serverVersion"), str):
+                    self.server_version = obj["serverVersion"]
+                    self.server_version_known = True
+                read_at = _utc(obj.get("readAt"))
+                if read_at is not None and (self.read_at is None or read_at > self.read_at):
+                    self.read_at = read_at
 
     # ------------------------------------------------------------ lookups
 
@@ -273,6 +279,17 @@ def _synthesized_namespaces(objects: list[dict[str, Any]]) -> list[dict[str, Any
         }
         for ns in sorted(used - given - {""})
     ]
+
+
+def _utc(value: Any) -> datetime | None:
+    """An RFC 3339 time (ClusterInfo readAt) as an aware UTC datetime, else None."""
+    if not isinstance(value, str):
+        return None
+    try:
+        when = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return (when if when.tzinfo is not None else when.replace(tzinfo=timezone.utc)).astimezone(timezone.utc)
 
 
 def _max_resource_version(objects: list[dict[str, Any]]) -> str:

@@ -1,8 +1,9 @@
 """ClusterBuilder: a whole synthetic cluster as the objects `kubectl get -o json` prints.
 
 Why: tests, examples and benchmarks need clusters (Nodes, ResourceSlices, DeviceClasses,
-ResourceClaimTemplates, Pods, ResourceClaims, Events, PodLogs, ExecCaptures) that look like real
-dumps, in every resource.k8s.io shape, with one knob per failure mode (see `Knobs`).
+ResourceClaimTemplates, Pods, ResourceClaims, Events, PodLogs, ExecCaptures, and the Pods' Deployments
+and ReplicaSets, kube-scheduler's Lease, a ClusterInfo with the read time: owners.py) that look like
+real dumps, in every resource.k8s.io shape, with one knob per failure mode (see `Knobs`).
 
 The reference node follows the product documents: 2 NUMA nodes, 4 RBLN-CA25 NPUs and 2 Broadcom
 RoCE NICs per NUMA node, plus a management NIC. Running Pods fill (node, NUMA) slots in order.
@@ -12,6 +13,7 @@ condition, FailedScheduling event), decided by the recipes' feasibility check.
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -37,6 +39,7 @@ from testing.synthetic.devices import Device, device_json, nic_devices, npu_devi
 from testing.synthetic.fit_error import event_note, fit_error_message
 from testing.synthetic.ids import Ids, k8s_minor, pod_net, ts
 from testing.synthetic.knobs import API_VERSIONS, CONTROL_PLANE_TAINT, Knobs
+from testing.synthetic.owners import Role, cluster_info, role_workloads, scheduler_lease
 from testing.synthetic.recipes import (
     CelNoSuchKey,
     applied_manifest,
@@ -186,9 +189,11 @@ class ClusterBuilder:
         uses_dra = k.pod_mode == "dra"
         if uses_dra and k.rct is not None:
             yield to_api_shape(self._template(), self.api_version)
+        roles: dict[str, Role] = {}
         for plan in plans:
             outcome = None if plan.running else self._outcome(plan, plans, npus, nics)
             pod = self._pod(plan, outcome)
+            self._count_in_role(roles, plan, pod)
             yield pod
             claim = self._claim(plan, pod) if uses_dra else None
             if claim is not None:
@@ -196,6 +201,29 @@ class ClusterBuilder:
             yield from self._events(plan, pod, outcome)
             if plan.running and k.captures:
                 yield from self._captures(plan)
+        # after every other object, so that theirs keep the resourceVersions they had before these came
+        for role in roles.values():
+            yield from role_workloads(self._meta, self.ids, k.namespace, k.release, role)
+        holder = self.cp_node_name or next(iter(self.npu_node_names), "control-plane")
+        yield scheduler_lease(self._meta, self.ids, holder)
+        yield cluster_info()
+
+    def _count_in_role(self, roles: dict[str, Role], plan: _PodPlan, pod: dict[str, Any]) -> None:
+        """The Pod in its role's ReplicaSet counts: ready when running and not crashing."""
+        role = roles.get(plan.component)
+        if role is None:
+            replicaset = f"{self.knobs.release}-{plan.component}-{self._rs_hash(plan.component)}"
+            role = roles[plan.component] = Role(plan.component, replicaset, copy.deepcopy(pod))
+            role.first_created = self._pod_created(plan)
+        created = self._pod_created(plan)
+        role.first_created = min(role.first_created, created)
+        role.replicas += 1
+        if plan.running and not plan.crash:
+            role.ready += 1
+            return
+        since = created + 240 if plan.running else created  # a crash: once its readiness failed
+        if role.unavailable_since is None or since < role.unavailable_since:
+            role.unavailable_since = since
 
     def _place_running(
         self, plans: list[_PodPlan], npus: dict[str, list[Device]], nics: dict[str, list[Device]]

@@ -16,6 +16,7 @@ from typing import Any
 
 from kubectl_rbln.domain import NIC_DRIVER, NPU_DRIVER
 from testing.synthetic.builder import ClusterBuilder, Knobs
+from testing.synthetic.ids import Ids
 from testing.synthetic.scenario_kit import DEVICE_BLAME, SEED, Scenario
 
 KNOBS = Knobs(prefill_running=1, decode_running=1, prefill_pending=0, decode_pending=0, captures=False)
@@ -86,20 +87,20 @@ def event(pod: dict[str, Any], reason: str, message: str, count: int, **more: An
     }
 
 
+def _plugin_set(driver: str) -> tuple[str, str, dict[str, str]]:
+    """(namespace, DaemonSet name, Pod labels) of a driver's kubelet plugin."""
+    if driver == NPU_DRIVER:
+        return "rbln-system", "rbln-dra-kubelet-plugin", {"app": "rbln-dra-kubelet-plugin"}
+    return "kube-system", "dranet", {"app": "dranet", "k8s-app": "dranet", "tier": "node"}
+
+
+def _plugin_set_uid(namespace: str, daemonset: str) -> str:
+    return Ids(SEED).uid("DaemonSet", namespace, daemonset)
+
+
 def plugin_pod(driver: str, node: str, index: int, *, oom_restarts: int = 0) -> dict[str, Any]:
     """A DRA kubelet plugin DaemonSet Pod as the RBLN NPU Operator / dranet's install.yaml create it."""
-    if driver == NPU_DRIVER:
-        namespace, daemonset, labels = (
-            "rbln-system",
-            "rbln-dra-kubelet-plugin",
-            {"app": "rbln-dra-kubelet-plugin"},
-        )
-    else:
-        namespace, daemonset, labels = (
-            "kube-system",
-            "dranet",
-            {"app": "dranet", "k8s-app": "dranet", "tier": "node"},
-        )
+    namespace, daemonset, labels = _plugin_set(driver)
     name = f"{daemonset}-{'xk2lp9qmzt'[index : index + 5]}"
     status: dict[str, Any] = {"phase": "Running", "hostIP": "10.0.0.11"}
     if oom_restarts:
@@ -149,11 +150,59 @@ def plugin_pod(driver: str, node: str, index: int, *, oom_restarts: int = 0) -> 
             "namespace": namespace,
             "labels": labels,
             "ownerReferences": [
-                {"apiVersion": "apps/v1", "kind": "DaemonSet", "name": daemonset, "controller": True}
+                {
+                    "apiVersion": "apps/v1",
+                    "kind": "DaemonSet",
+                    "name": daemonset,
+                    "controller": True,
+                    "uid": _plugin_set_uid(namespace, daemonset),
+                }
             ],
         },
         "spec": {"nodeName": node, "hostNetwork": True, "containers": [{"name": daemonset, "image": "x"}]},
         "status": status,
+    }
+
+
+def plugin_daemonset(driver: str, pods: list[dict[str, Any]]) -> dict[str, Any]:
+    """The driver's kubelet plugin DaemonSet, its status counted from `pods` (its Pods in the bundle)."""
+    namespace, daemonset, labels = _plugin_set(driver)
+    ready = sum(
+        1
+        for pod in pods
+        if all(status.get("ready") for status in pod["status"].get("containerStatuses", [{}]))
+    )
+    counts = {
+        "currentNumberScheduled": len(pods),
+        "desiredNumberScheduled": len(pods),
+        "numberAvailable": ready,
+        "numberMisscheduled": 0,
+        "numberReady": ready,
+        "numberUnavailable": len(pods) - ready,
+        "observedGeneration": 1,
+        "updatedNumberScheduled": len(pods),
+    }
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "DaemonSet",
+        "metadata": {
+            "name": daemonset,
+            "namespace": namespace,
+            "generation": 1,
+            "labels": dict(labels),
+            "uid": _plugin_set_uid(namespace, daemonset),
+            "creationTimestamp": "2026-09-13T06:00:00Z",
+        },
+        "spec": {
+            "selector": {"matchLabels": {"app": labels["app"]}},
+            "template": {
+                "metadata": {"labels": dict(labels)},
+                "spec": {"hostNetwork": True, "containers": [{"name": daemonset, "image": "x"}]},
+            },
+            "updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 1}},
+        },
+        # a zero count is left out, as the API writes it (omitempty); numberMisscheduled is always written
+        "status": {k: v for k, v in counts.items() if v or k in ("numberMisscheduled",)},
     }
 
 
@@ -208,7 +257,10 @@ def _plugin_oom(objects: list[dict[str, Any]], pod: dict[str, Any]) -> None:
     )
     objects.append(event(pod, "FailedPrepareDynamicResources", message, 23))
     crashing = plugin_pod(NPU_DRIVER, node, 0, oom_restarts=9)
-    objects += [crashing, plugin_pod(NPU_DRIVER, other, 3), plugin_pod(NIC_DRIVER, node, 1)]
+    npu_plugins = [crashing, plugin_pod(NPU_DRIVER, other, 3)]
+    nic_plugins = [plugin_pod(NIC_DRIVER, node, 1)]
+    objects += [*npu_plugins, *nic_plugins]
+    objects += [plugin_daemonset(NPU_DRIVER, npu_plugins), plugin_daemonset(NIC_DRIVER, nic_plugins)]
     objects.append(
         {
             **event(

@@ -85,6 +85,8 @@ def test_dump_holds_the_served_objects_and_round_trips(
     assert info["serverVersion"] == "v1.34.2"
     assert info["resourceVersions"] == ["v1", "v1beta1"]
     assert info["problems"] == []
+    assert info["readAt"].endswith("Z")  # the server's Date: now, as the basic bundle records no read time
 
+    # serving the dump answers with its readAt as Date: the second dump reads at the first one's time
     second = dump(replay_server(first), kubeconfig_for, tmp_path)
     assert second == first

@@ -253,7 +253,7 @@ def test_serve_off_loopback_warns_and_prints_the_true_address(cli: Run, tmp_path
     err = served.stderr
     assert err.startswith("warning: serving on every interface (0.0.0.0:"), err
     assert "without authentication" in err
-    assert "serving 19 objects at http://0.0.0.0:" in err
+    assert "serving 25 objects at http://0.0.0.0:" in err
 
 
 # 12. Output and docs spoke internal jargon ("seed 000", "ecosystem-facts"), and examples drifted.

@@ -172,6 +172,36 @@ def test_forbidden_pod_log_is_a_problem_not_the_end(cluster: Callable[..., Clust
     assert 'cannot get resource "pods/log" in API group "" in the namespace "serving"' in problem["message"]
 
 
+def test_forbidden_owners_and_leases_are_problems_of_their_kinds(cluster: Callable[..., Cluster]) -> None:
+    """A role from before the owners and Leases were read: `dump` names each refused list and writes the
+    rest; `why` still answers (exit 1: the basic bundle's Pending Pod has a cause)."""
+    c = cluster(Faults(forbid={"deployments", "leases"}))
+    result = c.rbln("dump", "-n", "serving")
+    assert result.returncode == 0, result.stderr
+    denied = (
+        'is forbidden: User "{user}" cannot list resource "{plural}" in API group "{group}" in the namespace'
+    )
+    deployments = denied.format(user=USER, plural="deployments", group="apps")
+    leases = denied.format(user=USER, plural="leases", group="coordination.k8s.io")
+    assert result.stderr.splitlines() == [
+        f'warning: deployments.apps {deployments} "serving"',
+        f"warning: the schedulers' leader election in kube-system: leases.coordination.k8s.io {leases} "
+        '"kube-system"',
+        f'warning: the drivers\' Deployments in kube-system: deployments.apps {deployments} "kube-system"',
+        f'warning: the drivers\' Deployments in rbln-system: deployments.apps {deployments} "rbln-system"',
+    ]
+    info = cluster_info(result)
+    assert [(p["kind"], p["code"]) for p in info["problems"]] == [
+        ("Deployment", "forbidden"),
+        ("Lease", "forbidden"),
+    ] + [("Deployment", "forbidden")] * 2
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", info["readAt"])
+    assert {"Pod", "ResourceClaim", "Event"} <= {kind for kind, _, _ in bundle(result)}
+    why = c.rbln("why", "-n", "serving", "prefill-0")
+    assert why.returncode == 1, why.stderr
+    assert why.stdout.startswith("Pod serving/prefill-0 ")
+
+
 # ---------------------------------------------------------------- 404: DRA not served
 
 

@@ -35,8 +35,27 @@ KINDS = [
     "ExecCapture",
     "ClusterInfo",
     "Namespace",
+    "Deployment",
+    "ReplicaSet",
+    "StatefulSet",
+    "DaemonSet",
+    "Job",
+    "CronJob",
+    "Lease",
+    "ResourceQuota",
+    "LimitRange",
 ]
-API_VERSIONS = ["v1", "resource.k8s.io/v1", "resource.k8s.io/v1beta1", "kubectl-rbln/v1", "", "x/y/z"]
+API_VERSIONS = [
+    "v1",
+    "resource.k8s.io/v1",
+    "resource.k8s.io/v1beta1",
+    "kubectl-rbln/v1",
+    "",
+    "x/y/z",
+    "apps/v1",
+    "batch/v1",
+    "coordination.k8s.io/v1",
+]
 
 scalars = st.one_of(
     st.none(),
@@ -56,6 +75,8 @@ KEYS = st.one_of(
             "containers", "resourceClaims", "resourceClaimStatuses", "conditions", "driver", "pool",
             "int", "bool", "string", "version", "basic", "selectors", "cel", "expression", "count",
             "deviceClassName", "nodeName", "taints", "labels", "involvedObject", "message", "problems",
+            "replicas", "readyReplicas", "template", "ownerReferences", "hard", "used", "limits", "readAt",
+            "holderIdentity", "renewTime", "leaseDurationSeconds", "jobTemplate", "active",
         ]
     ),
 )  # fmt: skip

@@ -87,7 +87,9 @@ def test_cluster_info_versions_are_discovered_without_dra_objects():
     }
     groups = build_groups([info])
     doc = api_group_list(groups)
-    [dra] = doc["groups"]
+    # beside it only the groups every cluster serves (what owns Pods, the schedulers' Leases), in v1
+    assert [g["name"] for g in doc["groups"]] == ["apps", "batch", "coordination.k8s.io", "resource.k8s.io"]
+    dra = doc["groups"][-1]
     assert [v["version"] for v in dra["versions"]] == ["v1", "v1beta1"]
     assert {r["name"] for r in api_resource_list(groups["resource.k8s.io"], "v1beta1")["resources"]} == {
         "deviceclasses",
