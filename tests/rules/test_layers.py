@@ -254,3 +254,22 @@ def test_source_degraded_ignores_problems_that_do_not_weaken_why():
     c = cluster(**ALL_PENDING)
     c.objects.append(cluster_info("", ["v1"], [{"kind": "Version", "message": "forbidden"}], "ctx"))
     assert "source-degraded" not in c.slugs()
+
+
+def test_a_refused_list_the_stages_read_is_said_for_a_stuck_pod_only():
+    """Leases refused (a role from before the stages read them): a stuck Pod's diagnosis says it ran
+    on partial data, once; a Pod that runs is not told about a list its verdict never needed."""
+    problem = {"kind": "Lease", "code": "forbidden", "message": "leases.coordination.k8s.io is forbidden"}
+    info = {
+        "apiVersion": "kubectl-rbln/v1",
+        "kind": "ClusterInfo",
+        "metadata": {"name": "c"},
+        "problems": [problem],
+    }
+    stuck = scenario("one-nic-per-numa")
+    stuck.objects.append(info)
+    degraded = [f for f in stuck.findings() if f.slug == "source-degraded"]
+    assert [f.values["kind"] for f in degraded] == ["Lease"]
+    running = scenario("healthy")
+    running.objects.append(dict(info))
+    assert "source-degraded" not in running.slugs()

@@ -43,6 +43,19 @@ RESOURCE_NAMES = {
     "ResourceSlice": "resourceslices.resource.k8s.io",
     "DeviceTaintRule": "devicetaintrules.resource.k8s.io",
 }
+# what the stages of a Pod's life read besides (diagnose/lifecycle.py): a refused list of them matters
+# to a Pod that is stuck, once per kind
+STAGE_RESOURCE_NAMES = {
+    "ReplicaSet": "replicasets.apps",
+    "Deployment": "deployments.apps",
+    "StatefulSet": "statefulsets.apps",
+    "DaemonSet": "daemonsets.apps",
+    "Job": "jobs.batch",
+    "CronJob": "cronjobs.batch",
+    "Lease": "leases.coordination.k8s.io",
+    "ResourceQuota": "resourcequotas",
+    "LimitRange": "limitranges",
+}
 NO_DEVICES_KINDS = ("no-devices", "incomplete-pool", "invalid-pool")
 
 
@@ -319,6 +332,8 @@ def driver_slices_missing(ctx: PodContext) -> Iterator[Finding]:
 @rule("layers.source-degraded", emits=("source-degraded",))
 def source_degraded(ctx: PodContext) -> Iterator[Finding]:
     """A list the cluster forbade: the rules that needed it ran on partial data."""
+    stuck = ctx.life is not None and ctx.life.stuck is not None
+    said: set[str] = set()
     for problem in ctx.snapshot.problems:
         if problem.code == "malformed":
             if _depends_on(ctx, problem.kind, problem.name):
@@ -326,9 +341,13 @@ def source_degraded(ctx: PodContext) -> Iterator[Finding]:
                 evidence = {"kind": problem.kind, "name": problem.name, "code": problem.code}
                 yield Finding("source-degraded", ctx.values(**values), evidence, case="malformed")
             continue
-        if problem.kind not in RESOURCE_NAMES:
+        resource = RESOURCE_NAMES.get(problem.kind)
+        if resource is None and problem.kind in STAGE_RESOURCE_NAMES and stuck and problem.kind not in said:
+            resource = STAGE_RESOURCE_NAMES[problem.kind]
+            said.add(problem.kind)
+        if resource is None:
             continue
-        values = {"kind": problem.kind, "message": problem.message, "resource": RESOURCE_NAMES[problem.kind]}
+        values = {"kind": problem.kind, "message": problem.message, "resource": resource}
         evidence = {"kind": problem.kind, "code": problem.code, "message": problem.message}
         yield Finding("source-degraded", values, evidence)
 
