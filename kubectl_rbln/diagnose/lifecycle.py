@@ -28,6 +28,7 @@ __all__ = ["STAGES", "Life", "Quote", "StageState", "decide_life"]
 DEFAULT_SCHEDULER = "default-scheduler"
 # the kube-scheduler's leader-election Lease (--leader-elect-resource-name, default kube-scheduler)
 SCHEDULER_LEASE = ("kube-system", "kube-scheduler")
+SCHEDULER_COMPONENT = "kube-scheduler"  # the label `component` of kubeadm's kube-scheduler static Pods
 # what a container waits in while the kubelet prepares claims and creates the sandbox (not a failure)
 _STARTING = frozenset({"ContainerCreating", "PodInitializing", ""})
 _SANDBOX_REASONS = frozenset({"FailedCreatePodSandBox", "FailedPodSandBoxStatus", "FailedKillPod"})
@@ -227,9 +228,19 @@ def _scheduler(ctx: PodContext) -> StageState:
                 quotes.append(
                     Quote(f"Lease {lease.namespace}/{lease.name} spec.holderIdentity", lease.holder)
                 )
+            states = [s for p in _scheduler_pods(snapshot, name) for s in p.container_states]
+            quotes += [q for s in states for q in _container_quotes(s)]
             return StageState("scheduler", STUCK, quotes, facts)
         return StageState("scheduler", PASSED, facts=facts)
     if name == DEFAULT_SCHEDULER:
+        pods = _scheduler_pods(snapshot, name)
+        if pods and not any(p.phase == "Running" and all(s.ready for s in p.container_states) for p in pods):
+            # kube-scheduler's static Pods are all down: nothing takes the Pod
+            quotes = [q for p in pods for s in p.container_states for q in _container_quotes(s)]
+            quotes = quotes or [Quote(f"Pod kube-system/{p.name} status.phase", p.phase) for p in pods]
+            return StageState("scheduler", STUCK, quotes, {**facts, "schedulerPods": [p.name for p in pods]})
+        if pods:
+            return StageState("scheduler", PASSED, facts=facts)
         return StageState(
             "scheduler",
             UNKNOWN,
@@ -541,6 +552,17 @@ def _scheduler_spoke(ctx: PodContext, name: str) -> bool:
     if ctx.pod.conditions.get("PodScheduled") is not None:
         return True
     return any(e.reason in ("FailedScheduling", "Scheduled") for e in ctx.events)
+
+
+def _scheduler_pods(snapshot: Snapshot, name: str) -> list[Pod]:
+    """kube-scheduler's Pods in kube-system (kubeadm labels them component=kube-scheduler)."""
+    if name != DEFAULT_SCHEDULER:
+        return []
+    return [
+        p
+        for p in snapshot.pods
+        if p.namespace == "kube-system" and p.labels.get("component") == SCHEDULER_COMPONENT
+    ]
 
 
 def _lease_of(snapshot: Snapshot, name: str) -> Any:

@@ -75,8 +75,13 @@ class PodDiagnosis:
             "nodes": self.nodes_in(lang),
             "closestNode": self.closest_node,
             "events": relevant_events(self.context),
-            "assumptions": self.features,
+            "assumptions": _with_stages(self.features, life.assumptions() if life is not None else []),
         }
+
+
+def _with_stages(features: dict[str, Any], stages: list[str]) -> dict[str, Any]:
+    """The report's assumptions, and what this Pod's stages could not see (`stages`), if anything."""
+    return {**features, "stages": stages} if stages else features
 
 
 def _apply_with_rct(ctx: PodContext, template: ResourceClaimTemplate) -> None:

@@ -644,6 +644,71 @@ def _scheduler_not_running(objects: Objects, builder: ClusterBuilder) -> Objects
     return [*objects, lease]
 
 
+def _scheduler_crashlooping(objects: Objects, builder: ClusterBuilder) -> Objects:
+    """kube-scheduler panics while filtering an `allocationMode: All` claim over devices that consume
+    shared counters (kubernetes/kubernetes#138882, fixed by #138885 in 1.36.2 and 1.35 patches): its
+    static Pod crash-loops, its Lease is no longer renewed, and the decode Pod, never filtered to the
+    end, has no PodScheduled condition and no event. Texts: the kubelet's CrashLoopBackOff message
+    (pkg/kubelet/kuberuntime, "back-off %s restarting failed container=%s pod=%s"), a Go panic's exit
+    code 2; the Lease as leader election writes it (client-go tools/leaderelection)."""
+    info = next(o for o in objects if o["kind"] == "ClusterInfo")
+    lease = next(o for o in objects if o["kind"] == "Lease" and o["metadata"]["name"] == "kube-scheduler")
+    lease["spec"]["renewTime"] = "2026-09-14T05:49:31.802113Z"  # ten minutes before the read
+    for pod in _decode_pods(objects):
+        pod["status"].pop("conditions", None)
+    pod_name = "kube-scheduler-cp-01"
+    uid = "7b1e0c44-0000-4000-8000-00000000c401"
+    scheduler = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": pod_name,
+            "namespace": "kube-system",
+            "uid": uid,
+            "labels": {"component": "kube-scheduler", "tier": "control-plane"},
+            "creationTimestamp": "2026-07-16T03:11:52Z",
+        },
+        "spec": {
+            "nodeName": "cp-01",
+            "priorityClassName": "system-node-critical",
+            "containers": [{"name": "kube-scheduler", "image": "registry.k8s.io/kube-scheduler:v1.36.0"}],
+        },
+        "status": {
+            "phase": "Running",
+            "conditions": [{"type": "Ready", "status": "False", "reason": "ContainersNotReady"}],
+            "containerStatuses": [
+                {
+                    "name": "kube-scheduler",
+                    "image": "registry.k8s.io/kube-scheduler:v1.36.0",
+                    "imageID": "",
+                    "ready": False,
+                    "started": False,
+                    "restartCount": 14,
+                    "state": {
+                        "waiting": {
+                            "reason": "CrashLoopBackOff",
+                            "message": "back-off 5m0s restarting failed container=kube-scheduler "
+                            f"pod={pod_name}_kube-system({uid})",
+                        }
+                    },
+                    "lastState": {
+                        "terminated": {
+                            "exitCode": 2,
+                            "reason": "Error",
+                            "startedAt": "2026-09-14T05:54:40Z",
+                            "finishedAt": "2026-09-14T05:54:52Z",
+                        }
+                    },
+                }
+            ],
+        },
+    }
+    assert info["readAt"] > lease["spec"]["renewTime"]
+    return [o for o in objects if not (o["kind"] == "Event" and o.get("reason") == "FailedScheduling")] + [
+        scheduler
+    ]
+
+
 # ------------------------------------------------------------------ allocated: the allocator timed out
 
 TIMEOUT_KNOBS = Knobs()  # the decode Pod fits on npu-node-02 by the devices alone
@@ -1010,6 +1075,19 @@ SCENARIOS: list[Scenario] = [
         "condition and no event (https://github.com/kubernetes/website/issues/36424, "
         "https://github.com/gocrane/crane-scheduler/issues/5). Only default-scheduler holds a lease.",
         _scheduler_not_running,
+        stage="scheduler",
+        must=NOT_RECOGNISED,
+        must_not=DEVICE_BLAME | NODE_STAGES | _WRONG_CLAIM | {"not-device-related", "scheduler-error"},
+        knobs=NODENAME_KNOBS,
+    ),
+    _scenario(
+        "scheduler-crashlooping",
+        "kube-scheduler panics while filtering an `allocationMode: All` claim over devices that consume "
+        "shared counters (https://github.com/kubernetes/kubernetes/issues/138882, fixed by "
+        "https://github.com/kubernetes/kubernetes/pull/138885): its static Pod crash-loops, its Lease "
+        "kube-system/kube-scheduler was last renewed ten minutes before the read, and the decode Pod has "
+        "no condition and no event. `why` reads the Lease against the read time and the scheduler's Pod.",
+        _scheduler_crashlooping,
         stage="scheduler",
         must=NOT_RECOGNISED,
         must_not=DEVICE_BLAME | NODE_STAGES | _WRONG_CLAIM | {"not-device-related", "scheduler-error"},

@@ -326,7 +326,8 @@ def test_owners_quotas_and_schedulers_read_live_as_from_a_file(replay_server, ku
 
 def test_forbidden_owner_and_lease_lists_degrade_those_kinds_only(replay_server, kubeconfig_for, tmp_path):
     """A role without deployments and leases: each refused list is a `forbidden` problem of its kind (in
-    the scope and in the drivers' namespaces), and `why` answers as with them."""
+    the scope and in the drivers' namespaces), and `why` answers as with them, saying once per kind
+    that the stuck Pod's stages ran without them (source-degraded)."""
     scenario = SCENARIOS["deviceclass-missing"]
     objects = scenario.build("v1")
     namespace, pod = scenario.pending_pod
@@ -338,6 +339,12 @@ def test_forbidden_owner_and_lease_lists_degrade_those_kinds_only(replay_server,
         kubeconfig=str(kubeconfig_for(server)), namespace=namespace, output="json", request_timeout=10
     )
     live = _why(opts, pod)
+    (found,) = [d["findings"] for d in live["pods"]]
+    degraded = [f["evidence"]["kind"] for f in found if f["slug"] == "source-degraded"]
+    assert degraded == ["Deployment", "Lease"]
+    for report in (live, offline):
+        for diagnosis in report["pods"]:
+            diagnosis["findings"] = [f for f in diagnosis["findings"] if f["slug"] != "source-degraded"]
     assert _comparable(live) == _comparable(offline) and live["exit"] == offline["exit"]
     snapshot = load_snapshot(opts.source, warn=None)[0]
     refused = sorted((p.kind, p.code) for p in snapshot.problems)
