@@ -3,7 +3,9 @@ does not tolerate, and a device the driver left out of this node's slice (issue 
 
 from __future__ import annotations
 
-from testing.synthetic import build_cluster, write_bundle
+import json
+
+from testing.synthetic import ClusterBuilder, Knobs, build_cluster, write_bundle
 
 NPU_DRIVER = "npu.rebellions.ai"
 
@@ -36,3 +38,22 @@ def test_a_device_left_out_of_one_nodes_slice_and_a_tainted_one_are_drawn(rbln, 
     # the node whose slice is whole shows no device as missing
     whole = rbln("topo", "-f", str(bundle), "npu-node-01", "--k8s-version", "1.36").stdout
     assert "not published here" not in whole
+
+
+def test_why_names_the_device_a_driver_left_out_of_the_only_node_that_could_hold_the_pod(tmp_path, rbln):
+    """Both NPU nodes publish 8 NPUs; npu-node-02's driver lost four, and npu-node-01 is full: the
+    insufficient-devices finding says which devices npu-node-02 no longer publishes."""
+    builder = ClusterBuilder(7, "v1", Knobs(prefill_running=1, decode_running=1, decode_pending=1))
+    objects = builder.build()
+    devices = _npu_slice(objects, "npu-node-02")["spec"]["devices"]
+    lost = [d["name"] for d in devices[4:]]
+    del devices[1:]
+    bundle = tmp_path / "lost.json"
+    write_bundle(str(bundle), objects)
+    namespace, pod = builder.target_pod()
+    run = rbln("why", "-f", str(bundle), "-n", namespace, pod, "-o", "json")
+    (diagnosis,) = json.loads(run.stdout)["pods"]
+    found = {f["slug"]: f for f in diagnosis["findings"]}
+    assert diagnosis["stage"] == "allocated" and run.returncode == 1
+    missing = found["insufficient-devices"]["evidence"]["notPublishedOn"]["npu-node-02"]
+    assert {f"{NPU_DRIVER}/{name}" for name in lost} <= set(missing)

@@ -126,6 +126,9 @@ def insufficient_devices(ctx: PodContext) -> Iterator[Finding]:
     failure = _selector_failure(ctx)
     if failure is not None and failure[3] > 0:
         _, evidence, values, best, needed = failure
+        missing = _not_published(ctx)
+        if missing:  # the driver left devices out of these nodes' slices (published on every other)
+            evidence["notPublishedOn"] = missing
         yield Finding("insufficient-devices", {**values, "available": best, "count": needed}, evidence)
         return
     tainted = _nodes_failing(ctx, "tainted")
@@ -141,6 +144,18 @@ def insufficient_devices(ctx: PodContext) -> Iterator[Finding]:
         if found is not None:
             yield found
             return
+
+
+def _not_published(ctx: PodContext) -> dict[str, list[str]]:
+    """node -> the devices its drivers publish on every other node of its type but not on it."""
+    from kubectl_rbln.diagnose.topology import unpublished_devices  # noqa: PLC0415
+
+    out = {}
+    for node in list(ctx.simulation.failed)[:EVIDENCE_NODES]:
+        names = [f"{d.driver}/{d.name}" for d in unpublished_devices(ctx.snapshot, node)]
+        if names:
+            out[node] = names
+    return out
 
 
 @rule("allocation.exhausted", emits=("devices-exhausted",))
