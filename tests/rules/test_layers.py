@@ -273,3 +273,41 @@ def test_a_refused_list_the_stages_read_is_said_for_a_stuck_pod_only():
     running = scenario("healthy")
     running.objects.append(dict(info))
     assert "source-degraded" not in running.slugs()
+
+
+def test_slices_missing_says_what_the_drivers_daemonset_says():
+    """dranet publishes nothing because its DaemonSet creates no Pod: the finding carries the
+    DaemonSet's counts and its FailedCreate warning, quoted as the event holds it."""
+    c = scenario("slices-missing")
+    message = (
+        'pods "dranet-" is forbidden: violates PodSecurity "baseline:latest": host namespaces '
+        '(hostNetwork=true), privileged (container "dranet" must not set securityContext.privileged=true)'
+    )
+    c.objects += [
+        {
+            "apiVersion": "apps/v1",
+            "kind": "DaemonSet",
+            "metadata": {"name": "dranet", "namespace": "kube-system", "uid": "d5-1"},
+            "spec": {"template": {"spec": {"containers": [{"name": "dranet"}]}}},
+            "status": {
+                "desiredNumberScheduled": 2,
+                "currentNumberScheduled": 0,
+                "numberReady": 0,
+                "numberUnavailable": 2,
+            },
+        },
+        {
+            "apiVersion": "v1",
+            "kind": "Event",
+            "metadata": {"name": "dranet.1", "namespace": "kube-system"},
+            "involvedObject": {"kind": "DaemonSet", "name": "dranet", "namespace": "kube-system"},
+            "reason": "FailedCreate",
+            "message": f"Error creating: {message}",
+            "type": "Warning",
+            "count": 12,
+            "source": {"component": "daemonset-controller"},
+        },
+    ]
+    finding = only(c.findings(), "driver-slices-missing")
+    assert finding.evidence["driverDaemonSets"] == {"kube-system/dranet": "desired 2, ready 0, unavailable 2"}
+    assert finding.evidence["quoted"][0].endswith(f": Error creating: {message}")

@@ -17,8 +17,8 @@ from kubectl_rbln.diagnose.findings import Finding
 from kubectl_rbln.diagnose.placement import exclusions
 from kubectl_rbln.diagnose.quoting import quoted_or_expected
 from kubectl_rbln.diagnose.registry import rule
-from kubectl_rbln.domain import CLASS_CREATORS, NIC_CLASS, NPU_CLASS, REFERENCE_CLASSES
-from kubectl_rbln.dra.model import DeviceClass, Node, ResourceSlice, Snapshot
+from kubectl_rbln.domain import CLASS_CREATORS, KUBELET_PLUGINS, NIC_CLASS, NPU_CLASS, REFERENCE_CLASSES
+from kubectl_rbln.dra.model import DeviceClass, Node, ResourceSlice, Snapshot, Workload
 from kubectl_rbln.dra.references import class_drivers
 from kubectl_rbln.selectors import node_selector_matches
 
@@ -278,6 +278,39 @@ def slices_missing(
     return Finding("driver-slices-missing", shown, evidence, case=case)
 
 
+def _counts_text(workload: Workload) -> str:
+    def known(count: int | None) -> str:
+        return "?" if count is None else str(count)
+
+    text = f"desired {known(workload.desired)}, ready {known(workload.ready)}"
+    return text + (f", unavailable {workload.unavailable}" if workload.unavailable else "")
+
+
+def driver_workload_evidence(snapshot: Snapshot, driver: str) -> dict[str, Any]:
+    """What the driver's own DaemonSet says (desired, ready, unavailable) and its warnings, quoted: what
+    keeps a driver from running, and so from publishing (the reads of issue 21, 5)."""
+    from kubectl_rbln.diagnose.lifecycle import event_quote, events_of  # noqa: PLC0415
+
+    plugin = KUBELET_PLUGINS.get(driver)
+    if plugin is None:
+        return {}
+    sets = [
+        w
+        for w in snapshot.workloads
+        if w.kind == "DaemonSet" and w.namespace == plugin.namespace and w.name.startswith(plugin.name_prefix)
+    ]
+    if not sets:
+        return {}
+    status = {w.key: _counts_text(w) for w in sets}
+    quoted = [
+        event_quote(e).line()
+        for w in sets
+        for e in events_of(snapshot, w.namespace, "DaemonSet", w.name)
+        if e.type == "Warning"
+    ]
+    return {"driverDaemonSets": status, **({"quoted": quoted} if quoted else {})}
+
+
 def _layer_gaps(ctx: PodContext) -> Iterator[Finding]:
     """No slice (or only empty ones) of a needed driver on any node the Pod could use."""
     if ctx.pod.node_name or not ctx.unallocated or ctx.snapshot.problem_for("ResourceSlice"):
@@ -304,6 +337,7 @@ def _layer_gaps(ctx: PodContext) -> Iterator[Finding]:
             "slicesOnOtherNodes": elsewhere,
         }
         shown = empty or sorted(n.name for n in nodes)
+        evidence.update(driver_workload_evidence(ctx.snapshot, driver))
         yield slices_missing(driver, shown, evidence, **ctx.values())
 
 
