@@ -257,7 +257,7 @@ def _scheduler(ctx: PodContext) -> StageState:
         )
     # a named scheduler nothing in the cluster shows running: no Lease, no event of it anywhere, and
     # nothing written on this Pod (a running scheduler writes PodScheduled=False when it cannot place it)
-    placed = sum(1 for p in snapshot.pods if p.scheduler_name == name and p.node_name)
+    placed = snapshot.memo("pods-placed-by-scheduler", lambda: _placed_by_scheduler(snapshot)).get(name, 0)
     quotes = [Quote("spec.schedulerName", name)]
     return StageState("scheduler", STUCK, quotes, {**facts, "schedulerSeen": False, "podsItPlaced": placed})
 
@@ -411,6 +411,14 @@ def _devices(ctx: PodContext) -> StageState:
     )
 
 
+def _captures_by_pod(snapshot: Snapshot) -> dict[str, list[Any]]:
+    """ "ns/pod" -> its exec captures, indexed once (`check` decides every running Pod's devices)."""
+    out: dict[str, list[Any]] = {}
+    for capture in snapshot.captures:
+        out.setdefault(f"{capture.namespace}/{capture.pod}", []).append(capture)
+    return out
+
+
 def allocation_drift(ctx: PodContext) -> tuple[list[Quote], dict[str, Any]] | None:
     """The devices a running Pod was given that its request would no longer select, or that the
     driver no longer publishes: a device changed under the Pod (dranet#51: `dra.net/rdma` turns false
@@ -420,7 +428,7 @@ def allocation_drift(ctx: PodContext) -> tuple[list[Quote], dict[str, Any]] | No
     from kubectl_rbln.diagnose.pod_devices import device_index  # noqa: PLC0415
     from kubectl_rbln.diagnose.topology import selector_rejecting  # noqa: PLC0415
 
-    index = device_index(ctx.snapshot)
+    index = ctx.snapshot.memo("device-index", lambda: device_index(ctx.snapshot))  # once, not per Pod
     quotes: list[Quote] = []
     changed: list[str] = []
     gone: list[str] = []
@@ -459,9 +467,8 @@ def device_entries(ctx: PodContext) -> list[Any]:
     pod = ctx.pod
     if pod.phase != "Running":
         return []
-    containers = sorted(
-        {c.container for c in ctx.snapshot.captures if c.namespace == pod.namespace and c.pod == pod.name}
-    )
+    mine = ctx.snapshot.memo("captures-by-pod", lambda: _captures_by_pod(ctx.snapshot)).get(pod.key, [])
+    containers = sorted({c.container for c in mine})
     if not containers:
         return []
     from kubectl_rbln.cluster.exec_probe import ProbeTarget, from_captures, interpret  # noqa: PLC0415
@@ -469,7 +476,7 @@ def device_entries(ctx: PodContext) -> list[Any]:
 
     entries = []
     for container in containers:
-        run = from_captures(ctx.snapshot.captures, ProbeTarget(pod.namespace, pod.name, container))
+        run = from_captures(mine, ProbeTarget(pod.namespace, pod.name, container))
         result, problem = interpret(run)
         if result is not None:
             entries.append(pod_entry(ctx.snapshot, pod, container, result, problem))
@@ -514,15 +521,19 @@ def recreated_siblings(snapshot: Snapshot, pod: Pod) -> list[str]:
     """Failed Pods of the same owner (same generateName): a controller re-creating Pods in a loop."""
     if not pod.generate_name or not pod.owner_name:
         return []
+    failed = snapshot.memo("failed-pods-by-generate-name", lambda: _failed_by_generate_name(snapshot))
     return sorted(
-        p.name
-        for p in snapshot.pods
-        if p is not pod
-        and p.namespace == pod.namespace
-        and p.generate_name == pod.generate_name
-        and p.owner_name == pod.owner_name
-        and p.phase == "Failed"
+        p.name for p in failed.get((pod.namespace, pod.generate_name, pod.owner_name), ()) if p is not pod
     )
+
+
+def _failed_by_generate_name(snapshot: Snapshot) -> dict[tuple[str, str, str], list[Pod]]:
+    """(namespace, generateName, owner) -> its Failed Pods, indexed once: `check` asks for every Pod."""
+    out: dict[tuple[str, str, str], list[Pod]] = {}
+    for p in snapshot.pods:
+        if p.phase == "Failed" and p.generate_name and p.owner_name:
+            out.setdefault((p.namespace, p.generate_name, p.owner_name), []).append(p)
+    return out
 
 
 def _reserved_for(claim: Any, pod: Pod) -> bool:
@@ -554,15 +565,26 @@ def _scheduler_spoke(ctx: PodContext, name: str) -> bool:
     return any(e.reason in ("FailedScheduling", "Scheduled") for e in ctx.events)
 
 
+def _placed_by_scheduler(snapshot: Snapshot) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for p in snapshot.pods:
+        if p.node_name:
+            counts[p.scheduler_name] = counts.get(p.scheduler_name, 0) + 1
+    return counts
+
+
 def _scheduler_pods(snapshot: Snapshot, name: str) -> list[Pod]:
-    """kube-scheduler's Pods in kube-system (kubeadm labels them component=kube-scheduler)."""
+    """kube-scheduler's Pods in kube-system (kubeadm labels them component=kube-scheduler), found once."""
     if name != DEFAULT_SCHEDULER:
         return []
-    return [
-        p
-        for p in snapshot.pods
-        if p.namespace == "kube-system" and p.labels.get("component") == SCHEDULER_COMPONENT
-    ]
+    return snapshot.memo(
+        "kube-scheduler-pods",
+        lambda: [
+            p
+            for p in snapshot.pods
+            if p.namespace == "kube-system" and p.labels.get("component") == SCHEDULER_COMPONENT
+        ],
+    )
 
 
 def _lease_of(snapshot: Snapshot, name: str) -> Any:
