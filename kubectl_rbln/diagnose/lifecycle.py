@@ -428,7 +428,7 @@ def allocation_drift(ctx: PodContext) -> tuple[list[Quote], dict[str, Any]] | No
     from kubectl_rbln.diagnose.pod_devices import device_index  # noqa: PLC0415
     from kubectl_rbln.diagnose.topology import selector_rejecting  # noqa: PLC0415
 
-    index = ctx.snapshot.memo("device-index", lambda: device_index(ctx.snapshot))  # once, not per Pod
+    index = device_index(ctx.snapshot)
     quotes: list[Quote] = []
     changed: list[str] = []
     gone: list[str] = []

@@ -208,7 +208,9 @@ def blocker(pod: Pod, container: str) -> ProbeProblem | None:
 
 
 def device_index(snapshot: Snapshot) -> dict[tuple[str, str, str], Device]:
-    return {device.key: device for s in snapshot.slices for device in s.devices}
+    """(driver, pool, device) -> the device, built once per Snapshot (why decides every running Pod's
+    devices stage from it)."""
+    return snapshot.memo("device-index", lambda: {d.key: d for s in snapshot.slices for d in s.devices})
 
 
 def _container_results(claim: PodClaim, requests: list[str | None]) -> list[Any]:
