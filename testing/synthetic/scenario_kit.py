@@ -203,3 +203,18 @@ def holder_claim(
             "reservedFor": [{"resource": "pods", "name": holder, "uid": holder_uid}],
         },
     }
+
+
+def pod_condition(kind: str, status: str, at: str, reason: str = "", message: str = "") -> dict[str, Any]:
+    """A Pod condition as the kubelet or the scheduler writes it (lastProbeTime null)."""
+    condition: dict[str, Any] = {
+        "lastProbeTime": None,
+        "lastTransitionTime": at,
+        "status": status,
+        "type": kind,
+    }
+    if reason:
+        condition["reason"] = reason
+    if message:
+        condition["message"] = message
+    return condition

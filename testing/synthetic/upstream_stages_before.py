@@ -41,7 +41,7 @@ from kubectl_rbln.domain import NIC_CLASS, NPU_CLASS, NPU_DRIVER
 from testing.synthetic.builder import ClusterBuilder
 from testing.synthetic.fit_error import event_note, fit_error_message
 from testing.synthetic.knobs import Knobs
-from testing.synthetic.scenario_kit import DEVICE_BLAME, SEED, Edit, Scenario, edited_scenario
+from testing.synthetic.scenario_kit import DEVICE_BLAME, SEED, Edit, Scenario, edited_scenario, pod_condition
 
 Objects = list[dict[str, Any]]
 
@@ -565,16 +565,8 @@ def _node_name_preset(objects: Objects, builder: ClusterBuilder) -> Objects:
     created = pod["metadata"]["creationTimestamp"]
 
     def condition(kind: str, state: str, reason: str = "") -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "lastProbeTime": None,
-            "lastTransitionTime": created,
-            "status": state,
-            "type": kind,
-        }
-        if reason:
-            out["reason"] = reason
-            out["message"] = "containers with unready status: [modelserver]"
-        return out
+        message = "containers with unready status: [modelserver]" if reason else ""
+        return pod_condition(kind, state, created, reason, message)
 
     pod["status"].update(
         {

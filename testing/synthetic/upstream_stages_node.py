@@ -34,7 +34,7 @@ from kubectl_rbln.cluster.exec_probe import PROBE_COMMAND, format_probe_output
 from kubectl_rbln.domain import NIC_DRIVER, NPU_CLASS, NPU_DRIVER, NPU_LABEL, RDS_LABEL
 from testing.synthetic.builder import ClusterBuilder, Knobs
 from testing.synthetic.ids import ts
-from testing.synthetic.scenario_kit import DEVICE_BLAME, SEED, Scenario, edited_scenario
+from testing.synthetic.scenario_kit import DEVICE_BLAME, SEED, Scenario, edited_scenario, pod_condition
 from testing.synthetic.upstream_after_scheduling import plugin_pod
 
 Objects = list[dict[str, Any]]
@@ -133,32 +133,18 @@ def _event(
     }
 
 
-def _condition(kind: str, status: str, at: str, reason: str = "", message: str = "") -> dict[str, Any]:
-    condition: dict[str, Any] = {
-        "lastProbeTime": None,
-        "lastTransitionTime": at,
-        "status": status,
-        "type": kind,
-    }
-    if reason:
-        condition["reason"] = reason
-    if message:
-        condition["message"] = message
-    return condition
-
-
 UNREADY = f"containers with unready status: [{CONTAINER}]"  # kubelet status/generate.go
 
 
 def _not_ready(pod: dict[str, Any], at: str, *, sandbox: bool) -> None:
     """The kubelet's conditions for a Pod whose container does not run: sandbox made (or not)."""
     old = {c["type"]: c for c in pod["status"].get("conditions", [])}
-    scheduled = old.get("PodScheduled") or _condition("PodScheduled", "True", at)
+    scheduled = old.get("PodScheduled") or pod_condition("PodScheduled", "True", at)
     pod["status"]["conditions"] = [
-        _condition("PodReadyToStartContainers", "True" if sandbox else "False", at),
-        old.get("Initialized") or _condition("Initialized", "True", at),
-        _condition("Ready", "False", at, "ContainersNotReady", UNREADY),
-        _condition("ContainersReady", "False", at, "ContainersNotReady", UNREADY),
+        pod_condition("PodReadyToStartContainers", "True" if sandbox else "False", at),
+        old.get("Initialized") or pod_condition("Initialized", "True", at),
+        pod_condition("Ready", "False", at, "ContainersNotReady", UNREADY),
+        pod_condition("ContainersReady", "False", at, "ContainersNotReady", UNREADY),
         scheduled,
     ]
 
@@ -351,7 +337,7 @@ def _loop_pod(template: dict[str, Any], builder: ClusterBuilder, suffix: str, cr
         "phase": "Pending",
         "qosClass": "Burstable",
         "startTime": ts(created + 1),
-        "conditions": [_condition("PodScheduled", "True", ts(created + 1))],
+        "conditions": [pod_condition("PodScheduled", "True", ts(created + 1))],
         # the scheduler's claim for the extended resource, deallocated and deleted once the Pod failed
         # (kubernetes/kubernetes#134312); its request is container-<i>-request-<j>, j the index of the
         # resource in the container's sorted requests (cpu, deviceclass..., memory)
@@ -438,14 +424,14 @@ def _loop_owners(template: dict[str, Any], builder: ClusterBuilder, pods: Object
             "availableReplicas": 1,
             "unavailableReplicas": 1,
             "conditions": [
-                _condition(
+                pod_condition(
                     "Available",
                     "True",
                     ts(-3600 * 5 + 300),
                     "MinimumReplicasAvailable",
                     "Deployment has minimum availability.",
                 ),
-                _condition(
+                pod_condition(
                     "Progressing",
                     "True",
                     rollout,
@@ -626,11 +612,11 @@ def _test_pod(builder: ClusterBuilder, name: str, claims: list[str], created: in
             "hostIPs": [{"ip": "10.0.0.12"}],
             "startTime": ts(created + 1),
             "conditions": [
-                _condition("PodReadyToStartContainers", "True", ts(created + 3)),
-                _condition("Initialized", "True", ts(created + 1)),
-                _condition("Ready", "True", ts(created + 5)),
-                _condition("ContainersReady", "True", ts(created + 5)),
-                _condition("PodScheduled", "True", ts(created)),
+                pod_condition("PodReadyToStartContainers", "True", ts(created + 3)),
+                pod_condition("Initialized", "True", ts(created + 1)),
+                pod_condition("Ready", "True", ts(created + 5)),
+                pod_condition("ContainersReady", "True", ts(created + 5)),
+                pod_condition("PodScheduled", "True", ts(created)),
             ],
         },
     }
