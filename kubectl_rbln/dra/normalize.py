@@ -140,6 +140,21 @@ def _newer(kept: str, other: str) -> bool:
     return False
 
 
+# kind -> the Snapshot list it goes to; the kinds kept by name go to a map (SnapshotBuilder.place)
+_LISTED_IN = {
+    "Pod": "pods",
+    "Event": "events",
+    "ResourceSlice": "slices",
+    "ResourceClaim": "claims",
+    "ResourceClaimTemplate": "templates",
+    "DeviceTaintRule": "taint_rules",
+    "Lease": "leases",
+    "ResourceQuota": "quotas",
+    "LimitRange": "limit_ranges",
+}
+_KEYED_IN = {"Node": "nodes", "DeviceClass": "device_classes", "Namespace": "namespaces"}
+
+
 class SnapshotBuilder:
     """A Snapshot built one object at a time, so a caller can drop each raw object (or page) as soon as
     it is normalized: at 5,000 nodes the raw objects weigh several times their normalized form."""
@@ -238,32 +253,11 @@ class SnapshotBuilder:
     def place(self, kind: str, model: Any) -> None:
         """Add what NORMALIZERS[kind] returned (live reads normalize page by page, in their threads)."""
         snap = self.snapshot
-        if kind == "Pod":
-            snap.pods.append(model)
-        elif kind == "Node":
-            snap.nodes[model.name] = model
-        elif kind == "Event":
-            snap.events.append(model)
-        elif kind == "ResourceSlice":
-            snap.slices.append(model)
-        elif kind == "ResourceClaim":
-            snap.claims.append(model)
-        elif kind == "ResourceClaimTemplate":
-            snap.templates.append(model)
-        elif kind == "DeviceClass":
-            snap.device_classes[model.name] = model
-        elif kind == "DeviceTaintRule":
-            snap.taint_rules.append(model)
-        elif kind == "Namespace":
-            snap.namespaces[model.name] = model
-        elif kind in WORKLOAD_GROUPS:
-            snap.workloads.append(model)
-        elif kind == "Lease":
-            snap.leases.append(model)
-        elif kind == "ResourceQuota":
-            snap.quotas.append(model)
-        elif kind == "LimitRange":
-            snap.limit_ranges.append(model)
+        listed = _LISTED_IN.get(kind) or ("workloads" if kind in WORKLOAD_GROUPS else None)
+        if listed is not None:
+            getattr(snap, listed).append(model)
+        elif kind in _KEYED_IN:
+            getattr(snap, _KEYED_IN[kind])[model.name] = model
 
     def _cluster_info(self, obj: dict[str, Any]) -> None:
         snap = self.snapshot
