@@ -9,7 +9,7 @@ from kubectl_rbln.catalog import Phrase, Said
 from kubectl_rbln.diagnose.context import PodContext, restart_target
 from kubectl_rbln.diagnose.findings import Finding, ordered
 from kubectl_rbln.diagnose.registry import Rule
-from kubectl_rbln.diagnose.stage_types import Life, StageState
+from kubectl_rbln.diagnose.stage_types import Life, Quote, StageState
 
 SLUG = "cause-not-recognised"
 # what a stage's rules say when they do not know the cause either (kept: they name what they saw)
@@ -36,7 +36,8 @@ def not_recognised(ctx: PodContext, stuck: StageState) -> Finding:
     pod = ctx.pod
     facts = stuck.facts
     owner = restart_target(pod) or (f"{pod.owner_kind.lower()}/{pod.owner_name}" if pod.owner_name else "")
-    quote = stuck.quotes[0].text if stuck.quotes else Said(Phrase("quote-none"))
+    quotes = sorted(stuck.quotes, key=_strength)  # stable: the stage's own order among equals
+    quote = quotes[0].text if quotes else Said(Phrase("quote-none"))
     values = {
         "namespace": pod.namespace,
         "pod": pod.name,
@@ -48,5 +49,14 @@ def not_recognised(ctx: PodContext, stuck: StageState) -> Finding:
     }
     # the stage's id (a str: scripts and tests read it), named in the reader's language in a view
     stage = Said(Phrase(f"stage-id-{stuck.stage}"))
-    evidence = {"stage": stage, "quoted": [q.line() for q in stuck.quotes], **facts}
+    evidence = {"stage": stage, "quoted": [q.line() for q in quotes], **facts}
     return Finding("cause-not-recognised", values, evidence)
+
+
+def _strength(quote: Quote) -> int:
+    """What says most leads: an event's message, then a message or a selector, then reasons and names."""
+    if quote.where.startswith("Event"):
+        return 0
+    if quote.where.endswith((".message", ".cel")):
+        return 1
+    return 2
