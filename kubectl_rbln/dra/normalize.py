@@ -140,18 +140,7 @@ def _newer(kept: str, other: str) -> bool:
     return False
 
 
-# kind -> the Snapshot list it goes to; the kinds kept by name go to a map (SnapshotBuilder.place)
-_LISTED_IN = {
-    "Pod": "pods",
-    "Event": "events",
-    "ResourceSlice": "slices",
-    "ResourceClaim": "claims",
-    "ResourceClaimTemplate": "templates",
-    "DeviceTaintRule": "taint_rules",
-    "Lease": "leases",
-    "ResourceQuota": "quotas",
-    "LimitRange": "limit_ranges",
-}
+# the kinds kept by name go to a map of the Snapshot (SnapshotBuilder.place); the others to _LIST_OF's list
 _KEYED_IN = {"Node": "nodes", "DeviceClass": "device_classes", "Namespace": "namespaces"}
 
 
@@ -253,7 +242,7 @@ class SnapshotBuilder:
     def place(self, kind: str, model: Any) -> None:
         """Add what NORMALIZERS[kind] returned (live reads normalize page by page, in their threads)."""
         snap = self.snapshot
-        listed = _LISTED_IN.get(kind) or ("workloads" if kind in WORKLOAD_GROUPS else None)
+        listed = _LIST_OF.get(kind)
         if listed is not None:
             getattr(snap, listed).append(model)
         elif kind in _KEYED_IN:
