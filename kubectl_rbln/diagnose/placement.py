@@ -85,16 +85,32 @@ def anti_affinity_exclusions(snapshot: Snapshot, pod: Pod, node: Node) -> list[E
         if not key or domain is None:
             continue
         namespaces = set(term.get("namespaces") or [pod.namespace])
-        for other in snapshot.pods:
-            if other is pod or other.namespace not in namespaces or not other.node_name:
-                continue
-            if other.phase in ("Succeeded", "Failed"):
-                continue
-            there = snapshot.nodes.get(other.node_name)
-            other_domain = other.node_name if key == HOSTNAME else (there.labels.get(key) if there else None)
-            if other_domain == domain and _selects(term.get("labelSelector"), other.labels):
+        for other in _running_in(snapshot, key).get(domain, ()):
+            if (
+                other is not pod
+                and other.namespace in namespaces
+                and _selects(term.get("labelSelector"), other.labels)
+            ):
                 return [Exclusion("anti-affinity", ANTI_AFFINITY_TEXT)]
     return []
+
+
+def _running_in(snapshot: Snapshot, key: str) -> dict[str, list[Pod]]:
+    """Topology domain (the node's value of `key`; its name for the hostname) -> the bound Pods that are
+    not finished, indexed once per key: the simulation asks it of every node."""
+
+    def build() -> dict[str, list[Pod]]:
+        out: dict[str, list[Pod]] = {}
+        for other in snapshot.pods:
+            if not other.node_name or other.phase in ("Succeeded", "Failed"):
+                continue
+            there = snapshot.nodes.get(other.node_name)
+            domain = other.node_name if key == HOSTNAME else (there.labels.get(key) if there else None)
+            if domain is not None:
+                out.setdefault(domain, []).append(other)
+        return out
+
+    return snapshot.memo(f"running-pods-by-topology:{key}", build)
 
 
 def _selects(selector: Any, labels: dict[str, str]) -> bool:
