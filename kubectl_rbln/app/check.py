@@ -12,6 +12,7 @@ from typing import Any
 from kubectl_rbln.diagnose.checklist import CheckItem, checklist_items
 from kubectl_rbln.diagnose.features import allocator_features, choose_features
 from kubectl_rbln.diagnose.findings import SCHEMA_VERSION, Finding, exit_code_for
+from kubectl_rbln.remedy.attach import Remedies
 from kubectl_rbln.diagnose.why import WhyOptions
 from kubectl_rbln.dra.model import Snapshot
 
@@ -64,4 +65,5 @@ def run_check(snapshot: Snapshot, request: CheckRequest) -> CheckReport:
     choice = choose_features(snapshot, request.k8s_version, request.feature_gates)
     options = WhyOptions(features=allocator_features(choice), assumptions=choice.describe())
     items = checklist_items(snapshot, request.namespace, request.rct, options)
+    Remedies(snapshot, options.features).attach(f for item in items for f in item.findings)
     return CheckReport(snapshot.source, request.namespace, request.rct, options.assumptions, items)

@@ -17,6 +17,7 @@ from kubectl_rbln.diagnose.context import find_pods, is_device_pod
 from kubectl_rbln.diagnose.features import allocator_features, choose_features
 from kubectl_rbln.diagnose.findings import SCHEMA_VERSION, Finding, exit_code_for
 from kubectl_rbln.diagnose.why import PodDiagnosis, WhyOptions, diagnose_pod
+from kubectl_rbln.remedy.attach import Remedies
 from kubectl_rbln.dra.model import Pod, ResourceClaimTemplate, Snapshot
 from kubectl_rbln.errors import NotFoundError
 
@@ -182,6 +183,7 @@ def why(snapshot: Snapshot, request: WhyRequest) -> WhyReport:
         features=allocator_features(choice), with_rct=request.with_rct, assumptions=assumptions
     )
     diagnoses = [diagnose_pod(snapshot, pod, options) for pod in pods]
+    Remedies(snapshot, options.features).attach(f for d in diagnoses for f in d.findings)
     hint = "" if request.pods else empty_scope_hint(snapshot, request.namespace)
     return WhyReport(
         snapshot.source, request.namespace, assumptions, diagnoses, request.with_rct, options, hint

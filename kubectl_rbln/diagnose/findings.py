@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kubectl_rbln.catalog import RenderedWords, render_words, said_in, severity_of
+from kubectl_rbln.remedy.fix import Fix, build_fix
+from kubectl_rbln.render.fix_text import fix_text_lines
 
 SCHEMA_VERSION = "kubectl-rbln/v1"
 SEVERITY_RANK = {"error": 3, "warning": 2, "info": 1}
@@ -36,21 +38,38 @@ class Finding:
         """This finding's words in `lang`, from the catalog (the one fill function)."""
         return render_words(self.slug, lang, self.values, self.case)
 
+    def fix(self, lang: str = "en") -> Fix:
+        """The fix as steps (remedy/fix.py): node-side commands run on the nodes this finding names."""
+        return build_fix(self.words(lang).remediation, lang, fix_nodes(self.values))
+
     def to_dict(self, lang: str = "en") -> dict[str, Any]:
         """The `-o json` shape (docs/output-schema.md), words filled in `lang`."""
         words = self.words(lang)
+        fix = build_fix(words.remediation, lang, fix_nodes(self.values)).to_dict()
         out: dict[str, Any] = {
             "slug": self.slug,
             "severity": words.severity,
             "title": words.title,
             "detail": words.summary,
             "evidence": {key: said_in(value, lang) for key, value in self.evidence.items()},
-            "remediation": words.remediation,
+            "remediation": fix_text_lines(fix, lang),
+            "fix": fix,
             "docs": words.docs,
         }
         if self.recipe:
             out["recipe"] = self.recipe
         return out
+
+
+def fix_nodes(values: dict[str, Any]) -> list[str]:
+    """The nodes a finding's node-side commands run on: `fix_nodes`, else its `node` or `nodes`."""
+    for key in ("fix_nodes", "node", "nodes"):
+        value = values.get(key)
+        if isinstance(value, str) and value:
+            return [value]
+        if isinstance(value, (list, tuple)) and value:
+            return [str(v) for v in value]
+    return []
 
 
 def reaches(severity: str, threshold: str) -> bool:

@@ -48,6 +48,9 @@ COMMAND_WORDS = (
     "modprobe",
     "cat",
     "echo",
+    "diff",
+    "ssh",
+    "printf",
 )
 
 
@@ -105,15 +108,23 @@ def render_finding(
         else:
             shown = json.dumps(value, ensure_ascii=False, default=str) if wide else _short(value, room)
         lines.append(f"    {label}: {shown}")
-    fix = sentence("label-fix", lang)
-    indent = " " * (4 + display_width(fix) + 1)
-    for index, command in enumerate(finding.get("remediation") or []):
-        prefix = f"    {fix} " if index == 0 else indent
-        command_lines = _wrap_comments(pasteable(str(command)).splitlines() or [""], wide, len(indent), width)
-        lines.append(prefix + command_lines[0])
-        lines.extend(indent + extra for extra in command_lines[1:])
+    lines += fix_block(finding.get("remediation") or [], lang, wide=wide, width=width)
     if finding.get("docs"):
         lines.append(f"    {sentence('label-docs', lang)} {finding['docs']}")
+    return lines
+
+
+FIX_INDENT = "      "
+
+
+def fix_block(remediation: list[str], lang: str, *, wide: bool, width: int = WIDTH) -> list[str]:
+    """`fix:` on a line of its own, then the fix's blocks, indented: select from its first `#` line."""
+    if not remediation:
+        return []
+    lines = [f"    {sentence('label-fix', lang)}"]
+    for line in remediation:
+        for shown in _wrap_comments(pasteable(str(line)).splitlines() or [""], wide, len(FIX_INDENT), width):
+            lines.append((FIX_INDENT + shown).rstrip())
     return lines
 
 

@@ -1,0 +1,117 @@
+"""The one remedy for "the RCT must change": the RCT suggest-rct proves, put in place, then every owner re-created.
+
+Why: the same root cause used to get four different fixes from why, check, attrs and suggest-rct,
+some with an edit left as a comment and a placeholder file name. Every command now prints these
+lines, built once from the cluster:
+
+1. write the RCT the simulation proves (`suggest-rct --recipe R`) and keep the live one beside it;
+2. preview: the difference between the two files;
+3. change, one `&&` chain: the written file must parse, then the RCT is deleted and created from it
+   (an RCT's spec cannot change in place), then every owner whose Pods hold claims of the old RCT
+   is re-created (a claim never follows its RCT).
+
+The lines are handed to the catalog as list values (`{rct_fix}`, `{rct_fix_numa_unaligned}`,
+`{recreate}`), so the words around them stay in the catalog, and `remedy/fix.py` reads them into
+steps like any other fix.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from kubectl_rbln.catalog import Names, Phrase, Said
+from kubectl_rbln.diagnose.context import restart_target
+from kubectl_rbln.dra.model import Pod, Snapshot
+
+TERMINAL = ("Succeeded", "Failed")
+
+
+@dataclass(frozen=True, slots=True)
+class Proof:
+    """What the simulation proved for one recipe: the recipe (and how it was adapted), where it fits."""
+
+    recipe: str
+    label: str
+    nodes: tuple[str, ...]
+
+
+def q(value: str) -> str:
+    """A cluster value as one shell word (a name with a space or `$` cannot run anything)."""
+    return shlex.quote(str(value))
+
+
+def holds_claims_of(pod: Pod, rct: str) -> bool:
+    return any(ref.resource_claim_template_name == rct for ref in pod.resource_claims)
+
+
+def owners(snapshot: Snapshot, namespace: str, rct: str) -> tuple[list[str], list[str]]:
+    """(`kind/name` to roll out, bare Pods to delete) for every live Pod of `namespace` that uses `rct`.
+
+    Every owner of the group, not the first Pod's: prefill and decode are two Deployments."""
+    rollouts: set[str] = set()
+    bare: set[str] = set()
+    for pod in snapshot.pods:
+        if pod.namespace != namespace or pod.phase in TERMINAL or not holds_claims_of(pod, rct):
+            continue
+        target = restart_target(pod)
+        if target:
+            rollouts.add(target)
+        else:
+            bare.add(pod.name)
+    return sorted(rollouts), sorted(bare)
+
+
+def recreate_commands(namespace: str, rollouts: Iterable[str], bare: Iterable[str]) -> list[str]:
+    """`rollout restart` of every owner at once, and `delete pod` of Pods no controller re-creates."""
+    rollouts, bare = list(rollouts), list(bare)
+    out = []
+    if rollouts:
+        out.append(f"kubectl -n {q(namespace)} rollout restart " + " ".join(q(r) for r in rollouts))
+    if bare:
+        out.append(f"kubectl -n {q(namespace)} delete pod " + " ".join(q(p) for p in bare))
+    return out
+
+
+def suggested_file(rct: str) -> str:
+    return f"{rct}.suggested.yaml"
+
+
+def live_file(rct: str) -> str:
+    return f"{rct}.live.yaml"
+
+
+def rct_fix_lines(
+    snapshot: Snapshot, namespace: str, rct: str, proof: Proof | None, recipe: str | None = None
+) -> list[str]:
+    """The lines of the remedy, or (nothing proved) the read-only command that shows why not."""
+    ns, name = q(namespace), q(rct)
+    ask = f"kubectl rbln suggest-rct -n {ns} --rct {name}" + (f" --recipe {q(recipe)}" if recipe else "")
+    if proof is None:
+        return [Said(Phrase("fix-note-rct-unproven", {"rct": rct, "recipe": recipe or ""})), ask]
+    exists = snapshot.template(namespace, rct) is not None
+    suggested, live = q(suggested_file(rct)), q(live_file(rct))
+    write = f"kubectl rbln suggest-rct -n {ns} --rct {name} --recipe {q(proof.recipe)} > {suggested}"
+    rollouts, bare = owners(snapshot, namespace, rct)
+    proven = Said(Phrase("fix-note-rct-proven", {"label": proof.label, "nodes": Names(list(proof.nodes))}))
+    lines: list[str] = [proven]
+    if exists:
+        lines += [
+            f"{write} && \\\n  kubectl -n {ns} get resourceclaimtemplate {name} -o yaml > {live}",
+            f"diff -u {live} {suggested}",
+            Said(Phrase("fix-note-rct-replace", {"rct": rct})),
+            f"kubectl create --dry-run=client -f {suggested} -o name >/dev/null && \\\n"
+            f"  kubectl -n {ns} delete resourceclaimtemplate {name}",
+        ]
+    else:
+        lines += [write, f"cat {suggested}"]
+    lines.append(f"kubectl -n {ns} create -f {suggested}")
+    lines += recreate_commands(namespace, rollouts, bare) if exists else []
+    return lines
+
+
+def recreate_lines(snapshot: Snapshot, namespace: str, rct: str) -> list[str]:
+    """Only the re-creation (the RCT is already right, the Pods hold claims made from an older one)."""
+    rollouts, bare = owners(snapshot, namespace, rct)
+    return recreate_commands(namespace, rollouts, bare)
