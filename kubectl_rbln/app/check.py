@@ -12,9 +12,9 @@ from typing import Any
 from kubectl_rbln.diagnose.checklist import CheckItem, checklist_items
 from kubectl_rbln.diagnose.features import allocator_features, choose_features
 from kubectl_rbln.diagnose.findings import SCHEMA_VERSION, Finding, exit_code_for
-from kubectl_rbln.remedy.attach import Remedies
 from kubectl_rbln.diagnose.why import WhyOptions
 from kubectl_rbln.dra.model import Snapshot
+from kubectl_rbln.remedy.attach import Remedies
 
 STATUSES = ("pass", "warn", "fail", "skip")
 

@@ -17,9 +17,9 @@ from kubectl_rbln.diagnose.context import find_pods, is_device_pod
 from kubectl_rbln.diagnose.features import allocator_features, choose_features
 from kubectl_rbln.diagnose.findings import SCHEMA_VERSION, Finding, exit_code_for
 from kubectl_rbln.diagnose.why import PodDiagnosis, WhyOptions, diagnose_pod
-from kubectl_rbln.remedy.attach import Remedies
 from kubectl_rbln.dra.model import Pod, ResourceClaimTemplate, Snapshot
 from kubectl_rbln.errors import NotFoundError
+from kubectl_rbln.remedy.attach import Remedies
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,7 +27,15 @@ from kubectl_rbln.catalog.entries import (
     load_sentences,
     parse_catalog,
 )
-from kubectl_rbln.catalog.fill import ListWords, Names, fill, fill_lines, placeholders
+from kubectl_rbln.catalog.fill import (
+    ListWords,
+    Names,
+    fill,
+    fill_command,
+    fill_lines,
+    is_command,
+    placeholders,
+)
 
 __all__ = [
     "LANGUAGES",
@@ -96,7 +104,12 @@ def _line_texts(line: Line, values: Mapping[str, Any], more: ListWords, lang: st
         return [alternative(fill(line.text, values, more), lang)]
     if line.each is None:
         return fill_lines(line.text, values, more)
-    return [fill(line.text, {**values, line.each: item}, more) for item in values.get(line.each) or []]
+    fill_one = (
+        (lambda text, vals: fill_command(text, vals))
+        if is_command(line.text)
+        else (lambda text, vals: fill(text, vals, more))
+    )
+    return [fill_one(line.text, {**values, line.each: item}) for item in values.get(line.each) or []]
 
 
 def render(entry: CatalogEntry, lang: str = "en", **values: Any) -> RenderedWords:

@@ -7,9 +7,28 @@ can carry a format (`{steps:,}`), and an unknown placeholder stays visible inste
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+
+# The programs a fix line may start with: such a line is a command, filled with shell quoting.
+COMMAND_WORDS = (
+    "kubectl",
+    "sudo",
+    "ls",
+    "crictl",
+    "helm",
+    "systemctl",
+    "lspci",
+    "jq",
+    "modprobe",
+    "cat",
+    "echo",
+    "diff",
+    "ssh",
+    "printf",
+)
 
 # `{name}` or `{name:spec}` is a placeholder; `{{` and `}}` are literal braces (as in str.format,
 # so a jq or jsonpath command survives). Anything else in braces is left alone. `{name|을}` adds the
@@ -115,19 +134,76 @@ def _text(value: Any, spec: str | None, more: ListWords = MORE) -> str:
     return str(value)
 
 
-def fill(template: str, values: Mapping[str, Any], more: ListWords = MORE) -> str:
-    """Fill `{name}` from `values`; unknown names stay visible as `{name}`; never raises.
+def is_command(template: str) -> bool:
+    """A fix line that runs (its first word is a program), as opposed to a `# ` note or prose."""
+    return template.lstrip().split(" ", 1)[0] in COMMAND_WORDS
 
-    A visible `{node}` in the output is better than a crash or a silently wrong sentence: the
-    user still gets the command, and the tests catch the rule that forgot a value.
-    """
+
+def _shell_word(text: str, quoting: str) -> str:
+    """`text` as it must be written where it stands: bare, inside '...' or inside "..."."""
+    if quoting == "'":
+        return text.replace("'", "'\\''")
+    if quoting == '"':
+        return re.sub(r'([\\"$`])', r"\\\1", text)
+    return shlex.quote(text)
+
+
+def _quoting_after(literal: str, state: str) -> str:
+    """The quote the shell is inside after reading `literal` from `state` ("", "'" or '"')."""
+    escaped = False
+    for char in literal:
+        if escaped:
+            escaped = False
+        elif char == "\\" and state != "'":
+            escaped = True
+        elif state == "" and char in "'\"":
+            state = char
+        elif char == state:
+            state = ""
+    return state
+
+
+def fill_command(template: str, values: Mapping[str, Any]) -> str:
+    """Fill a command: every value is quoted for the shell where it stands, a list item by item.
+
+    A namespace or a Pod name from the cluster can hold a space, a `;` or a `$(...)`: pasted, the
+    command must still mean one name (issue 22)."""
+    literals, holes = _parsed(template)
+    out = [literals[0]]
+    state = _quoting_after(literals[0], "")
+    for (token, name, spec, _part), literal in zip(holes, literals[1:], strict=True):
+        value = values.get(name)
+        if value is None:
+            out.append(token)
+        else:
+            items = value if isinstance(value, LIST_TYPES) else [value]
+            try:
+                texts = [format(item, spec) if spec else str(item) for item in items]
+            except Exception:  # as fill(): a value that cannot be written stays a visible placeholder
+                texts = None
+            out.append(token if texts is None else " ".join(_shell_word(text, state) for text in texts))
+        out.append(literal)
+        state = _quoting_after(literal, state)
+    return "".join(out)
+
+
+def _parsed(template: str) -> tuple[list[str], list[_Hole]]:
     parsed = _PARSED.get(template)
     if parsed is None:
         parsed = _parse(template)
         if len(_PARSED) >= 4096:  # the catalog has a few hundred templates: only odd callers miss
             _PARSED.clear()
         _PARSED[template] = parsed
-    literals, holes = parsed
+    return parsed
+
+
+def fill(template: str, values: Mapping[str, Any], more: ListWords = MORE) -> str:
+    """Fill `{name}` from `values`; unknown names stay visible as `{name}`; never raises.
+
+    A visible `{node}` in the output is better than a crash or a silently wrong sentence: the
+    user still gets the command, and the tests catch the rule that forgot a value.
+    """
+    literals, holes = _parsed(template)
     if not holes:
         return literals[0]
     out = [literals[0]]
@@ -182,4 +258,6 @@ def fill_lines(template: str, values: Mapping[str, Any], more: ListWords = MORE)
         value = values.get(whole.group(1))
         if isinstance(value, LIST_TYPES):
             return [str(item) for item in value]
+    if is_command(template):
+        return [fill_command(template, values)]
     return [fill(template, values, more)]

@@ -28,7 +28,7 @@ def remedy_names(slug: str, case: str | None) -> tuple[str, ...]:
     if entry is None:
         return ()
     names = entry.placeholders("en", case) | entry.placeholders("ko", case)
-    return tuple(sorted(n for n in names if n == RECREATE or n == RCT_FIX or n.startswith(RCT_FIX + "_")))
+    return tuple(sorted(n for n in names if n in (RECREATE, RCT_FIX) or n.startswith(RCT_FIX + "_")))
 
 
 def recipe_of(name: str) -> str | None:

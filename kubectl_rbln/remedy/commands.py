@@ -19,11 +19,27 @@ KINDS = (CHECK, WRITE, PREVIEW, CHANGE)
 WORKSTATION, NODE = "workstation", "node"
 
 # Programs that only exist, or only mean something, on the node: never run on the workstation.
-NODE_PROGRAMS = frozenset({"sudo", "ls", "lspci", "modprobe", "crictl", "systemctl", "ulimit", "tee", "mkdir"})
+NODE_PROGRAMS = frozenset(
+    {"sudo", "ls", "lspci", "modprobe", "crictl", "systemctl", "ulimit", "tee", "mkdir"}
+)
 # kubectl verbs that change nothing in the cluster.
 KUBECTL_READS = frozenset(
-    {"get", "describe", "logs", "diff", "explain", "version", "api-resources", "api-versions", "auth", "top",
-     "events", "exec", "cluster-info", "wait"}
+    {
+        "get",
+        "describe",
+        "logs",
+        "diff",
+        "explain",
+        "version",
+        "api-resources",
+        "api-versions",
+        "auth",
+        "top",
+        "events",
+        "exec",
+        "cluster-info",
+        "wait",
+    }
 )
 # Node-side programs (after sudo) and subcommands that only read.
 NODE_READS = {
@@ -181,8 +197,23 @@ def _positional(words: list[str]) -> list[str]:
     """kubectl's words that are not flags or flag values (`-n x`, `-o yaml`, `--field-selector=...`)."""
     out: list[str] = []
     skip = False
-    takes_value = {"-n", "--namespace", "-o", "--output", "-l", "--selector", "-f", "--filename", "-c",
-                   "--container", "--field-selector", "--tail", "--context", "--dry-run", "--for"}
+    takes_value = {
+        "-n",
+        "--namespace",
+        "-o",
+        "--output",
+        "-l",
+        "--selector",
+        "-f",
+        "--filename",
+        "-c",
+        "--container",
+        "--field-selector",
+        "--tail",
+        "--context",
+        "--dry-run",
+        "--for",
+    }
     for word in words:
         if skip:
             skip = False
@@ -206,8 +237,10 @@ def _read_kubectl(words: list[str]) -> tuple[str, list[Phrase]]:
     if verb in KUBECTL_READS:
         return CHECK, []
     namespace = _option_value(words, "-n", "--namespace")
-    target = " ".join(positional[1:3]) if len(positional) > 2 and "/" not in positional[1] else " ".join(
-        positional[1:]
+    target = (
+        " ".join(positional[1:3])
+        if len(positional) > 2 and "/" not in positional[1]
+        else " ".join(positional[1:])
     )
     where = {"what": target, "namespace": namespace}
     if verb == "rollout":

@@ -129,8 +129,15 @@ def _path(lines: list[str], label: str | None, lang: str, nodes: Sequence[str]) 
         steps += _steps(before, commands, lang, nodes)
     if notes and steps:  # notes after the last command belong to it
         last = steps[-1]
-        steps[-1] = Step(last.kind, last.runs_on, last.commands, last.node, last.notes + tuple(notes), last.effects,
-                         last.script)
+        steps[-1] = Step(
+            last.kind,
+            last.runs_on,
+            last.commands,
+            last.node,
+            last.notes + tuple(notes),
+            last.effects,
+            last.script,
+        )
     elif notes:
         lead += tuple(notes)
     return FixPath(tuple(steps), label, lead)
@@ -159,7 +166,7 @@ def _unique(items: Any) -> tuple[str, ...]:
 
 
 def _chained(commands: list[str], kind: str) -> list[str]:
-    """A change is one `&&` chain, so a failed step stops the rest (a delete never runs without its create)."""
+    """A change is one `&&` chain: a failed step stops the rest (a delete never runs without its create)."""
     if kind != CHANGE or len(commands) < 2:
         return commands
     return [" && \\\n  ".join(commands)]

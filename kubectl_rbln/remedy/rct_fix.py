@@ -1,4 +1,4 @@
-"""The one remedy for "the RCT must change": the RCT suggest-rct proves, put in place, then every owner re-created.
+"""The one remedy for "the RCT must change": the proven RCT put in place, then every owner re-created.
 
 Why: the same root cause used to get four different fixes from why, check, attrs and suggest-rct,
 some with an edit left as a comment and a placeholder file name. Every command now prints these

@@ -14,6 +14,7 @@ import click
 
 from kubectl_rbln.app.topo import NodeView
 from kubectl_rbln.catalog import load_sentences, sentence
+from kubectl_rbln.catalog.fill import COMMAND_WORDS
 from kubectl_rbln.render.columns import plain_table
 from kubectl_rbln.render.sanitize import clean_tree, strip_controls_keep_color
 from kubectl_rbln.render.topo_text import render_node
@@ -34,24 +35,6 @@ def _short(value: Any, room: int = MAX_EVIDENCE_VALUE) -> str:
     """One evidence value cut to the room left on a 100-column line (-o wide and -o json show it all)."""
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
     return cut_width(text, max(room, 9))
-
-
-COMMAND_WORDS = (
-    "kubectl",
-    "sudo",
-    "ls",
-    "crictl",
-    "helm",
-    "systemctl",
-    "lspci",
-    "jq",
-    "modprobe",
-    "cat",
-    "echo",
-    "diff",
-    "ssh",
-    "printf",
-)
 
 
 def pasteable(line: str) -> str:
