@@ -33,6 +33,7 @@ class SuggestRequest:
     feature_gates: str | None = None
     values: dict[str, Any] | None = None  # a chart values file, already read
     values_path: str | None = None
+    claim: bool = False  # `rct` is a ResourceClaim the Pods name directly: suggest a claim (--claim)
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +135,7 @@ def suggest_rct(snapshot: Snapshot, request: SuggestRequest) -> SuggestRctReport
         features=allocator_features(choice),
         pod=request.pod,
         only=request.recipe,
+        claim=request.claim,
     )
     checks = None
     if request.values is not None:

@@ -41,6 +41,12 @@ RECIPE_CHOICES = CHART_RECIPES
     help="With --print-recipe: the resource.k8s.io version to write (the one the cluster serves).",
 )
 @click.option(
+    "--claim",
+    "claim",
+    metavar="NAME",
+    help="Suggest the ResourceClaim NAME (one that Pods name directly) instead of an RCT.",
+)
+@click.option(
     "--values", "values_file", metavar="FILE", help="Cross-check a chart values file against the RCT."
 )
 @simulation_options
@@ -52,6 +58,7 @@ def suggest_rct(
     print_recipe: bool,
     api_version: str,
     values_file: str | None,
+    claim: str | None,
     k8s_version: str | None,
     feature_gates: str | None,
 ) -> int:
@@ -76,7 +83,17 @@ def suggest_rct(
     snapshot, collected = load_snapshot(opts.source)
     namespace = default_namespace(opts.source, collected, snapshot, _warn)
     target = select_pods(snapshot, [pod], namespace)[0] if pod else None
-    request = SuggestRequest(namespace, rct, target, recipe, k8s_version, feature_gates, values, values_file)
+    request = SuggestRequest(
+        namespace,
+        claim or rct,
+        target,
+        recipe,
+        k8s_version,
+        feature_gates,
+        values,
+        values_file,
+        claim is not None,
+    )
     report = suggest_rct(snapshot, request)
     click.echo(render_suggest_explanation(report, opts.lang), err=True, nl=False)
     emit(report, output="table", jq_expr=None, lang=opts.lang, text=lambda: render_suggest_yaml(report))

@@ -2,7 +2,8 @@
 
 Why: why, check, attrs and suggest-rct all call this after their rules, so the same cause gets the
 same commands from each. A finding asks for the remedy through its catalog words (`{rct_fix}`,
-`{rct_fix_numa_unaligned}`, `{recreate}`); the simulation behind `suggest-rct` runs once per RCT and
+`{rct_fix_numa_unaligned}`, `{claim_fix}` for a Pod that names its ResourceClaim, `{recreate}`);
+the simulation behind `suggest-rct` runs once per RCT and
 recipe for the whole command, not once per Pod.
 """
 
@@ -15,9 +16,10 @@ from kubectl_rbln.catalog import load_catalog
 from kubectl_rbln.diagnose.findings import Finding
 from kubectl_rbln.dra.allocator import Features
 from kubectl_rbln.dra.model import Snapshot
-from kubectl_rbln.remedy.rct_fix import Proof, rct_fix_lines, recreate_lines
+from kubectl_rbln.remedy.rct_fix import Proof, claim_fix_lines, rct_fix_lines, recreate_lines
 
 RCT_FIX = "rct_fix"
+CLAIM_FIX = "claim_fix"
 RECREATE = "recreate"
 
 
@@ -28,7 +30,9 @@ def remedy_names(slug: str, case: str | None) -> tuple[str, ...]:
     if entry is None:
         return ()
     names = entry.placeholders("en", case) | entry.placeholders("ko", case)
-    return tuple(sorted(n for n in names if n in (RECREATE, RCT_FIX) or n.startswith(RCT_FIX + "_")))
+    return tuple(
+        sorted(n for n in names if n in (RECREATE, RCT_FIX, CLAIM_FIX) or n.startswith(RCT_FIX + "_"))
+    )
 
 
 def recipe_of(name: str) -> str | None:
@@ -50,25 +54,43 @@ class Remedies:
             self._proofs[key] = self._prove(namespace, rct, recipe)
         return self._proofs[key]
 
-    def _prove(self, namespace: str, rct: str, recipe: str | None) -> Proof | None:
+    def _prove(self, namespace: str, rct: str, recipe: str | None, *, claim: bool = False) -> Proof | None:
         from kubectl_rbln.remedy.suggest import suggest  # noqa: PLC0415 (the simulation: only when a fix needs it)
 
-        result = suggest(self.snapshot, namespace, rct, features=self.features, only=recipe)
+        result = suggest(self.snapshot, namespace, rct, features=self.features, only=recipe, claim=claim)
         chosen = result.chosen
         if chosen is None:
             return None
         return Proof(chosen.candidate.recipe, chosen.candidate.label, tuple(chosen.fits_on))
 
+    def _claim_lines(self, name: str, namespace: str, claim: str) -> list[str]:
+        if name == RECREATE:
+            return recreate_lines(self.snapshot, namespace, claim, claim=True)
+        if name != CLAIM_FIX:
+            return []
+        key = (namespace, claim, "--claim")
+        if key not in self._proofs:
+            self._proofs[key] = self._prove(namespace, claim, None, claim=True)
+        return claim_fix_lines(self.snapshot, namespace, claim, self._proofs[key])
+
     def attach(self, findings: Iterable[Finding]) -> None:
         for finding in findings:
             names = remedy_names(finding.slug, finding.case)
             namespace, rct = finding.values.get("namespace"), finding.values.get("rct")
-            if not names or not isinstance(namespace, str) or not isinstance(rct, str) or not rct:
+            if not names or not isinstance(namespace, str):
                 continue
-            if finding.values.get("direct_claim"):
-                continue  # a Pod that names its claim: the RCT is not what it runs from
+            if not isinstance(rct, str) or not rct:
+                rct = ""
+                if not finding.values.get("direct_claim"):
+                    continue
+            direct = bool(finding.values.get("direct_claim"))
+            claim = finding.values.get("claim")
             for name in names:
                 if name in finding.values:
+                    continue
+                if direct:  # a Pod that names its claim: the claim is what changes, not the RCT
+                    if isinstance(claim, str) and claim:
+                        finding.values[name] = self._claim_lines(name, namespace, claim)
                     continue
                 if name == RECREATE:
                     finding.values[name] = recreate_lines(self.snapshot, namespace, rct)

@@ -46,14 +46,22 @@ def holds_claims_of(pod: Pod, rct: str) -> bool:
     return any(ref.resource_claim_template_name == rct for ref in pod.resource_claims)
 
 
-def owners(snapshot: Snapshot, namespace: str, rct: str) -> tuple[list[str], list[str]]:
-    """(`kind/name` to roll out, bare Pods to delete) for every live Pod of `namespace` that uses `rct`.
+def names_claim(pod: Pod, claim: str) -> bool:
+    return any(ref.resource_claim_name == claim for ref in pod.resource_claims)
+
+
+def owners(
+    snapshot: Snapshot, namespace: str, rct: str, *, claim: bool = False
+) -> tuple[list[str], list[str]]:
+    """(`kind/name` to roll out, bare Pods to delete) for every live Pod of `namespace` that uses `rct`
+    (`claim`: that names the ResourceClaim `rct` itself).
 
     Every owner of the group, not the first Pod's: prefill and decode are two Deployments."""
+    uses = names_claim if claim else holds_claims_of
     rollouts: set[str] = set()
     bare: set[str] = set()
     for pod in snapshot.pods:
-        if pod.namespace != namespace or pod.phase in TERMINAL or not holds_claims_of(pod, rct):
+        if pod.namespace != namespace or pod.phase in TERMINAL or not uses(pod, rct):
             continue
         target = restart_target(pod)
         if target:
@@ -111,7 +119,36 @@ def rct_fix_lines(
     return lines
 
 
-def recreate_lines(snapshot: Snapshot, namespace: str, rct: str) -> list[str]:
+def recreate_lines(snapshot: Snapshot, namespace: str, rct: str, *, claim: bool = False) -> list[str]:
     """Only the re-creation (the RCT is already right, the Pods hold claims made from an older one)."""
-    rollouts, bare = owners(snapshot, namespace, rct)
+    rollouts, bare = owners(snapshot, namespace, rct, claim=claim)
     return recreate_commands(namespace, rollouts, bare)
+
+
+def claim_fix_lines(snapshot: Snapshot, namespace: str, claim: str, proof: Proof | None) -> list[str]:
+    """A ResourceClaim that Pods name directly: its spec cannot change either, and it goes only once no
+    Pod uses it. So: delete without waiting, re-create the Pods, wait for it to go, create it anew."""
+    ns, name = q(namespace), q(claim)
+    if proof is None:
+        return [
+            Said(Phrase("fix-note-rct-unproven", {"rct": claim, "recipe": ""})),
+            f"kubectl rbln suggest-rct -n {ns} --claim {name}",
+        ]
+    suggested, live = q(suggested_file(claim)), q(live_file(claim))
+    rollouts, bare = owners(snapshot, namespace, claim, claim=True)
+    proven = Said(Phrase("fix-note-claim-proven", {"label": proof.label, "nodes": Names(list(proof.nodes))}))
+    write = f"kubectl rbln suggest-rct -n {ns} --claim {name} --recipe {q(proof.recipe)} > {suggested}"
+    chain = [
+        f"kubectl create --dry-run=client -f {suggested} -o name >/dev/null",
+        f"kubectl -n {ns} delete resourceclaim {name} --wait=false",
+        *recreate_commands(namespace, rollouts, bare),
+        f"kubectl -n {ns} wait --for=delete resourceclaim/{claim} --timeout=10m",
+        f"kubectl -n {ns} create -f {suggested}",
+    ]
+    return [
+        proven,
+        f"{write} && \\\n  kubectl -n {ns} get resourceclaim {name} -o yaml > {live}",
+        f"diff -u {live} {suggested}",
+        Said(Phrase("fix-note-claim-replace", {"claim": claim})),
+        " && \\\n  ".join(chain),
+    ]

@@ -126,13 +126,14 @@ class SuggestResult:
     no_fix: list[NoFix] = field(default_factory=list)
 
 
-def current_rct(snapshot: Snapshot, namespace: str, name: str) -> CurrentRct:
-    template = snapshot.template(namespace, name)
-    out = CurrentRct(name=name, namespace=namespace, exists=template is not None)
-    if template is None:
+def current_rct(snapshot: Snapshot, namespace: str, name: str, *, claim: bool = False) -> CurrentRct:
+    """The RCT (or, `claim`, the ResourceClaim a Pod names itself) whose name and counts are kept."""
+    stored = snapshot.claim(namespace, name) if claim else snapshot.template(namespace, name)
+    out = CurrentRct(name=name, namespace=namespace, exists=stored is not None)
+    if stored is None:
         return out
     out.has_nic = False
-    for request in template.spec.requests:
+    for request in stored.spec.requests:
         alternative = request.alternatives[0] if request.alternatives else None
         if alternative is None:
             continue
@@ -308,6 +309,16 @@ def verify(
     return sorted(set().union(*fit_sets)), blockers, findings
 
 
+def claim_object(template: dict[str, Any]) -> dict[str, Any]:
+    """The ResourceClaim of a suggested RCT's name and spec (a claim's spec is an RCT's spec.spec)."""
+    return {
+        "apiVersion": template["apiVersion"],
+        "kind": "ResourceClaim",
+        "metadata": dict(template["metadata"]),
+        "spec": template["spec"]["spec"],
+    }
+
+
 def served_version(snapshot: Snapshot) -> str:
     version = snapshot.resource_api_version
     return version if version in API_VERSIONS else "v1"
@@ -321,13 +332,20 @@ def suggest(
     features: Features,
     pod: Pod | None = None,
     only: str | None = None,
+    claim: bool = False,
 ) -> SuggestResult:
-    """Try the candidates strongest first; the first one the simulation proves is the suggestion."""
+    """Try the candidates strongest first; the first one the simulation proves is the suggestion.
+
+    `claim`: `rct` names a ResourceClaim that Pods name directly; the suggestion is a ResourceClaim of
+    that name, proven with a Pod that gets a claim of its spec (claim_object)."""
     if only is not None and only not in CHART_RECIPES:
         raise ValueError(f"unknown recipe {only!r}")
-    current = current_rct(snapshot, namespace, rct)
+    current = current_rct(snapshot, namespace, rct, claim=claim)
     api_version = served_version(snapshot)
-    pods = probe_pods(snapshot, namespace, rct, pod)
+    if claim:
+        pods = [(probe_pod(namespace, rct), f"{namespace}/{rct}-probe (a Pod with a claim of this spec)")]
+    else:
+        pods = probe_pods(snapshot, namespace, rct, pod)
     result = SuggestResult(current=current, api_version=api_version, attempts=[], probes=[p[1] for p in pods])
     for candidate in candidates(snapshot, current, only):
         obj = template_object(rct, namespace, recipe_devices(candidate.recipe, candidate.params), api_version)
@@ -337,7 +355,7 @@ def suggest(
         attempt = Attempt(candidate, fits_on, blockers, findings)
         result.attempts.append(attempt)
         if attempt.fits:
-            result.chosen, result.template = attempt, obj
+            result.chosen, result.template = attempt, claim_object(obj) if claim else obj
             return result
     result.no_fix = no_fix_reasons(snapshot, current, result.attempts, only)
     return result
