@@ -11,10 +11,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from kubectl_rbln.catalog import said_in
-from kubectl_rbln.diagnose.attrs import AttrsDiagnosis, examine, node_of, rct_source, remediation_lines
+from kubectl_rbln.diagnose.attrs import AttrsDiagnosis, examine, node_of, rct_source
+from kubectl_rbln.diagnose.features import allocator_features, choose_features
 from kubectl_rbln.diagnose.findings import SCHEMA_VERSION, Finding
 from kubectl_rbln.dra.model import ResourceClaimTemplate, Snapshot
 from kubectl_rbln.errors import NotFoundError
+from kubectl_rbln.remedy.attach import Remedies
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +47,7 @@ class AttrsReport:
     def to_document(self, lang: str) -> dict[str, Any]:
         """The AttrsReport document of `-o json|yaml` (docs/output-schema.md), findings in `lang`."""
         d = self.diagnosis
+        findings = [f.to_dict(lang) for f in d.findings]
         return {
             "apiVersion": SCHEMA_VERSION,
             "kind": "AttrsReport",
@@ -59,8 +62,8 @@ class AttrsReport:
             "advertised": d.advertised,
             "formats": [{key: said_in(value, lang) for key, value in row.items()} for row in d.formats],
             "droppedFields": [{"gate": g, "field": f} for g, f in d.drops.items()],
-            "remediation": remediation_lines(d.remediation, "en"),  # the table says them in `lang`
-            "findings": [f.to_dict(lang) for f in d.findings],
+            "remediation": unique_fixes(findings),
+            "findings": findings,
         }
 
 
@@ -70,7 +73,23 @@ def attrs(snapshot: Snapshot, request: AttrsRequest) -> AttrsReport:
     if request.rct_file is None and named_and_missing:
         raise NotFoundError(missing_rct_message(snapshot, request.namespace, request.rct))
     source = rct_source(snapshot, request.namespace, request.rct, request.rct_file)
-    return AttrsReport(snapshot.source, examine(snapshot, source))
+    diagnosis = examine(snapshot, source)
+    if request.rct_file is None:  # a file not applied yet has no owners to re-create: its findings say so
+        features = allocator_features(choose_features(snapshot, None, None))
+        Remedies(snapshot, features).attach(diagnosis.findings)
+    return AttrsReport(snapshot.source, diagnosis)
+
+
+def unique_fixes(findings: list[dict[str, Any]]) -> list[str]:
+    """Every finding's fix once (two keys of one RCT share the remedy), a blank line between them."""
+    out: list[str] = []
+    seen: set[tuple[str, ...]] = set()
+    for finding in findings:
+        lines = tuple(finding.get("remediation") or [])
+        if lines and lines not in seen:
+            seen.add(lines)
+            out += ([""] if out else []) + list(lines)
+    return out
 
 
 def missing_rct_message(snapshot: Snapshot, namespace: str, name: str) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from kubectl_rbln.catalog import Phrase, say
+from kubectl_rbln.catalog import Phrase, said_in, say
 from kubectl_rbln.diagnose.features import allocator_features, choose_features
 from kubectl_rbln.diagnose.findings import SCHEMA_VERSION
 from kubectl_rbln.diagnose.why import PodDiagnosis
@@ -18,6 +18,8 @@ from kubectl_rbln.dra.model import Pod, Snapshot
 from kubectl_rbln.errors import EXIT_FINDINGS, EXIT_OK
 from kubectl_rbln.recipes import chart_values
 from kubectl_rbln.remedy.chart_values import ValuesCheck, check_values
+from kubectl_rbln.remedy.fix import Fix, build_fix
+from kubectl_rbln.remedy.rct_fix import Proof, claim_fix_lines, rct_fix_lines
 from kubectl_rbln.remedy.suggest import Attempt, IntentChange, SuggestResult, suggest
 
 
@@ -45,6 +47,11 @@ class SuggestRctReport:
     values_checks: list[ValuesCheck] | None = None
     values_path: str | None = None
     reasons: dict[str, Phrase] = field(default_factory=dict)  # `assumptions`' why, in any language
+    fix_lines: list[str] = field(default_factory=list)  # the shared remedy (remedy/rct_fix.py), Said notes
+
+    def fix(self, lang: str) -> Fix:
+        """How to put the suggestion in place: the remedy why, check and attrs print for this RCT."""
+        return build_fix([said_in(line, lang) for line in self.fix_lines], lang)
 
     @property
     def template(self) -> dict[str, Any] | None:
@@ -88,6 +95,7 @@ class SuggestRctReport:
             "chartValues": self.chart_sets,
             "valuesChecks": [c.to_dict() for c in self.values_checks or []],
             "assumptions": self.assumptions,
+            "fix": self.fix(lang).to_dict(),
         }
 
 
@@ -149,4 +157,20 @@ def suggest_rct(snapshot: Snapshot, request: SuggestRequest) -> SuggestRctReport
             has_nic=has_nic,
             templates_in_namespace=templates,
         )
-    return SuggestRctReport(result, choice.describe(), checks, request.values_path, choice.phrases)
+    return SuggestRctReport(
+        result,
+        choice.describe(),
+        checks,
+        request.values_path,
+        choice.phrases,
+        remedy_lines(snapshot, request, result),
+    )
+
+
+def remedy_lines(snapshot: Snapshot, request: SuggestRequest, result: SuggestResult) -> list[str]:
+    """The shared remedy for the chosen suggestion: the lines `{rct_fix}` gives why, check and attrs."""
+    chosen = result.chosen
+    proof = Proof(chosen.candidate.recipe, chosen.candidate.label, tuple(chosen.fits_on)) if chosen else None
+    if request.claim:
+        return claim_fix_lines(snapshot, request.namespace, request.rct, proof)
+    return rct_fix_lines(snapshot, request.namespace, request.rct, proof, request.recipe)

@@ -15,7 +15,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from kubectl_rbln.catalog import Names, Phrase, Said, say
+from kubectl_rbln.catalog import Names, Phrase, Said
 from kubectl_rbln.diagnose.context import source_values
 from kubectl_rbln.diagnose.findings import Finding, dedupe, ordered
 from kubectl_rbln.diagnose.rct_audit import applied_spec, dropped_fields
@@ -510,56 +510,6 @@ def gate_dropped_field(source: RctSource, gate: str, what: str) -> Finding:
     return Finding("feature-gate-disabled", {**_rct_values(source), "gate": gate}, evidence)
 
 
-def remediation(source: RctSource, required: list[Required], drops: dict[str, str]) -> list[str | Phrase]:
-    """Seed 001: alignment key missing: numa-unaligned (delete first); dra.net key: edit the NIC selector.
-
-    Commands are strings; the comments between them are Phrases (a `# ` line in the reader's language)."""
-    ns, name = source.namespace, source.name
-    lines: list[str | Phrase] = []
-    bad = [r for r in required if r.verdict in ("absent", "partial")]
-    absent_drivers = sorted({(r.driver, n) for r in bad for n in r.driver_absent_on})
-    for driver in sorted({d for d, _ in absent_drivers}):
-        nodes = ", ".join(n for d, n in absent_drivers if d == driver)
-        lines += [
-            Phrase("attrs-fix-driver-absent", {"driver": driver, "nodes": nodes}),
-            f"kubectl get resourceslices --field-selector spec.driver={driver}",
-        ]
-    bad = [r for r in bad if r.lacking_attribute_on or r.verdict == "absent"]
-    alignment = [r for r in bad if r.in_constraint and r.attribute.rsplit("/", 1)[-1] in ALIGNMENT_IDS]
-    if alignment:
-        keys = ", ".join(sorted({r.attribute for r in alignment}))
-        lines += [
-            Phrase("attrs-fix-alignment", {"keys": keys}),
-            f"kubectl rbln suggest-rct -n {ns} --rct {name} > {name}-fixed.yaml",
-            f"kubectl -n {ns} delete resourceclaimtemplate {name}",
-            f"kubectl -n {ns} apply -f {name}-fixed.yaml",
-        ]
-        alternatives = sorted({m for r in alignment for m in r.near_misses})
-        if alternatives:
-            lines.append(Phrase("attrs-fix-near-miss", {"names": ", ".join(alternatives)}))
-    nic = [r for r in bad if r.driver == NIC_DRIVER and not r.in_constraint]
-    if nic:
-        keys = ", ".join(sorted({r.attribute for r in nic}))
-        lines += [
-            Phrase("attrs-fix-nic-selector", {"keys": keys, "driver": NIC_DRIVER}),
-            f"kubectl -n {ns} get resourceclaimtemplate {name} -o yaml > {name}.yaml",
-            f"kubectl -n {ns} delete resourceclaimtemplate {name}",
-            f"kubectl -n {ns} apply -f {name}.yaml",
-        ]
-    for gate in drops:
-        lines += [
-            Phrase("attrs-fix-lost-field", {"gate": gate}),
-            f"kubectl -n {ns} delete resourceclaimtemplate {name}",
-            f"kubectl -n {ns} apply -f <{name}.yaml>",  # the user's manifest: the stored one lost the field
-        ]
-    return lines
-
-
-def remediation_lines(lines: list[str | Phrase], lang: str) -> list[str]:
-    """The fix as printed: commands as they are, each Phrase a `# ` comment in `lang`."""
-    return [line if isinstance(line, str) else f"# {say(line, lang)}" for line in lines]
-
-
 @dataclass(slots=True)
 class AttrsDiagnosis:
     """What `attrs` found: the typed parts of the AttrsReport and the findings behind its exit code."""
@@ -571,7 +521,6 @@ class AttrsDiagnosis:
     advertised: dict[str, list[dict[str, Any]]]
     formats: list[dict[str, Any]]
     drops: dict[str, str]
-    remediation: list[str | Phrase]
     findings: list[Finding]
 
 
@@ -595,7 +544,6 @@ def examine(snapshot: Snapshot, source: RctSource, *, with_advertised: bool = Tr
         advertised=advertised(by_driver, universe, index) if with_advertised else {},
         formats=formats,
         drops=drops,
-        remediation=remediation(source, required, drops),
         findings=_findings(source, required, formats, drops),
     )
 

@@ -10,10 +10,9 @@ from typing import Any
 
 from kubectl_rbln.app.attrs import AttrsReport
 from kubectl_rbln.catalog import sentence
-from kubectl_rbln.diagnose.attrs import remediation_lines
 from kubectl_rbln.render.columns import plain_table
 from kubectl_rbln.render.sanitize import clean_tree
-from kubectl_rbln.render.why_table import pasteable, render_finding, severity_word
+from kubectl_rbln.render.why_table import fix_block, render_finding, severity_word
 from kubectl_rbln.text import cut_width, display_width, wrap_width
 
 WIDTH = 100
@@ -40,15 +39,18 @@ def wrap(text: str, first: str, rest: str, wide: bool) -> list[str]:
     return wrap_width(text, WIDTH, first, rest)
 
 
-def fix_lines(lines: list[str], wide: bool) -> list[str]:
-    out = []
-    for line in lines:
-        text = pasteable(line)
-        if text.startswith("# "):
-            out += wrap(text[2:], "  # ", "  # ", wide)
-        else:
-            out.append(f"  {text}")
-    return out
+def attrs_fixes(findings: list[dict[str, Any]], lang: str, wide: bool) -> list[str]:
+    """Each finding's fix once, under its slug and title: the remedy `why` and `check` print too."""
+    out: list[str] = []
+    seen: set[tuple[str, ...]] = set()
+    for finding in findings:
+        key = tuple(finding.get("remediation") or [])
+        if not key or key in seen:
+            continue
+        seen.add(key)
+        out += ["", f"  {finding['slug']}: {finding['title']}"]
+        out += fix_block(list(key), lang, wide=wide)
+    return out[1:] if out else out
 
 
 def ratio(coverage: dict[str, Any] | None, which: str) -> str:
@@ -202,7 +204,7 @@ def render_attrs(attrs: AttrsReport, *, lang: str = "en", color: bool = False, w
     lines += advertised_table(report, wide, lang)
     if report["remediation"]:
         lines += ["", sentence("attrs-fix-heading", lang)]
-        lines += fix_lines(clean_tree(remediation_lines(attrs.diagnosis.remediation, lang)), wide)
+        lines += attrs_fixes(report["findings"], lang, wide)
     if report["findings"] and wide:
         lines += ["", sentence("attrs-findings-heading", lang)]
         for finding in report["findings"]:

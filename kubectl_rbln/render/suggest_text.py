@@ -12,9 +12,14 @@ from kubectl_rbln.app.suggest_rct import SuggestRctReport, blocker_text
 from kubectl_rbln.catalog import Phrase, say, sentence
 from kubectl_rbln.domain import NIC_DRIVER, RDMA_ATTR
 from kubectl_rbln.remedy.suggest import WITHOUT_SUBSYSTEM, Attempt, IntentChange, NoFix
+from kubectl_rbln.render.fix_text import fix_text_lines
+from kubectl_rbln.render.why_table import fix_block
 from kubectl_rbln.text import display_width, ljust_width, strip_controls, wrap_width
 
 WIDTH = 100
+
+
+FIX_MARK = "\0fix\0"
 
 
 def render_suggest_yaml(report: SuggestRctReport) -> str:
@@ -131,10 +136,8 @@ def _explain(report: SuggestRctReport, lang: str) -> list[str]:
     )
     lines += [_assumptions(report, lang), ""]
     lines.append(sentence("suggest-apply-heading", lang))
-    lines.append(f"  kubectl rbln suggest-rct -n {ns} --rct {name} > {name}.yaml")
-    if current.exists:
-        lines.append(f"  kubectl -n {ns} delete resourceclaimtemplate {name}")
-    lines.append(f"  kubectl -n {ns} apply -f {name}.yaml")
+    lines += [FIX_MARK + line for line in fix_text_lines(report.fix(lang).to_dict(), lang)]
+    lines.append("")
     lines.append(
         sentence("suggest-chart-values", lang) + " " + " ".join(f"--set {s}" for s in report.chart_sets)
     )
@@ -155,6 +158,9 @@ def render_suggest_explanation(report: SuggestRctReport, lang: str = "en") -> st
     """Everything a person reads (stderr): the reasoning, then the chart values' checks."""
     lines = []
     for line in _explain(report, lang) + _values(report, lang):
+        if line.startswith(FIX_MARK):  # the fix's own lines: its commands paste whole
+            lines += fix_block([line[len(FIX_MARK) :]], lang, wide=False)[1:]
+            continue
         text = line.lstrip(" ")
         if display_width(line) <= WIDTH or text.startswith("kubectl "):  # a command pastes whole
             lines.append(line)
