@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kubectl_rbln.catalog import Phrase, said_in, say
+from kubectl_rbln.catalog.fix import Fix, build_fix
 from kubectl_rbln.diagnose.features import allocator_features, choose_features
 from kubectl_rbln.diagnose.findings import SCHEMA_VERSION
 from kubectl_rbln.diagnose.why import PodDiagnosis
@@ -18,7 +19,6 @@ from kubectl_rbln.dra.model import Pod, Snapshot
 from kubectl_rbln.errors import EXIT_FINDINGS, EXIT_OK
 from kubectl_rbln.recipes import chart_values
 from kubectl_rbln.remedy.chart_values import ValuesCheck, check_values
-from kubectl_rbln.remedy.fix import Fix, build_fix
 from kubectl_rbln.remedy.rct_fix import Proof, claim_fix_lines, rct_fix_lines
 from kubectl_rbln.remedy.suggest import Attempt, IntentChange, SuggestResult, suggest
 

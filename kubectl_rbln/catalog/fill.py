@@ -134,6 +134,17 @@ def _text(value: Any, spec: str | None, more: ListWords = MORE) -> str:
     return str(value)
 
 
+def pasteable(line: str) -> str:
+    """Commands stay as they are; explanatory lines become shell comments, so a pasted block is safe."""
+    stripped = line.lstrip()
+    first = stripped.split(" ", 1)[0] if stripped else ""
+    if not stripped or stripped.startswith(("#", "[", "-")) or "\n" in line or first in COMMAND_WORDS:
+        return line
+    if "=" in first and " " not in first:
+        return line
+    return "# " + line
+
+
 def is_command(template: str) -> bool:
     """A fix line that runs (its first word is a program), as opposed to a `# ` note or prose."""
     return template.lstrip().split(" ", 1)[0] in COMMAND_WORDS

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kubectl_rbln.catalog import RenderedWords, render_words, said_in, severity_of
-from kubectl_rbln.remedy.fix import Fix, build_fix
-from kubectl_rbln.render.fix_text import fix_text_lines
+from kubectl_rbln.catalog.fix import Fix, build_fix
+from kubectl_rbln.catalog.fix_text import fix_text_lines
 
 SCHEMA_VERSION = "kubectl-rbln/v1"
 SEVERITY_RANK = {"error": 3, "warning": 2, "info": 1}
@@ -39,7 +39,7 @@ class Finding:
         return render_words(self.slug, lang, self.values, self.case)
 
     def fix(self, lang: str = "en") -> Fix:
-        """The fix as steps (remedy/fix.py): node-side commands run on the nodes this finding names."""
+        """The fix as steps (catalog/fix.py): node-side commands run on the nodes this finding names."""
         return build_fix(self.words(lang).remediation, lang, fix_nodes(self.values))
 
     def to_dict(self, lang: str = "en") -> dict[str, Any]:

@@ -11,7 +11,7 @@ lines, built once from the cluster:
    is re-created (a claim never follows its RCT).
 
 The lines are handed to the catalog as list values (`{rct_fix}`, `{rct_fix_numa_unaligned}`,
-`{recreate}`), so the words around them stay in the catalog, and `remedy/fix.py` reads them into
+`{recreate}`), so the words around them stay in the catalog, and `catalog/fix.py` reads them into
 steps like any other fix.
 """
 

@@ -10,9 +10,9 @@ import yaml
 
 from kubectl_rbln.app.suggest_rct import SuggestRctReport, blocker_text
 from kubectl_rbln.catalog import Phrase, say, sentence
+from kubectl_rbln.catalog.fix_text import fix_text_lines
 from kubectl_rbln.domain import NIC_DRIVER, RDMA_ATTR
 from kubectl_rbln.remedy.suggest import WITHOUT_SUBSYSTEM, Attempt, IntentChange, NoFix
-from kubectl_rbln.render.fix_text import fix_text_lines
 from kubectl_rbln.render.why_table import fix_block
 from kubectl_rbln.text import display_width, ljust_width, strip_controls, wrap_width
 

@@ -14,7 +14,7 @@ import click
 
 from kubectl_rbln.app.topo import NodeView
 from kubectl_rbln.catalog import load_sentences, sentence
-from kubectl_rbln.catalog.fill import COMMAND_WORDS
+from kubectl_rbln.catalog.fill import COMMAND_WORDS, pasteable  # noqa: F401 (the fix tests read them here)
 from kubectl_rbln.render.columns import plain_table
 from kubectl_rbln.render.sanitize import clean_tree, strip_controls_keep_color
 from kubectl_rbln.render.topo_text import render_node
@@ -35,17 +35,6 @@ def _short(value: Any, room: int = MAX_EVIDENCE_VALUE) -> str:
     """One evidence value cut to the room left on a 100-column line (-o wide and -o json show it all)."""
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
     return cut_width(text, max(room, 9))
-
-
-def pasteable(line: str) -> str:
-    """Commands stay as they are; explanatory lines become shell comments, so a pasted block is safe."""
-    stripped = line.lstrip()
-    first = stripped.split(" ", 1)[0] if stripped else ""
-    if not stripped or stripped.startswith(("#", "[", "-")) or "\n" in line or first in COMMAND_WORDS:
-        return line
-    if "=" in first and " " not in first:
-        return line
-    return "# " + line
 
 
 # Evidence keys whose value is a message in Kubernetes' (or a driver's) own words: quoted in a

@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kubectl_rbln.catalog import Phrase, alternative_prefix, say
-from kubectl_rbln.remedy.commands import CHANGE, CHECK, KINDS, NODE, WORKSTATION, read_command
+from kubectl_rbln.catalog.commands import CHANGE, CHECK, KINDS, NODE, WORKSTATION, read_command
+from kubectl_rbln.catalog.fill import pasteable
 
 NODE_ACCESS = "ssh"
 
@@ -81,8 +82,6 @@ def is_note(line: str) -> bool:
 
 
 def _is_prose(line: str) -> bool:
-    from kubectl_rbln.render.why_table import pasteable  # noqa: PLC0415 (one reading of "prose")
-
     return pasteable(line).startswith("# ") and not line.startswith("#")
 
 
