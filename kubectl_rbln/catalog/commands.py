@@ -109,8 +109,24 @@ def read_command(command: str) -> Reading:
         kind = _stronger(kind, part_kind)
     if kind == CHECK and _redirects_to_file(command):
         kind = WRITE
-        effects.append(Phrase("effect-writes-file", {"file": _redirect_target(command)}))
+        effects.append(_effect("effect-writes-file", file=_redirect_target(command)))
     return Reading(kind, runs_on, tuple(effects))
+
+
+def _code(text: str) -> str:
+    """A name or a command inside a sentence, as code: `deletes `resourceclaimtemplate npu-rdma``."""
+    return f"`{text}`" if text else ""
+
+
+def _effect(key: str, **values: str | list[str]) -> Phrase:
+    """An effect's sentence, each name in it as code (a list: each item, joined by commas)."""
+    return Phrase(
+        key,
+        {
+            name: ", ".join(_code(v) for v in value) if isinstance(value, list) else _code(value)
+            for name, value in values.items()
+        },
+    )
 
 
 def _stronger(a: str, b: str) -> str:
@@ -168,19 +184,19 @@ def _read_node(words: list[str]) -> tuple[str, list[Phrase]]:
         if allowed is None or subcommand in allowed:
             return CHECK, []
     if program == "modprobe":
-        return CHANGE, [Phrase("effect-loads-module", {"module": subcommand})]
+        return CHANGE, [_effect("effect-loads-module", module=subcommand)]
     if program == "tee":
-        return CHANGE, [Phrase("effect-writes-file", {"file": subcommand})]
+        return CHANGE, [_effect("effect-writes-file", file=subcommand)]
     if program == "mkdir":
         return CHANGE, []  # the file written into it says what changes
     if program == "crictl" and subcommand in ("rmp", "rm", "stopp", "stop"):
-        return CHANGE, [Phrase("effect-removes-sandboxes")]
+        return CHANGE, [_effect("effect-removes-sandboxes")]
     if program == "systemctl" and subcommand in ("restart", "reload", "try-restart"):
         units = [w for w in rest if not w.startswith("-") and w != subcommand]
-        return CHANGE, [Phrase("effect-restarts", {"what": ", ".join(units)})]
+        return CHANGE, [_effect("effect-restarts", what=units)]
     if program == "systemctl" and subcommand == "daemon-reload":
         return CHANGE, []
-    return CHANGE, [Phrase("effect-runs", {"what": " ".join(words)})]
+    return CHANGE, [_effect("effect-runs", what=" ".join(words))]
 
 
 def _option_value(words: list[str], *names: str) -> str:
@@ -236,26 +252,24 @@ def _read_kubectl(words: list[str]) -> tuple[str, list[Phrase]]:
         return PREVIEW, []
     if verb in KUBECTL_READS:
         return CHECK, []
-    namespace = _option_value(words, "-n", "--namespace")
     target = (
         " ".join(positional[1:3])
         if len(positional) > 2 and "/" not in positional[1]
         else " ".join(positional[1:])
     )
-    where = {"what": target, "namespace": namespace}
     if verb == "rollout":
         action = positional[1] if len(positional) > 1 else ""
         if action in ("status", "history"):
             return CHECK, []
-        return CHANGE, [Phrase("effect-restarts", {"what": ", ".join(positional[2:])})]
+        return CHANGE, [_effect("effect-restarts", what=positional[2:])]
     if verb == "delete":
-        return CHANGE, [Phrase("effect-deletes", {"what": target or _option_value(words, "-l")})]
+        return CHANGE, [_effect("effect-deletes", what=target or _option_value(words, "-l"))]
     if verb in ("apply", "create", "replace"):
-        return CHANGE, [Phrase(f"effect-{verb}s", {"file": _option_value(words, "-f", "--filename")})]
+        return CHANGE, [_effect(f"effect-{verb}s", file=_option_value(words, "-f", "--filename"))]
     if verb in ("label", "annotate", "taint"):
-        return CHANGE, [Phrase(f"effect-{verb}s", {"what": " ".join(positional[1:3])})]
+        return CHANGE, [_effect(f"effect-{verb}s", what=" ".join(positional[1:3]))]
     if verb in ("cordon", "uncordon", "drain"):
-        return CHANGE, [Phrase(f"effect-{verb}s", {"what": " ".join(positional[1:2])})]
+        return CHANGE, [_effect(f"effect-{verb}s", what=" ".join(positional[1:2]))]
     if verb in ("patch", "scale", "set", "edit"):
-        return CHANGE, [Phrase("effect-changes", {**where})]
-    return CHANGE, [Phrase("effect-runs", {"what": "kubectl " + " ".join(words)})]
+        return CHANGE, [_effect("effect-changes", what=target)]
+    return CHANGE, [_effect("effect-runs", what="kubectl " + " ".join(words))]
