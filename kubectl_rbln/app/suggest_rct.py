@@ -170,7 +170,11 @@ def suggest_rct(snapshot: Snapshot, request: SuggestRequest) -> SuggestRctReport
 def remedy_lines(snapshot: Snapshot, request: SuggestRequest, result: SuggestResult) -> list[str]:
     """The shared remedy for the chosen suggestion: the lines `{rct_fix}` gives why, check and attrs."""
     chosen = result.chosen
-    proof = Proof(chosen.candidate.recipe, chosen.candidate.label, tuple(chosen.fits_on)) if chosen else None
+    proof = (
+        Proof(chosen.candidate.recipe, chosen.candidate.adaptations, tuple(chosen.fits_on))
+        if chosen
+        else None
+    )
     if request.claim:
         return claim_fix_lines(snapshot, request.namespace, request.rct, proof)
     return rct_fix_lines(snapshot, request.namespace, request.rct, proof, request.recipe)

@@ -61,7 +61,7 @@ class Remedies:
         chosen = result.chosen
         if chosen is None:
             return None
-        return Proof(chosen.candidate.recipe, chosen.candidate.label, tuple(chosen.fits_on))
+        return Proof(chosen.candidate.recipe, chosen.candidate.adaptations, tuple(chosen.fits_on))
 
     def _claim_lines(self, name: str, namespace: str, claim: str) -> list[str]:
         if name == RECREATE:

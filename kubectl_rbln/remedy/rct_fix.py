@@ -33,8 +33,20 @@ class Proof:
     """What the simulation proved for one recipe: the recipe (and how it was adapted), where it fits."""
 
     recipe: str
-    label: str
+    adaptations: tuple[str | Phrase, ...]
     nodes: tuple[str, ...]
+
+    @property
+    def label(self) -> Phrase | str:
+        """`numa-aligned (matchAttribute dra.net/numaNode)`, its notes in the reader's language."""
+        if not self.adaptations:
+            return self.recipe
+        notes = Phrase(
+            "",
+            parts=tuple(Phrase("word", {"word": a}) if isinstance(a, str) else a for a in self.adaptations),
+            sep="; ",
+        )
+        return Phrase("fix-recipe-label", {"recipe": self.recipe, "notes": notes})
 
 
 def q(value: str) -> str:

@@ -48,7 +48,7 @@ def attrs_fixes(findings: list[dict[str, Any]], lang: str, wide: bool) -> list[s
         if not key or key in seen:
             continue
         seen.add(key)
-        out += ["", f"  {finding['slug']}: {finding['title']}"]
+        out += [""] + wrap(f"{finding['slug']}: {finding['title']}", "  ", "    ", wide)
         out += fix_block(list(key), lang, wide=wide)
     return out[1:] if out else out
 

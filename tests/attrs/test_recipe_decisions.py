@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+
+from tests.diagnose.fix_walk import prose_over
 from attrs_bundles import BY_NAME, STORIES, Story
 
 from testing.synthetic import ClusterBuilder, Knobs
@@ -55,7 +57,7 @@ def test_attrs_verdicts(rbln, tmp_path: Path, story: Story) -> None:
     assert report["_code"] == (1 if "absent" in verdicts.values() else 0)
     code, table, _ = rbln("attrs", "-f", str(bundle), *NS)
     assert code == report["_code"]
-    assert all(len(line) <= 100 for line in table.splitlines()), table
+    assert not prose_over(table, 100), table
     for (attribute, driver), verdict in story.verdicts.items():
         row = next(line for line in table.splitlines() if line.startswith(attribute) and driver in line)
         assert {"present": "present", "absent": "ABSENT", "partial": "PARTIAL"}[verdict] in row

@@ -15,6 +15,7 @@ from kubectl_rbln.app.check import CheckRequest, run_check
 from kubectl_rbln.app.suggest_rct import SuggestRequest, suggest_rct
 from kubectl_rbln.app.why import WhyRequest, why
 from kubectl_rbln.catalog import CatalogEntry, alternative_prefix, load_catalog, render_entry
+from kubectl_rbln.catalog.fill import is_command
 from kubectl_rbln.dra.normalize import build_snapshot
 from kubectl_rbln.render.attrs_table import render_attrs
 from kubectl_rbln.render.suggest_text import render_suggest_explanation
@@ -29,6 +30,19 @@ UNLABELLED_ALTERNATIVE = re.compile(r"^#\s*(or\b|or,|pick one|또는|둘 중)", 
 EMBEDDED_COMMAND = re.compile(r"(?:^|[:(]\s)(?:kubectl|sudo|lspci|ls|modprobe|crictl|systemctl|helm) -?\w")
 TRAILING_COMMENT = re.compile(r"\s#\s")
 BARE_DASH = re.compile(r"(?:^|\s)-(?:\s|$)")
+
+
+def prose_over(text: str, width: int) -> list[str]:
+    """The lines of `text` wider than `width` that are not commands: a command to paste is never
+    wrapped (a long one continues with a trailing backslash), so only prose is held to the width."""
+    out = []
+    continued = False
+    for line in text.splitlines():
+        command = continued or is_command(line.strip())
+        continued = command and line.rstrip().endswith("\\")
+        if not command and len(line) > width:
+            out.append(line)
+    return out
 
 
 def shell_lines(lines: list[str]) -> list[str]:
