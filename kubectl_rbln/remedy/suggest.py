@@ -286,6 +286,31 @@ def _same(a: Blocker, b: Blocker) -> bool:
     return a == b
 
 
+def representatives(pods: list[Pod]) -> list[Pod]:
+    """One Pod per controller and spec: Pending replicas of one ReplicaSet ask the simulation the same
+    question (the same requests, selectors, affinity and tolerations on the same snapshot), so the
+    first answers for all (20 Pending decode Pods: one simulation, not 20). A Pod without an owner
+    stands for itself."""
+    chosen: dict[Any, Pod] = {}
+    for pod in pods:
+        if not pod.owner_name or pod.node_name:
+            key: Any = ("pod", pod.namespace, pod.name)
+        else:
+            key = (
+                pod.namespace,
+                pod.owner_kind,
+                pod.owner_name,
+                repr(pod.resource_claims),
+                repr(pod.node_selector),
+                repr(pod.affinity),
+                repr(pod.tolerations),
+                repr([(c.name, c.requests, c.limits, c.claims) for c in pod.containers]),
+                tuple(sorted(pod.claim_statuses)),
+            )
+        chosen.setdefault(key, pod)
+    return list(chosen.values())
+
+
 def verify(
     snapshot: Snapshot, template: ResourceClaimTemplate, pods: list[Pod], features: Features
 ) -> tuple[list[str], list[Blocker], list[Finding]]:
@@ -295,7 +320,7 @@ def verify(
     blockers: list[Blocker] = []
     findings: list[Finding] = []
     full_fit = False
-    for pod in pods:
+    for pod in representatives(pods):
         diagnosis = diagnose_pod(snapshot, pod, options)
         simulation = diagnosis.context.simulation  # typed: no string in a node row is parsed back
         nodes = set(simulation.fitting) | set(simulation.fits_elsewhere)
