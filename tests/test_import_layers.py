@@ -148,9 +148,9 @@ def test_the_scanner_sees_module_and_function_level_imports() -> None:
 def test_no_import_cycles() -> None:
     cycles = _cycles()
     described = [
-        " -> ".join(cycle) + "; edges: " + ", ".join(
-            f"{a} -> {b} (line {GRAPH[a][b]})" for a in cycle for b in cycle if b in GRAPH[a]
-        )
+        " -> ".join(cycle)
+        + "; edges: "
+        + ", ".join(f"{a} -> {b} (line {GRAPH[a][b]})" for a in cycle for b in cycle if b in GRAPH[a])
         for cycle in cycles
     ]
     assert not cycles, "import cycles:\n" + "\n".join(described)
@@ -209,4 +209,3 @@ def test_lower_layers_stand_alone(lower: str, forbidden: set[str]) -> None:
         if _unit(target) in forbidden
     ]
     assert not bad, "\n".join(bad)
-

@@ -7,11 +7,10 @@ from pathlib import Path
 
 import pytest
 import yaml
-
-from tests.diagnose.fix_walk import prose_over
 from attrs_bundles import BY_NAME, STORIES, Story
 
 from testing.synthetic import ClusterBuilder, Knobs
+from tests.diagnose.fix_walk import prose_over
 
 NS = ["-n", "serving"]
 MEMORY_AND_PRODUCT = (

@@ -14,12 +14,12 @@ from kubectl_rbln.app.attrs import AttrsRequest, attrs
 from kubectl_rbln.app.check import CheckRequest, run_check
 from kubectl_rbln.app.suggest_rct import SuggestRequest, suggest_rct
 from kubectl_rbln.app.why import WhyRequest, why
-from kubectl_rbln.catalog import CatalogEntry, alternative_prefix, load_catalog, render_entry
+from kubectl_rbln.catalog import CatalogEntry, alternative_prefix, load_catalog, render_entry, sentence
 from kubectl_rbln.catalog.fill import is_command
 from kubectl_rbln.dra.normalize import build_snapshot
 from kubectl_rbln.render.attrs_table import render_attrs
 from kubectl_rbln.render.suggest_text import render_suggest_explanation
-from kubectl_rbln.render.why_table import COMMAND_WORDS, pasteable
+from kubectl_rbln.render.why_table import COMMAND_WORDS, FIX_INDENT, pasteable
 from testing.synthetic.scenarios import SCENARIOS
 
 LANGS = ("en", "ko")
@@ -30,6 +30,22 @@ UNLABELLED_ALTERNATIVE = re.compile(r"^#\s*(or\b|or,|pick one|또는|둘 중)", 
 EMBEDDED_COMMAND = re.compile(r"(?:^|[:(]\s)(?:kubectl|sudo|lspci|ls|modprobe|crictl|systemctl|helm) -?\w")
 TRAILING_COMMENT = re.compile(r"\s#\s")
 BARE_DASH = re.compile(r"(?:^|\s)-(?:\s|$)")
+
+
+def table_fix_lines(text: str, lang: str = "en") -> list[str]:
+    """The lines of every `fix:` block of a table as pasted from the terminal (the indent taken off,
+    the blank lines between its blocks kept)."""
+    label = f"    {sentence('label-fix', lang)}"
+    out: list[str] = []
+    inside = False
+    for line in text.splitlines():
+        if line == label:
+            inside = True
+        elif inside and (line.startswith(FIX_INDENT) or not line.strip()):
+            out.append(line[len(FIX_INDENT) :])
+        else:
+            inside = False
+    return out
 
 
 def prose_over(text: str, width: int) -> list[str]:

@@ -22,9 +22,9 @@ import yaml
 from kubectl_rbln.catalog import alternative_prefix, sentence
 from kubectl_rbln.cluster.files import load_objects
 from kubectl_rbln.replay.server import ReplayServer
-from kubectl_rbln.text import display_width
 from testing.synthetic.scenarios import SCENARIOS
 from tests.conftest import EXAMPLES, REPO, serving
+from tests.diagnose.fix_walk import table_fix_lines
 from tests.diagnose.test_fix_files import unapplicable
 
 sys.path.insert(0, str(REPO / "tests" / "render"))  # test_korean imports its kit as a sibling module
@@ -79,18 +79,7 @@ def write(path: Path, document: dict[str, Any]) -> str:
 
 def fix_lines(text: str, lang: str = "en") -> list[str]:
     """The lines of every fix block of a `why` table (its label and the indent taken off)."""
-    label = f"    {sentence('label-fix', lang)} "
-    indent = " " * display_width(label)
-    out, inside = [], False
-    for line in text.splitlines():
-        if line.startswith(label):
-            inside = True
-            out.append(line[len(label) :])
-        elif inside and line.startswith(indent):
-            out.append(line[len(indent) :])
-        else:
-            inside = False
-    return out
+    return table_fix_lines(text, lang)
 
 
 # 1. `why -f bundle.json` without -n read namespace "default": "No Pending ... Pod", exit 0.
@@ -150,13 +139,17 @@ def test_every_file_a_fix_applies_is_made_by_the_fix(cli: Run, tmp_path: Path) -
 def test_a_pod_naming_its_claim_is_told_to_re_create_that_claim(cli: Run, tmp_path: Path, lang: str) -> None:
     result = cli("why", "-f", bundle_of("direct-claim-attribute-missing", tmp_path), "--lang", lang)
     assert result.returncode == 1, result.stdout + result.stderr
-    fix = fix_lines(result.stdout, lang)
-    assert "kubectl -n serving get resourceclaim npu-rdma-shared -o yaml > npu-rdma-shared.yaml" in fix
-    assert fix.index("kubectl -n serving delete resourceclaim npu-rdma-shared") < fix.index(
-        "kubectl -n serving apply -f npu-rdma-shared.yaml"
-    )
-    assert "kubectl -n serving rollout restart deployment/coder-decode" in fix
-    assert not [line for line in fix if "resourceclaimtemplate" in line or "--rct npu-rdma" in line], fix
+    fix = "\n".join(fix_lines(result.stdout, lang))
+    assert "kubectl rbln suggest-rct -n serving --claim npu-rdma-shared --recipe numa-aligned" in fix
+    order = [
+        "kubectl -n serving delete resourceclaim npu-rdma-shared --wait=false",
+        "kubectl -n serving rollout restart deployment/coder-decode",
+        "kubectl -n serving wait --for=delete resourceclaim/npu-rdma-shared",
+        "kubectl -n serving create -f npu-rdma-shared.suggested.yaml",
+    ]
+    assert all(step in fix for step in order), fix
+    assert [fix.index(step) for step in order] == sorted(fix.index(step) for step in order), fix
+    assert "resourceclaimtemplate" not in fix and "--rct npu-rdma" not in fix, fix
 
 
 # 6. Two bundles in one folder were merged silently, into a SchedulerError neither file holds.

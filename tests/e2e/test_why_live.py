@@ -147,7 +147,7 @@ def test_kubectl_plugin_why_on_example(replay_server, kubeconfig_for, tmp_path):
     verdict = " ".join([lines[0]] + [line.strip() for line in rest])
     assert verdict.startswith("Pod serving/") and "resource.kubernetes.io/numaNode" in verdict
     assert "attribute-not-advertised" in result.stdout
-    assert "fix: " in result.stdout and "dra.net/numaNode" in result.stdout
+    assert "    fix:\n" in result.stdout and "dra.net/numaNode" in result.stdout
     assert "npu-node-01  no" in result.stdout
 
 

@@ -78,7 +78,7 @@ def test_reading_a_file_draws_progress_on_a_terminal_and_wipes_it(bundle: Path) 
     # the last progress line is wiped before the report is printed
     last_line = screen.rindex("reading ")
     assert ESC_CLEAR in screen[last_line:]
-    assert "Pod " in screen[screen.rindex(ESC_CLEAR):]
+    assert "Pod " in screen[screen.rindex(ESC_CLEAR) :]
 
 
 @pytest.mark.slow
@@ -111,7 +111,11 @@ def test_never_when_stdout_is_a_pipe(bundle: Path) -> None:
 def test_never_when_stderr_is_a_pipe(bundle: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "kubectl_rbln", "why", "-f", str(bundle), "-A"],
-        capture_output=True, text=True, env=_env(), cwd=REPO, timeout=60,
+        capture_output=True,
+        text=True,
+        env=_env(),
+        cwd=REPO,
+        timeout=60,
     )
     assert "reading " not in done.stderr and ESC_CLEAR not in done.stderr
 

@@ -326,7 +326,7 @@ def test_a_device_plugin_pod_is_told_about_its_resources_not_a_claim() -> None:
     for finding in entry["findings"]:
         text = "\n".join([finding["title"], finding["detail"], *finding["remediation"]])
         assert "resourceclaim" not in text.lower() and "RCT" not in text, text
-        limits = "{.spec.containers[?(@.name==\"modelserver\")].resources.limits}"
+        limits = '{.spec.containers[?(@.name=="modelserver")].resources.limits}'
         assert f"get pod {pod} -o jsonpath='{limits}'" in text
     assert "rebellions.ai/ATOM" in entry["findings"][0]["detail"]
 

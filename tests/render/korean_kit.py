@@ -76,25 +76,33 @@ def outputs(lang: str, names: list[str] | None = None) -> Iterator[tuple[str, st
                 lang=lang, color=False, wide=wide,
             )  # fmt: skip
             checked = run_check(snapshot, CheckRequest(NS, RCT))
-            yield scenario.name, f"check/{mode}", _call(
-                render_check, checked.to_document(lang), lang=lang, color=False, wide=wide
+            yield (
+                scenario.name,
+                f"check/{mode}",
+                _call(render_check, checked.to_document(lang), lang=lang, color=False, wide=wide),
             )
-            yield scenario.name, f"attrs/{mode}", render_attrs(
-                attrs(snapshot, AttrsRequest(NS, RCT)), lang=lang, wide=wide
+            yield (
+                scenario.name,
+                f"attrs/{mode}",
+                render_attrs(attrs(snapshot, AttrsRequest(NS, RCT)), lang=lang, wide=wide),
             )
             drawn = topo(snapshot, TopoRequest(namespace=ns))
             yield scenario.name, f"topo/{mode}", _call(render_topology, drawn.topology, lang=lang, wide=wide)
             request = PodDevicesRequest(namespace=None)
             probed = pod_devices(snapshot, request, _probes(snapshot, probe_targets(snapshot, request)))
-            yield scenario.name, f"pod-devices/{mode}", _call(
-                render_pod_devices, probed.to_document(lang), lang=lang, color=False, wide=wide
+            yield (
+                scenario.name,
+                f"pod-devices/{mode}",
+                _call(render_pod_devices, probed.to_document(lang), lang=lang, color=False, wide=wide),
             )
         suggested = suggest_rct(snapshot, SuggestRequest(NS, RCT))
         yield scenario.name, "suggest-rct", render_suggest_explanation(suggested, lang)
         for index, values in enumerate(VALUES):
             request = SuggestRequest(NS, RCT, values=values, values_path=f"values-{index}.yaml")
-            yield scenario.name, f"suggest-rct/values-{index}", render_suggest_explanation(
-                suggest_rct(snapshot, request), lang
+            yield (
+                scenario.name,
+                f"suggest-rct/values-{index}",
+                render_suggest_explanation(suggest_rct(snapshot, request), lang),
             )
     if names is None:
         yield from _pod_devices_cases(lang)
@@ -111,8 +119,10 @@ def _pod_devices_cases(lang: str) -> Iterator[tuple[str, str, str]]:
     document = pod_devices(snapshot, request, runs).to_document(lang)
     for wide in (False, True):
         mode = "wide" if wide else "table"
-        yield "pod-devices-cases", f"pod-devices/{mode}", _call(
-            render_pod_devices, document, lang=lang, color=False, wide=wide
+        yield (
+            "pod-devices-cases",
+            f"pod-devices/{mode}",
+            _call(render_pod_devices, document, lang=lang, color=False, wide=wide),
         )
 
 

@@ -39,8 +39,6 @@ def _is_command(text: str) -> bool:
     return text.split(" ", 1)[0] in COMMAND_WORDS or text.startswith(("--", "[", "resourceName:"))
 
 
-
-
 BUNDLE = corpus(
     [
         {"kind": "Event", "message": "0/3 nodes are available: 2 cannot allocate all claims."},

@@ -105,8 +105,14 @@ def test_the_cluster_budget_leaves_later_nodes_unsearched_and_says_so() -> None:
     claim = snapshot.claims[0]
     nodes = sorted(snapshot.nodes.values(), key=lambda n: n.name)
     results = simulate_cluster(
-        nodes, snapshot.slices, snapshot.device_classes, [ClaimToAllocate(NS, claim.name, claim.spec)],
-        set(), features, max_steps=1_000, total_steps=2_500,
+        nodes,
+        snapshot.slices,
+        snapshot.device_classes,
+        [ClaimToAllocate(NS, claim.name, claim.spec)],
+        set(),
+        features,
+        max_steps=1_000,
+        total_steps=2_500,
     )
     assert [r.failure.kind for r in results if r.failure] == ["search-capped"] * 4
     assert [r.steps for r in results] == [1_001, 1_001, 499, 1]

@@ -33,8 +33,10 @@ def test_table_draws_every_device_node_for_the_namespaces_rct(rbln, bundle):
 def test_json_and_jq(rbln, bundle):
     document = json.loads(rbln("topo", "-f", bundle, "-o", "json").stdout)
     assert document["kind"] == "Topology"
-    assert [(n["name"], n["summary"]["podsFit"]) for n in document["nodes"]] == [("npu-node-01", 0),
-                                                                               ("npu-node-02", 2)]
+    assert [(n["name"], n["summary"]["podsFit"]) for n in document["nodes"]] == [
+        ("npu-node-01", 0),
+        ("npu-node-02", 2),
+    ]
     run = rbln("topo", "-f", bundle, "--jq", ".nodes[].counts.held")
     assert run.stdout.split() == ["12", "0"]
 
@@ -61,13 +63,16 @@ def test_rct_file_decides_usable(rbln, bundle, tmp_path):
     assert "✗ not requested" in run.stdout  # NICs: the RCT asks for none
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (("nope",), 'node "nope" not found'),
-    (("--rct", "a", "--rct-file", "b"), "--rct and --rct-file are exclusive"),
-    (("--rct", "missing", "-n", "serving"), 'resourceclaimtemplate "missing" not found'),
-    (("-o", "svg", "--jq", "."), "--jq filters JSON"),
-    (("-l", "a in (b"), "-l a in (b"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("nope",), 'node "nope" not found'),
+        (("--rct", "a", "--rct-file", "b"), "--rct and --rct-file are exclusive"),
+        (("--rct", "missing", "-n", "serving"), 'resourceclaimtemplate "missing" not found'),
+        (("-o", "svg", "--jq", "."), "--jq filters JSON"),
+        (("-l", "a in (b"), "-l a in (b"),
+    ],
+)
 def test_usage_errors_exit_2_with_one_line(rbln, bundle, args, message):
     run = rbln("topo", "-f", bundle, *args)
     assert run.returncode == 2

@@ -17,8 +17,13 @@ from kubectl_rbln.render.topo_text import render_node
 from testing.synthetic import ClusterBuilder
 from tests.topo.topo_cases import CASES, NAMESPACE, case_snapshot, topology_of
 
-EXPECTED_FITS = {"healthy": 2, "half-allocated": 1, "one-nic-per-numa": 0, "nics-without-numa": 0,
-                 "rdma-disabled": 0}
+EXPECTED_FITS = {
+    "healthy": 2,
+    "half-allocated": 1,
+    "one-nic-per-numa": 0,
+    "nics-without-numa": 0,
+    "rdma-disabled": 0,
+}
 
 
 def simulate(snapshot, claims: int):
@@ -27,8 +32,9 @@ def simulate(snapshot, claims: int):
     wanted = [ClaimToAllocate(NAMESPACE, f"virtual-{i}", spec) for i in range(claims)]
     features = allocator_features(choose_features(snapshot, None, None))
     nodes = [snapshot.nodes["npu-node-01"]]
-    return simulate_cluster(nodes, snapshot.slices, snapshot.device_classes, wanted,
-                            allocated_devices(snapshot, set()), features)[0]
+    return simulate_cluster(
+        nodes, snapshot.slices, snapshot.device_classes, wanted, allocated_devices(snapshot, set()), features
+    )[0]
 
 
 @pytest.mark.parametrize("name", list(CASES))
@@ -68,16 +74,25 @@ def test_counts_agree_with_the_simulations_candidates(name):
     lacking = set(result.failure.lacking) if result.failure else set()
     for (_, request), counts in result.candidates.items():
         usable = [d for d in devices if d["state"] == "free" and d.get("request") == request]
-        gap = [d for d in devices if f"{d['driver']}/{d['pool']}/{d['name']}" in lacking
-               and d["driver"] in counts.drivers and d["reason"].startswith("no ")]
+        gap = [
+            d
+            for d in devices
+            if f"{d['driver']}/{d['pool']}/{d['name']}" in lacking
+            and d["driver"] in counts.drivers
+            and d["reason"].startswith("no ")
+        ]
         assert len(usable) + len(gap) == counts.free, (request, counts)
 
 
 def test_devices_lacking_the_match_attribute_are_the_ones_the_simulation_lists():
     snapshot = case_snapshot("nics-without-numa")
     node = topology_of(snapshot).to_dict()["nodes"][0]
-    unplaced = {f"{d['driver']}/{d['pool']}/{d['name']}" for r in node["unplaced"] for d in r["devices"]
-                if d.get("reason") == "no numaNode"}
+    unplaced = {
+        f"{d['driver']}/{d['pool']}/{d['name']}"
+        for r in node["unplaced"]
+        for d in r["devices"]
+        if d.get("reason") == "no numaNode"
+    }
     assert unplaced == set(simulate(snapshot, 1).failure.lacking)
 
 
@@ -105,7 +120,9 @@ def test_closest_node_is_the_one_missing_fewest_devices():
     # npu-node-01 has NUMA 0 taken, so it lacks a NIC; npu-node-02 has the counts but not the constraint
     rows = _why_rows(npu_nodes=2, nics_per_numa=1, prefill_running=1, decode_running=0)
     assert {r["name"]: r["fits"] for r in rows if r["name"].startswith("npu")} == {
-        "npu-node-01": False, "npu-node-02": False}
+        "npu-node-01": False,
+        "npu-node-02": False,
+    }
     assert closest_node(rows) == "npu-node-02"
 
 
@@ -131,8 +148,14 @@ def test_why_hook_draws_the_closest_node_with_the_pods_claim():
     features = allocator_features(choose_features(snapshot, None, None))
     rows = diagnose_pod(snapshot, pod, WhyOptions(features=features)).to_dict()["nodes"]
     claim = pod_context(snapshot, pod).unallocated[0]
-    view = node_view(snapshot, closest_node(rows), namespace=pod.namespace, spec=claim.spec,
-                     rct=claim.ref.resource_claim_template_name, features=features)
+    view = node_view(
+        snapshot,
+        closest_node(rows),
+        namespace=pod.namespace,
+        spec=claim.spec,
+        rct=claim.ref.resource_claim_template_name,
+        features=features,
+    )
     drawing = render_node(view.topology, view.rct)
     assert drawing.startswith("npu-node-02: 0 more Pods of serving/npu-rdma fit\n  why not: matchAttribute")
     assert max(len(line) for line in drawing.splitlines()) <= 100
@@ -145,8 +168,11 @@ def _allocator_calls(call):
 
     profile = cProfile.Profile()
     profile.runcall(call)
-    return sum(count for func, (count, *_rest) in pstats.Stats(profile).stats.items()
-               if func[0].endswith("dra/allocator.py") and func[2] == "allocate")
+    return sum(
+        count
+        for func, (count, *_rest) in pstats.Stats(profile).stats.items()
+        if func[0].endswith("dra/allocator.py") and func[2] == "allocate"
+    )
 
 
 def test_why_drawing_from_its_own_simulation_runs_no_allocator():
@@ -161,8 +187,12 @@ def test_why_drawing_from_its_own_simulation_runs_no_allocator():
     held = {r.key for c in snapshot.claims if c.allocation for r in c.allocation.results}
     to_allocate = ClaimToAllocate(pod.namespace, claim.claim_name or "c", claim.spec)
     result = allocate(node, [to_allocate], slices, snapshot.device_classes, held, features)
-    how = dict(namespace=pod.namespace, spec=claim.spec, rct=claim.ref.resource_claim_template_name,
-               features=features)
+    how = dict(
+        namespace=pod.namespace,
+        spec=claim.spec,
+        rct=claim.ref.resource_claim_template_name,
+        features=features,
+    )
     simulated = node_view(snapshot, "npu-node-02", **how)
     assert _allocator_calls(lambda: node_view(snapshot, "npu-node-02", **how)) > 0
     assert _allocator_calls(lambda: node_view(snapshot, "npu-node-02", result=result, **how)) == 0

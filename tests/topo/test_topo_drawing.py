@@ -66,7 +66,7 @@ def test_one_nic_per_numa_says_why_nothing_fits():
 def test_nics_without_numa_are_drawn_unplaced():
     text = render_topology(topology_of(case_snapshot("nics-without-numa")))
     assert "unplaced: no numaNode" in text
-    unplaced = text[text.index("unplaced"):]
+    unplaced = text[text.index("unplaced") :]
     assert unplaced.count("no numaNode") >= 5  # the title, and each RDMA NIC's reason
     assert "0 more Pods" in text
 
@@ -74,8 +74,9 @@ def test_nics_without_numa_are_drawn_unplaced():
 def test_rdma_disabled_marks_every_nic_unusable():
     text = render_topology(topology_of(case_snapshot("rdma-disabled")))
     nic_lines = [line for line in text.splitlines() if "ens" in line or "eno1" in line]
-    assert nic_lines and all(line.count("✗ rdma=false") == line.count("ens") + line.count("eno1")
-                             for line in nic_lines)
+    assert nic_lines and all(
+        line.count("✗ rdma=false") == line.count("ens") + line.count("eno1") for line in nic_lines
+    )
 
 
 def test_wide_adds_device_names_and_pci_addresses_and_numa_hints():

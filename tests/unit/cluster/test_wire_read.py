@@ -21,8 +21,23 @@ from kubectl_rbln.errors import InputError
 from testing.synthetic.bundle import dumps_bundle
 from testing.synthetic.scenarios import SCENARIOS
 
-FIELDS = ("pods", "nodes", "events", "slices", "claims", "templates", "device_classes", "namespaces",
-          "taint_rules", "logs", "captures", "problems", "notes", "resource_api_version", "server_version")
+FIELDS = (
+    "pods",
+    "nodes",
+    "events",
+    "slices",
+    "claims",
+    "templates",
+    "device_classes",
+    "namespaces",
+    "taint_rules",
+    "logs",
+    "captures",
+    "problems",
+    "notes",
+    "resource_api_version",
+    "server_version",
+)
 
 
 def plain(path: str):
@@ -71,33 +86,43 @@ def test_the_wire_shape_is_used_for_pods_claims_slices_and_nodes(tmp_path):
 
 def _mutations(objects):
     """(description, edit) pairs: each puts a wrong type where the checks look."""
+
     def first(kind):
         return next(o for o in objects if o["kind"] == kind)
 
     yield "pod claims an object", lambda: first("Pod")["spec"].__setitem__("resourceClaims", {"a": 1})
     yield "slice devices a string", lambda: first("ResourceSlice")["spec"].__setitem__("devices", "x")
     yield "slice device a number", lambda: first("ResourceSlice")["spec"]["devices"].__setitem__(0, 3)
-    yield "attribute int as text", lambda: first("ResourceSlice")["spec"]["devices"][0][
-        "attributes"
-    ].__setitem__("numa", {"int": "1"})
-    yield "attribute two values", lambda: first("ResourceSlice")["spec"]["devices"][0][
-        "attributes"
-    ].__setitem__("two", {"int": 1, "string": "a"})
-    yield "claim requests an object", lambda: first("ResourceClaim")["spec"]["devices"].__setitem__(
-        "requests", {}
+    yield (
+        "attribute int as text",
+        lambda: first("ResourceSlice")["spec"]["devices"][0]["attributes"].__setitem__("numa", {"int": "1"}),
+    )
+    yield (
+        "attribute two values",
+        lambda: first("ResourceSlice")["spec"]["devices"][0]["attributes"].__setitem__(
+            "two", {"int": 1, "string": "a"}
+        ),
+    )
+    yield (
+        "claim requests an object",
+        lambda: first("ResourceClaim")["spec"]["devices"].__setitem__("requests", {}),
     )
     yield "pod metadata a list", lambda: first("Pod").__setitem__("metadata", [])
     yield "pod status null", lambda: first("Pod").__setitem__("status", None)
     yield "node taints an object", lambda: first("Node")["spec"].__setitem__("taints", {"key": "x"})
     yield "node allocatable a list", lambda: first("Node")["status"].__setitem__("allocatable", ["4"])
     yield "node spec a string", lambda: first("Node").__setitem__("spec", "x")
-    yield "pod condition message an object", lambda: first("Pod")["status"]["conditions"].__setitem__(
-        0, {"type": "Ready", "status": "False", "message": {"a": 1}}
+    yield (
+        "pod condition message an object",
+        lambda: first("Pod")["status"]["conditions"].__setitem__(
+            0, {"type": "Ready", "status": "False", "message": {"a": 1}}
+        ),
     )
     yield "pod labels a list", lambda: first("Pod")["metadata"].__setitem__("labels", ["a"])
     yield "node conditions an object", lambda: first("Node")["status"].__setitem__("conditions", {"a": 1})
-    yield "claim reserved for a string", lambda: first("ResourceClaim").setdefault("status", {}).__setitem__(
-        "reservedFor", ["x"]
+    yield (
+        "claim reserved for a string",
+        lambda: first("ResourceClaim").setdefault("status", {}).__setitem__("reservedFor", ["x"]),
     )
 
 
@@ -110,9 +135,15 @@ def test_malformed_objects_report_the_same(tmp_path):
         path.write_text(dumps_bundle(objects), encoding="utf-8")
         assert_same(str(path))
         problems = [p for p in fast(str(path)).problems if p.code == "malformed"]
-        if what not in ("attribute int as text", "attribute two values", "pod status null",
-                        "pod condition message an object", "pod labels a list", "node conditions an object",
-                        "claim reserved for a string"):
+        if what not in (
+            "attribute int as text",
+            "attribute two values",
+            "pod status null",
+            "pod condition message an object",
+            "pod labels a list",
+            "node conditions an object",
+            "claim reserved for a string",
+        ):
             assert problems, what
 
 
