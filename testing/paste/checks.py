@@ -97,7 +97,7 @@ def shell_problems(paste: Paste) -> list[str]:
             parsed = subprocess.run(
                 ["bash", "-n", "-c", record.remote], capture_output=True, text=True, check=False
             )
-            for line in parsed.stderr.splitlines():
+            for line in bash_complaints(parsed.stderr):
                 out.append(f"the script ssh sends to {record.host} does not parse: {line}")
     return out
 
