@@ -51,6 +51,8 @@ NODE_READS = {
     "systemctl": frozenset({"show", "status", "cat", "is-active"}),
 }
 _SEPARATORS = re.compile(r"\s*(?:&&|\|\||;|\|)\s*")
+_SEPARATOR_CHARS = frozenset("&|;\n")
+_HEREDOC = re.compile(r"(?<!<)<<-?(?!<)\s*(['\"]?)(\w+)\1")
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +77,7 @@ def pieces(command: str) -> list[list[str]]:
     out: list[list[str]] = []
     current: list[str] = []
     for word in _tokens(command):
-        if word in ("&&", "||", ";", "|"):
+        if word and set(word) <= _SEPARATOR_CHARS:  # `&&`, `||`, `;`, `|`, a newline (`;\n`, ...)
             if current:
                 out.append(current)
             current = []
@@ -88,13 +90,29 @@ def pieces(command: str) -> list[list[str]]:
 
 def _tokens(command: str) -> list[str]:
     command = command.replace("\\\n", " ")  # a continued line is one line to the shell
-    lexer = shlex.shlex(command, posix=True, punctuation_chars="&|;")
+    # a newline ends a command as `;` does (a multi-line fix is several commands), and a heredoc's
+    # body is data, not commands
+    lexer = shlex.shlex(_without_heredoc_bodies(command), posix=True, punctuation_chars="&|;\n")
+    lexer.whitespace = " \t\r"
     lexer.whitespace_split = True
     lexer.commenters = ""
     try:
         return list(lexer)
     except ValueError:
         return command.split()
+
+
+def _without_heredoc_bodies(command: str) -> str:
+    lines: list[str] = []
+    end = None
+    for line in command.split("\n"):
+        if end is not None:
+            end = None if line.strip() == end else end
+            continue
+        lines.append(line)
+        opened = _HEREDOC.search(line)
+        end = opened.group(2) if opened else None
+    return "\n".join(lines)
 
 
 def read_command(command: str) -> Reading:
