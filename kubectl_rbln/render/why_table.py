@@ -94,8 +94,8 @@ def fix_block(remediation: list[str], lang: str, *, wide: bool, width: int = WID
     if not remediation:
         return []
     lines = [f"    {sentence('label-fix', lang)}"]
-    for line in remediation:
-        for shown in _wrap_comments(pasteable(str(line)).splitlines() or [""], wide, len(FIX_INDENT), width):
+    for line in remediation:  # already the fix's text (catalog/fix_text.py): notes are `# ` lines
+        for shown in _wrap_comments(str(line).splitlines() or [""], wide, len(FIX_INDENT), width):
             lines.append((FIX_INDENT + shown).rstrip())
     return lines
 
