@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from kubectl_rbln.catalog import Phrase, alternative_prefix, say
+from kubectl_rbln.catalog import Phrase, alternative_prefix, say, sentence
 from kubectl_rbln.catalog.commands import CHANGE, CHECK, KINDS, NODE, WORKSTATION, read_command
 from kubectl_rbln.catalog.fill import pasteable
 
@@ -150,8 +150,9 @@ def _steps(notes: list[str], commands: list[str], lang: str, nodes: Sequence[str
     if runs_on == WORKSTATION:
         return [Step(kind, WORKSTATION, tuple(_chained(commands, kind)), None, tuple(notes), effects)]
     script = tuple(commands)
+    alone = (sentence("fix-note-ssh-alone", lang),)  # ssh -t reads the rest of a paste as its input
     return [
-        Step(kind, NODE, (ssh_command(node, script, kind),), node, tuple(notes), effects, script)
+        Step(kind, NODE, (ssh_command(node, script, kind),), node, (*notes, *alone), effects, script)
         for node in nodes
     ] or [Step(kind, NODE, (), None, tuple(notes), effects, script)]  # no node known: nothing to run
 

@@ -15,9 +15,9 @@ from kubectl_rbln.app.attrs import AttrsRequest, attrs
 from kubectl_rbln.app.check import CheckRequest, run_check
 from kubectl_rbln.app.why import WhyRequest, why
 from kubectl_rbln.catalog import alternative_prefix
+from kubectl_rbln.catalog.fix import build_fix
+from kubectl_rbln.catalog.fix_text import fix_text_lines
 from kubectl_rbln.dra.model import Snapshot
-from kubectl_rbln.remedy.fix import build_fix
-from kubectl_rbln.render.fix_text import fix_text_lines
 from kubectl_rbln.render.why_table import fix_block
 
 RCT = "npu-rdma"  # the reference RCT `check` and `attrs` are asked about (as tests/diagnose/fix_walk.py)
