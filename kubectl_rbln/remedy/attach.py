@@ -92,6 +92,8 @@ class Remedies:
                     if isinstance(claim, str) and claim:
                         finding.values[name] = self._claim_lines(name, namespace, claim)
                     continue
+                if name == CLAIM_FIX:  # only a Pod that names its claim has one
+                    continue
                 if name == RECREATE:
                     finding.values[name] = recreate_lines(self.snapshot, namespace, rct)
                 else:
