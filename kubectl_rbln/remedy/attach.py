@@ -28,6 +28,7 @@ CLAIM_FIX = "claim_fix"
 RECREATE = "recreate"
 RCT_EDIT = "rct_edit"  # the rule's exact edit (finding value `edit`, diagnose/edits.py), put in place
 UNPROVEN = "rct_unproven"  # set beside {rct_fix}: true when the simulation proves no RCT
+CLAIM_UNPROVEN = "claim_unproven"  # set beside {claim_fix}: true when it proves no ResourceClaim
 
 
 @lru_cache(maxsize=256)
@@ -46,7 +47,7 @@ def remedy_names(slug: str, case: str | None) -> tuple[str, ...]:
 
 def is_remedy_value(name: str) -> bool:
     """A finding value the remedies set (never the rule's): `{rct_fix}`, its recipes, and the others."""
-    return name in (RECREATE, CLAIM_FIX, RCT_EDIT, UNPROVEN) or name.startswith(RCT_FIX)
+    return name in (RECREATE, CLAIM_FIX, RCT_EDIT, UNPROVEN, CLAIM_UNPROVEN) or name.startswith(RCT_FIX)
 
 
 def wanted(finding: Finding, names: tuple[str, ...]) -> tuple[str, ...]:
@@ -133,6 +134,10 @@ class Remedies:
                 if direct:  # a Pod that names its claim: the claim is what changes, not the RCT
                     if isinstance(claim, str) and claim:
                         finding.values[name] = self._claim_lines(name, namespace, claim)
+                        if name == CLAIM_FIX:
+                            finding.values[CLAIM_UNPROVEN] = (
+                                self._proofs[(namespace, claim, "--claim")] is None
+                            )
                     continue
                 if name == CLAIM_FIX:  # only a Pod that names its claim has one
                     continue
