@@ -12,11 +12,9 @@ from typing import Any
 
 from kubectl_rbln.catalog import said_in
 from kubectl_rbln.diagnose.attrs import AttrsDiagnosis, examine, node_of, rct_source, remediation_lines
-from kubectl_rbln.diagnose.features import allocator_features, choose_features
 from kubectl_rbln.diagnose.findings import SCHEMA_VERSION, Finding
 from kubectl_rbln.dra.model import ResourceClaimTemplate, Snapshot
 from kubectl_rbln.errors import NotFoundError
-from kubectl_rbln.remedy.attach import Remedies
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,11 +70,7 @@ def attrs(snapshot: Snapshot, request: AttrsRequest) -> AttrsReport:
     if request.rct_file is None and named_and_missing:
         raise NotFoundError(missing_rct_message(snapshot, request.namespace, request.rct))
     source = rct_source(snapshot, request.namespace, request.rct, request.rct_file)
-    diagnosis = examine(snapshot, source)
-    if request.rct_file is None:  # a file not applied yet: the stored RCT's remedy would not be its fix
-        features = allocator_features(choose_features(snapshot, None, None))
-        Remedies(snapshot, features).attach(diagnosis.findings)
-    return AttrsReport(snapshot.source, diagnosis)
+    return AttrsReport(snapshot.source, examine(snapshot, source))
 
 
 def missing_rct_message(snapshot: Snapshot, namespace: str, name: str) -> str:
