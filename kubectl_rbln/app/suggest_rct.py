@@ -18,6 +18,7 @@ from kubectl_rbln.diagnose.why import PodDiagnosis
 from kubectl_rbln.dra.model import Pod, Snapshot
 from kubectl_rbln.errors import EXIT_FINDINGS, EXIT_OK
 from kubectl_rbln.recipes import chart_values
+from kubectl_rbln.remedy.attach import proof_label
 from kubectl_rbln.remedy.chart_values import ValuesCheck, check_values
 from kubectl_rbln.remedy.rct_fix import Proof, claim_fix_lines, rct_fix_lines
 from kubectl_rbln.remedy.suggest import Attempt, IntentChange, SuggestResult, suggest
@@ -171,7 +172,7 @@ def remedy_lines(snapshot: Snapshot, request: SuggestRequest, result: SuggestRes
     """The shared remedy for the chosen suggestion: the lines `{rct_fix}` gives why, check and attrs."""
     chosen = result.chosen
     proof = (
-        Proof(chosen.candidate.recipe, chosen.candidate.adaptations, tuple(chosen.fits_on))
+        Proof(chosen.candidate.recipe, proof_label(chosen.candidate), tuple(chosen.fits_on))
         if chosen
         else None
     )

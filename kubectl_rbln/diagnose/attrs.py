@@ -476,6 +476,7 @@ def attribute_unpublished(source: RctSource, entry: Required) -> Finding:
         "driver": entry.driver,
         "near_miss": list(entry.near_misses),
         "nodes": Names(missing),
+        "dranet_numa": entry.driver == NIC_DRIVER and entry.attribute == NUMA_ATTR,  # dranet before v1.5.0
     }
     return Finding("attribute-not-advertised", values, evidence, case=case, recipe=recipe)
 

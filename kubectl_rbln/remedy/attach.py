@@ -11,16 +11,24 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-from kubectl_rbln.catalog import load_catalog
+from kubectl_rbln.catalog import Line, Phrase, load_catalog
+from kubectl_rbln.diagnose.edits import Edit
 from kubectl_rbln.diagnose.findings import Finding
 from kubectl_rbln.dra.allocator import Features
 from kubectl_rbln.dra.model import Snapshot
-from kubectl_rbln.remedy.rct_fix import Proof, claim_fix_lines, rct_fix_lines, recreate_lines
+from kubectl_rbln.remedy.rct_fix import Proof, claim_fix_lines, edit_lines, rct_fix_lines, recreate_lines
+
+if TYPE_CHECKING:
+    from kubectl_rbln.remedy.suggest import Candidate
 
 RCT_FIX = "rct_fix"
 CLAIM_FIX = "claim_fix"
 RECREATE = "recreate"
+RCT_EDIT = "rct_edit"  # the rule's exact edit (finding value `edit`, diagnose/edits.py), put in place
+UNPROVEN = "rct_unproven"  # set beside {rct_fix}: true when the simulation proves no RCT
+CLAIM_UNPROVEN = "claim_unproven"  # set beside {claim_fix}: true when it proves no ResourceClaim
 
 
 @lru_cache(maxsize=256)
@@ -31,8 +39,39 @@ def remedy_names(slug: str, case: str | None) -> tuple[str, ...]:
         return ()
     names = entry.placeholders("en", case) | entry.placeholders("ko", case)
     return tuple(
-        sorted(n for n in names if n in (RECREATE, RCT_FIX, CLAIM_FIX) or n.startswith(RCT_FIX + "_"))
+        sorted(
+            n for n in names if n in (RECREATE, RCT_FIX, CLAIM_FIX, RCT_EDIT) or n.startswith(RCT_FIX + "_")
+        )
     )
+
+
+def is_remedy_value(name: str) -> bool:
+    """A finding value the remedies set (never the rule's): `{rct_fix}`, its recipes, and the others."""
+    return name in (RECREATE, CLAIM_FIX, RCT_EDIT, UNPROVEN, CLAIM_UNPROVEN) or name.startswith(RCT_FIX)
+
+
+def wanted(finding: Finding, names: tuple[str, ...]) -> tuple[str, ...]:
+    """Of `names`, those a line of the finding's words may show: a line whose conditions hold, those on
+    the remedies themselves aside (a simulation is not run for a remedy the words will not print)."""
+    words = load_catalog()[finding.slug].words(finding.case)
+    used: set[str] = set()
+    for lines in words.remediation.values():
+        for line in lines:
+            found = [n for n in names if "{" + n + "}" in line.text]
+            if found and _may_apply(line, finding.values):
+                used.update(found)
+    return tuple(n for n in names if n in used)
+
+
+def _may_apply(line: Line, values: dict[str, object]) -> bool:
+    for part in (line.when or "").split(","):
+        name = part.strip()
+        bare = name.lstrip("!")
+        if not name or is_remedy_value(bare):
+            continue
+        if bool(values.get(bare)) == name.startswith("!"):
+            return False
+    return True
 
 
 def recipe_of(name: str) -> str | None:
@@ -61,7 +100,7 @@ class Remedies:
         chosen = result.chosen
         if chosen is None:
             return None
-        return Proof(chosen.candidate.recipe, chosen.candidate.adaptations, tuple(chosen.fits_on))
+        return Proof(chosen.candidate.recipe, proof_label(chosen.candidate), tuple(chosen.fits_on))
 
     def _claim_lines(self, name: str, namespace: str, claim: str) -> list[str]:
         if name == RECREATE:
@@ -76,6 +115,7 @@ class Remedies:
     def attach(self, findings: Iterable[Finding]) -> None:
         for finding in findings:
             names = remedy_names(finding.slug, finding.case)
+            names = wanted(finding, names) if names else names
             namespace, rct = finding.values.get("namespace"), finding.values.get("rct")
             if not names or not isinstance(namespace, str):
                 continue
@@ -88,18 +128,52 @@ class Remedies:
             for name in names:
                 if name in finding.values:
                     continue
+                if name == RCT_EDIT:
+                    self._attach_edit(finding, namespace, claim if direct else rct, direct)
+                    continue
                 if direct:  # a Pod that names its claim: the claim is what changes, not the RCT
                     if isinstance(claim, str) and claim:
                         finding.values[name] = self._claim_lines(name, namespace, claim)
+                        if name == CLAIM_FIX:
+                            finding.values[CLAIM_UNPROVEN] = (
+                                self._proofs[(namespace, claim, "--claim")] is None
+                            )
                     continue
-                if name == CLAIM_FIX:
-                    continue  # the Pod runs from an RCT: `{claim_fix}` stays empty, its lines hidden
+                if name == CLAIM_FIX:  # only a Pod that names its claim has one
+                    continue
                 if name == RECREATE:
                     finding.values[name] = recreate_lines(self.snapshot, namespace, rct)
                 else:
                     recipe = recipe_of(name)
                     proof = self.proof(namespace, rct, recipe)
+                    if recipe and RCT_FIX in names and self._repeats(namespace, rct, proof):
+                        continue  # the alternative would put in place the recommended RCT again
                     finding.values[name] = rct_fix_lines(self.snapshot, namespace, rct, proof, recipe)
+                    if name == RCT_FIX:  # `when: rct_unproven`: the words may offer the unproven recipe
+                        finding.values[UNPROVEN] = proof is None
+
+    def _attach_edit(self, finding: Finding, namespace: str, name: object, claim: bool) -> None:
+        edit = finding.values.get("edit")
+        if isinstance(edit, Edit) and isinstance(name, str) and name:
+            finding.values[RCT_EDIT] = edit_lines(self.snapshot, namespace, name, edit, claim=claim)
+
+    def _repeats(self, namespace: str, rct: str, proof: Proof | None) -> bool:
+        """Is this recipe's proof the one `{rct_fix}` already puts in place (the same recipe)?"""
+        strongest = self.proof(namespace, rct, None)
+        return proof is not None and strongest is not None and strongest.recipe == proof.recipe
+
+
+def proof_label(candidate: Candidate) -> str | Phrase:
+    """`numa-aligned (NIC selector ...)` as a Phrase, so a Korean fix says the adaptations in Korean."""
+    if not candidate.adaptations:
+        return candidate.recipe
+    parts = tuple(
+        a if isinstance(a, Phrase) else Phrase("fix-proof-literal", {"text": a})
+        for a in candidate.adaptations
+    )
+    return Phrase(
+        "fix-proof-label", {"recipe": candidate.recipe, "adaptations": Phrase("", parts=parts, sep="; ")}
+    )
 
 
 def attach_remedies(findings: Iterable[Finding], snapshot: Snapshot, features: Features) -> None:

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from kubectl_rbln.catalog import Names, Phrase, Said
 from kubectl_rbln.diagnose.context import restart_target
+from kubectl_rbln.diagnose.edits import Edit
 from kubectl_rbln.dra.model import Pod, Snapshot
 
 TERMINAL = ("Succeeded", "Failed")
@@ -33,20 +34,8 @@ class Proof:
     """What the simulation proved for one recipe: the recipe (and how it was adapted), where it fits."""
 
     recipe: str
-    adaptations: tuple[str | Phrase, ...]
+    label: str | Phrase  # the recipe, or a Phrase with how it was adapted (said in the reader's language)
     nodes: tuple[str, ...]
-
-    @property
-    def label(self) -> Phrase | str:
-        """`numa-aligned (matchAttribute dra.net/numaNode)`, its notes in the reader's language."""
-        if not self.adaptations:
-            return self.recipe
-        notes = Phrase(
-            "",
-            parts=tuple(Phrase("word", {"word": a}) if isinstance(a, str) else a for a in self.adaptations),
-            sep="; ",
-        )
-        return Phrase("fix-recipe-label", {"recipe": self.recipe, "notes": notes})
 
 
 def q(value: str) -> str:
@@ -109,7 +98,9 @@ def rct_fix_lines(
     ns, name = q(namespace), q(rct)
     ask = f"kubectl rbln suggest-rct -n {ns} --rct {name}" + (f" --recipe {q(recipe)}" if recipe else "")
     if proof is None:
-        return [Said(Phrase("fix-note-rct-unproven", {"rct": rct, "recipe": recipe or ""})), ask]
+        if recipe is None:
+            return [Said(Phrase("fix-note-rct-unproven-any", {"rct": rct})), ask]
+        return [Said(Phrase("fix-note-rct-unproven", {"rct": rct, "recipe": recipe})), ask]
     exists = snapshot.template(namespace, rct) is not None
     suggested, live = q(suggested_file(rct)), q(live_file(rct))
     write = f"kubectl rbln suggest-rct -n {ns} --rct {name} --recipe {q(proof.recipe)} > {suggested}"
@@ -139,17 +130,20 @@ def recreate_lines(snapshot: Snapshot, namespace: str, rct: str, *, claim: bool 
 
 def claim_fix_lines(snapshot: Snapshot, namespace: str, claim: str, proof: Proof | None) -> list[str]:
     """A ResourceClaim that Pods name directly: its spec cannot change either, and it goes only once no
-    Pod uses it. So: delete without waiting, re-create the Pods, wait for it to go, create it anew."""
+    Pod uses it. So: delete without waiting, re-create the Pods, wait for it to go, create it anew.
+    A claim that does not exist yet is only written and created."""
     ns, name = q(namespace), q(claim)
     if proof is None:
         return [
-            Said(Phrase("fix-note-rct-unproven", {"rct": claim, "recipe": ""})),
+            Said(Phrase("fix-note-claim-unproven", {"claim": claim})),
             f"kubectl rbln suggest-rct -n {ns} --claim {name}",
         ]
     suggested, live = q(suggested_file(claim)), q(live_file(claim))
     rollouts, bare = owners(snapshot, namespace, claim, claim=True)
     proven = Said(Phrase("fix-note-claim-proven", {"label": proof.label, "nodes": Names(list(proof.nodes))}))
     write = f"kubectl rbln suggest-rct -n {ns} --claim {name} --recipe {q(proof.recipe)} > {suggested}"
+    if snapshot.claim(namespace, claim) is None:  # nobody created it: the Pods that name it wait for it
+        return [proven, write, f"cat {suggested}", f"kubectl -n {ns} create -f {suggested}"]
     chain = [
         f"kubectl create --dry-run=client -f {suggested} -o name >/dev/null",
         f"kubectl -n {ns} delete resourceclaim {name} --wait=false",
@@ -163,4 +157,53 @@ def claim_fix_lines(snapshot: Snapshot, namespace: str, claim: str, proof: Proof
         f"diff -u {live} {suggested}",
         Said(Phrase("fix-note-claim-replace", {"claim": claim})),
         " && \\\n  ".join(chain),
+    ]
+
+
+# What `kubectl get -o json` adds that `create -f` refuses or must not copy (managedFields are hidden).
+RCT_BOOKKEEPING = (
+    ".metadata.uid, .metadata.resourceVersion, .metadata.creationTimestamp, .metadata.generation"
+)
+CLAIM_BOOKKEEPING = (
+    RCT_BOOKKEEPING
+    + ", .metadata.finalizers, .metadata.deletionTimestamp, .metadata.deletionGracePeriodSeconds, .status"
+)
+
+
+def edit_lines(
+    snapshot: Snapshot, namespace: str, name: str, edit: Edit, *, claim: bool = False
+) -> list[str]:
+    """An exact edit of the RCT (`claim`: the ResourceClaim Pods name) made by jq on its live copy, then
+    put in place as the recipe remedy puts its file: diff, replace, re-create every owner."""
+    ns, obj = q(namespace), q(name)
+    kind, devices = (
+        ("resourceclaim", ".spec.devices") if claim else ("resourceclaimtemplate", ".spec.spec.devices")
+    )
+    bookkeeping = CLAIM_BOOKKEEPING if claim else RCT_BOOKKEEPING
+    live, edited = q(f"{name}.live.json"), q(f"{name}.{edit.suffix}.json")
+    variables = " ".join(f"{flag} {var} {q(value)}" for flag, var, value in edit.args)
+    program = f"{devices} |= ({edit.program}) | del({bookkeeping})"
+    lines: list[str] = [
+        Said(edit.note),
+        f"kubectl -n {ns} get {kind} {obj} -o json > {live}",
+        f"jq {variables} {q(program)} {live} > {edited}",
+        f"diff -u {live} {edited}",
+    ]
+    valid = f"kubectl create --dry-run=client -f {edited} -o name >/dev/null"
+    rollouts, bare = owners(snapshot, namespace, name, claim=claim)
+    if claim:
+        chain = [
+            valid,
+            f"kubectl -n {ns} delete resourceclaim {obj} --wait=false",
+            *recreate_commands(namespace, rollouts, bare),
+            f"kubectl -n {ns} wait --for=delete {q('resourceclaim/' + name)} --timeout=10m",
+            f"kubectl -n {ns} create -f {edited}",
+        ]
+        return [*lines, Said(Phrase("fix-note-claim-replace", {"claim": name})), " && \\\n  ".join(chain)]
+    return [
+        *lines,
+        Said(Phrase("fix-note-rct-replace", {"rct": name})),
+        f"{valid} && \\\n  kubectl -n {ns} delete resourceclaimtemplate {obj}",
+        f"kubectl -n {ns} create -f {edited}",
+        *recreate_commands(namespace, rollouts, bare),
     ]

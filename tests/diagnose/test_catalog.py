@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from kubectl_rbln.app.why import WhyRequest, why
 from kubectl_rbln.catalog import (
     SEVERITIES,
     CatalogEntry,
@@ -17,6 +18,8 @@ from kubectl_rbln.catalog import (
     placeholders,
     render,
 )
+from kubectl_rbln.dra.normalize import build_snapshot
+from testing.synthetic.scenarios import SCENARIOS
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -116,18 +119,29 @@ def test_rct_changes_delete_before_apply(catalog: dict[str, CatalogEntry]) -> No
                     assert any("delete resourceclaimtemplate" in prev for prev in lines[:i]), entry.slug
 
 
-def test_missing_numa_attribute_names_the_numa_unaligned_recipe(catalog: dict[str, CatalogEntry]) -> None:
-    values = {"namespace": "llm", "rct": "npu-rdma", "api_version": "v1"}
-    rendered = render(catalog["attribute-not-advertised"], "en", **values)
-    lines = rendered.remediation
-    delete = lines.index("kubectl -n llm delete resourceclaimtemplate npu-rdma")
-    printed = (
-        "kubectl rbln suggest-rct -n llm --rct npu-rdma --recipe numa-unaligned --print-recipe"
-        " --api-version v1 > npu-rdma.yaml"
+def test_missing_numa_attribute_puts_the_proven_rct_in_place() -> None:
+    """npu-no-numanode: no NPU publishes numaNode, so the fix writes the RCT the simulation proves
+    (numa-unaligned), then deletes the RCT before it creates it from that file (seed 001, item (5))."""
+    snapshot = build_snapshot(SCENARIOS["npu-no-numanode"].build("v1"))
+    report = why(snapshot, WhyRequest((), "serving"))
+    finding = next(f for f in report.findings if f.slug == "attribute-not-advertised")
+    text = "\n".join(finding.words("en").remediation)
+    written = (
+        "kubectl rbln suggest-rct -n serving --rct npu-rdma --recipe numa-unaligned > npu-rdma.suggested.yaml"
     )
-    assert lines[delete - 1] == printed
-    assert lines[delete + 1] == "kubectl -n llm apply -f npu-rdma.yaml"
+    assert written in text
+    assert text.index(written) < text.index("delete resourceclaimtemplate npu-rdma")
+    assert text.index("delete resourceclaimtemplate npu-rdma") < text.index(
+        "create -f npu-rdma.suggested.yaml"
+    )
+
+
+def test_without_a_proven_rct_the_fix_only_reads(catalog: dict[str, CatalogEntry]) -> None:
+    """No shared remedy computed (no cluster to prove it on): the fix is suggest-rct, which only reads."""
+    values = {"namespace": "llm", "rct": "npu-rdma", "api_version": "v1", "direct_claim": False}
+    lines = render(catalog["attribute-not-advertised"], "en", **values).remediation
     assert "kubectl rbln suggest-rct -n llm --rct npu-rdma" in lines
+    assert not [line for line in lines if " delete " in line or " create " in line or " apply " in line]
 
 
 def test_memlock_clears_sandboxes_before_restarting_containerd(catalog: dict[str, CatalogEntry]) -> None:
@@ -150,10 +164,11 @@ def test_feature_gate_and_rds_label_commands(catalog: dict[str, CatalogEntry]) -
 
 
 def test_render_fills_values_and_keeps_unknown_placeholders_visible(catalog: dict[str, CatalogEntry]) -> None:
-    rendered = render(catalog["device-class-missing"], "ko", **{"class": "dranet", "namespace": "llm"})
+    values = {"class": "npu.rebelions.ai", "namespace": "llm", "other_class": True}
+    rendered = render(catalog["device-class-missing"], "ko", **values)
     assert rendered.lang == "ko"
-    assert rendered.title == "DeviceClass가 없습니다: dranet"
-    assert "kubectl -n llm delete resourceclaimtemplate {rct}" in rendered.remediation
+    assert rendered.title == "DeviceClass가 없습니다: npu.rebelions.ai"
+    assert "kubectl rbln suggest-rct -n llm --rct {rct}" in rendered.remediation
 
 
 def test_render_unescapes_literal_braces(catalog: dict[str, CatalogEntry]) -> None:

@@ -52,3 +52,38 @@ def test_an_rct_pod_keeps_the_rct_fix(slug: str, case: str | None, lang: str) ->
     assert "kubectl -n llm delete resourceclaimtemplate npu-rdma" in "\n".join(lines)
     assert not any("resourceclaim shared-npu" in line for line in lines)
     assert "kubectl -n llm rollout restart deployment/decode" in lines
+
+
+# the conditions under which an entry's recommended path is its remedy (a class of no reference driver)
+REMEDY_CONDITIONS = {"other_class": True}
+
+
+def _remedy_fixes(name: str) -> list[tuple[str, str | None]]:
+    """Every slug and case whose words put a shared remedy (`{rct_fix}`, `{claim_fix}`) in place."""
+    found = []
+    for slug, entry in load_catalog().items():
+        for case, words in entry.all_words():
+            if any("{" + name + "}" in line.text for line in words.remediation["en"]):
+                found.append((slug, case))
+    return found
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize(("slug", "case"), _remedy_fixes("claim_fix"))
+def test_a_direct_claim_gets_the_claim_remedy(slug: str, case: str | None, lang: str) -> None:
+    """As Remedies.attach leaves it for a Pod that names its claim: a claim remedy and no RCT remedy."""
+    create = "kubectl -n llm create -f shared-npu.suggested.yaml"
+    values = {**VALUES, **REMEDY_CONDITIONS, "direct_claim": True, "claim_fix": [create]}
+    lines = render_entry(load_catalog()[slug], lang, values, case).remediation
+    assert not [line for line in lines if NAMES_THE_RCT.search(line)], lines
+    assert create in lines
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize(("slug", "case"), _remedy_fixes("rct_fix"))
+def test_an_rct_pod_gets_the_rct_remedy(slug: str, case: str | None, lang: str) -> None:
+    create = "kubectl -n llm create -f npu-rdma.suggested.yaml"
+    values = {**VALUES, **REMEDY_CONDITIONS, "direct_claim": False, "rct_fix": [create]}
+    lines = render_entry(load_catalog()[slug], lang, values, case).remediation
+    assert create in lines
+    assert not any("resourceclaim shared-npu" in line or "--claim" in line for line in lines), lines

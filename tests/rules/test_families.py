@@ -60,7 +60,8 @@ def test_rct_in_another_namespace_says_where():
         c.namespace,
         "default",
         f"kubectl get resourceclaimtemplate -A --field-selector metadata.name={DEFAULT_RCT}",
-        f"kubectl -n {c.namespace} apply -f",
+        f"kubectl -n default get resourceclaimtemplate {DEFAULT_RCT} -o json",
+        f"kubectl -n {c.namespace} create -f {DEFAULT_RCT}.copy.json",
     )
 
 

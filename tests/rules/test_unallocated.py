@@ -15,7 +15,8 @@ def test_claim_not_allocated_when_devices_fit_and_nothing_else_is_wrong():
     assert findings[0].evidence["stage"] == "allocated"
     assert finding.severity == "warning"
     claim = c.raw("Pod", c.pod)["status"]["resourceClaimStatuses"][0]["resourceClaimName"]
-    assert finding.values == {"namespace": c.namespace, "pod": c.pod, "claim": claim}
+    # in_memory: the scheduler's claim for extended resources, which `get resourceclaim` cannot read
+    assert finding.values == {"namespace": c.namespace, "pod": c.pod, "claim": claim, "in_memory": False}
     assert finding.evidence["simulationFitsOn"] == c.npu_nodes
     assert_named(
         finding, f"{c.namespace}/{claim}", f"kubectl -n {c.namespace} get resourceclaim {claim} -o yaml"

@@ -79,6 +79,7 @@ def _selector_failure(ctx: PodContext) -> tuple[list[str], dict[str, Any], dict[
         values=seen,
         rdma_only="rdma" in term and "pciSubsystem" not in term,
         subsystem_only="pciSubsystem" in term and "rdma" not in term,
+        nic_term="rdma" in term or "pciSubsystem" in term,  # a term of the recipe's NIC selector
     )
     return nodes, evidence, values, best, needed
 
@@ -88,7 +89,8 @@ def selector_matches_nothing(ctx: PodContext) -> Iterator[Finding]:
     """A request's selectors exclude every device of its class on every usable node."""
     failure = _selector_failure(ctx)
     if failure is not None and failure[3] == 0:
-        _, evidence, values, _, _ = failure
+        nodes, evidence, values, _, _ = failure
+        values["fix_nodes"] = list(nodes)  # the RDMA driver is loaded on every node that matches nothing
         yield Finding("selector-matches-nothing", values, evidence, recipe="nic-selector")
 
 
@@ -115,7 +117,7 @@ def _extended_resource_shortage(ctx: PodContext, message: SchedulingMessage) -> 
         count=requested.get(first.resource or "", "?"),
         short_nodes=first.count,
         resources=sorted({r.resource or "" for r in short}),
-        node=min(available, default="<node>"),
+        node=min(available, default=""),  # "": no node has the resource, nothing to describe
     )
     return Finding("insufficient-devices", values, evidence, case="device-plugin")
 

@@ -19,7 +19,7 @@ from kubectl_rbln.diagnose.context import PodContext
 from kubectl_rbln.diagnose.findings import Finding
 from kubectl_rbln.diagnose.registry import rule
 from kubectl_rbln.diagnose.rules.layers import drivers_of
-from kubectl_rbln.domain import NIC_DRIVER
+from kubectl_rbln.domain import NIC_DRIVER, NUMA_ATTR
 from kubectl_rbln.dra.model import ClaimSpec, Device, PodClaimRef, Snapshot
 from kubectl_rbln.dra.references import cached_references
 
@@ -169,6 +169,7 @@ def _finding(
         **ctx.claim_values(ref),
         near_miss=Names(misses),
         selector=requirement.kind == "selector",
+        dranet_numa=driver == NIC_DRIVER and requirement.attribute == NUMA_ATTR,  # dranet before v1.5.0
     )
     recipe = None
     case = None

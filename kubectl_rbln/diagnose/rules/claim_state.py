@@ -143,6 +143,7 @@ def shared_claim_node_unusable(ctx: PodContext) -> Iterator[Finding]:
             cordoned="unschedulable" in kinds,
             taint=taints[0] if taints else "",
             selector=bool(kinds & {"node-selector", "affinity"}),
+            anti_affinity="anti-affinity" in kinds,
         )
         yield Finding("shared-claim-node-unusable", values, evidence)
         return

@@ -17,7 +17,15 @@ from kubectl_rbln.diagnose.findings import Finding
 from kubectl_rbln.diagnose.placement import exclusions
 from kubectl_rbln.diagnose.quoting import quoted_or_expected
 from kubectl_rbln.diagnose.registry import rule
-from kubectl_rbln.domain import CLASS_CREATORS, KUBELET_PLUGINS, NIC_CLASS, NPU_CLASS, REFERENCE_CLASSES
+from kubectl_rbln.domain import (
+    CLASS_CREATORS,
+    KUBELET_PLUGINS,
+    NIC_CLASS,
+    NIC_DRIVER,
+    NPU_CLASS,
+    NPU_DRIVER,
+    REFERENCE_CLASSES,
+)
 from kubectl_rbln.dra.model import DeviceClass, Node, ResourceSlice, Snapshot, Workload
 from kubectl_rbln.dra.references import class_drivers
 from kubectl_rbln.selectors import node_selector_matches
@@ -128,7 +136,7 @@ def missing_class_findings(ctx: PodContext, pairs: list[tuple[str, str]]) -> Ite
         if class_name and class_name not in classes:
             missing.setdefault(class_name, []).append(request)
     for class_name, requests in missing.items():
-        values = ctx.values(**{"class": class_name, "request": requests})
+        values = ctx.values(**{"class": class_name, "request": requests}, **class_kind(class_name))
         evidence = {
             "deviceClass": class_name,
             "requests": requests,
@@ -141,6 +149,16 @@ def missing_class_findings(ctx: PodContext, pairs: list[tuple[str, str]]) -> Ite
             ),
         }
         yield Finding("device-class-missing", values, evidence)
+
+
+def class_kind(class_name: str) -> dict[str, bool]:
+    """Which fix a missing class needs: the NPU Operator's, dranet's (a class you create), or neither
+    (a name of no reference class: likely a typo in the claim, or another driver's class)."""
+    return {
+        "npu_class": class_name == NPU_CLASS,
+        "nic_class": class_name == NIC_CLASS,
+        "other_class": class_name not in REFERENCE_CLASSES,
+    }
 
 
 @rule(
@@ -273,9 +291,31 @@ def nodes_lacking(snapshot: Snapshot, driver: str, nodes: list[Node]) -> list[st
 def slices_missing(
     driver: str, nodes: list[str], evidence: dict[str, Any], case: str | None = None, **values: Any
 ) -> Finding:
-    """The one constructor of driver-slices-missing: why, check (item 2) and attrs all call it."""
-    shown = {"driver": driver, "nodes": Names(nodes), "node": nodes[0] if nodes else "<node>", **values}
+    """The one constructor of driver-slices-missing: why, check (item 2) and attrs all call it.
+
+    `node` is "" when no node is known (no NPU node at all): the node-side checks are then left out."""
+    shown = {
+        "driver": driver,
+        "nodes": Names(nodes),
+        "node": nodes[0] if nodes else "",
+        **driver_values([driver]),
+        **values,
+    }
     return Finding("driver-slices-missing", shown, evidence, case=case)
+
+
+def driver_values(drivers: list[str]) -> dict[str, Any]:
+    """What the node-side checks of a missing driver need: which driver, and where its kubelet plugin
+    runs (`driver_namespace`, `plugin_label`: `kubectl -n NS get pods -l LABEL` lists it per node)."""
+    plugins = [KUBELET_PLUGINS[d] for d in drivers if d in KUBELET_PLUGINS]
+    out: dict[str, Any] = {
+        "npu_driver": NPU_DRIVER in drivers,
+        "nic_driver": NIC_DRIVER in drivers,
+        "driver_namespace": "",
+    }
+    if len(plugins) == 1:
+        out |= {"driver_namespace": plugins[0].namespace, "plugin_label": plugins[0].label}
+    return out
 
 
 def _counts_text(workload: Workload) -> str:
@@ -353,6 +393,8 @@ def _simulated_gaps(ctx: PodContext) -> Iterator[Finding]:
     ]
     if nodes:
         evidence, values = failure_evidence(ctx, nodes)
+        drivers = values.get("driver") or []
+        values.update(driver_values(list(drivers) if isinstance(drivers, list) else [drivers]))
         yield Finding("driver-slices-missing", values, evidence)
 
 

@@ -15,11 +15,13 @@ with reason `DeletionByDeviceTaintManager` ("Device Taint manager: deleting due 
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Iterator
 from typing import Any
 
 from kubectl_rbln.catalog import Names
 from kubectl_rbln.diagnose.context import PodContext
+from kubectl_rbln.diagnose.edits import add_tolerations
 from kubectl_rbln.diagnose.findings import Finding
 from kubectl_rbln.diagnose.quoting import quoted_or_expected
 from kubectl_rbln.diagnose.registry import rule
@@ -28,9 +30,10 @@ from kubectl_rbln.diagnose.simulation import (
     claims_to_allocate,
     resimulate_failed,
 )
+from kubectl_rbln.domain import KUBELET_PLUGINS, plugin_driver
 from kubectl_rbln.dra.allocator import ClaimToAllocate
 from kubectl_rbln.dra.constraints import blocking_taint_sources, taint_text
-from kubectl_rbln.dra.model import Device, ExactRequest
+from kubectl_rbln.dra.model import Device, ExactRequest, Snapshot
 
 EVICTION_REASON = "DeviceTaintManagerEviction"
 EVICTION_CONDITION_REASON = "DeletionByDeviceTaintManager"
@@ -57,6 +60,32 @@ def toleration(taint: dict[str, Any]) -> str:
     value = taint.get("value") or ""
     how = f'operator: Equal, value: "{value}"' if value else "operator: Exists"
     return f'{{key: "{taint.get("key") or ""}", {how}, effect: {taint.get("effect") or ""}}}'
+
+
+def toleration_object(taint: dict[str, Any]) -> dict[str, str]:
+    """The same toleration as an object, for the fix that writes it into the claim's spec (jq --argjson)."""
+    value = taint.get("value") or ""
+    how = {"operator": "Equal", "value": str(value)} if value else {"operator": "Exists"}
+    return {"key": str(taint.get("key") or ""), **how, "effect": str(taint.get("effect") or "")}
+
+
+def driver_plugin_values(snapshot: Snapshot, slice_names: list[str]) -> dict[str, str]:
+    """Where to read why a driver tainted its devices: its kubelet plugin Pod on the slice's node
+    (`driver_pod` in `driver_namespace`), else the plugin's label to list it (`plugin_label`)."""
+    tainted = next((s for s in snapshot.slices if s.name in slice_names), None)
+    if tainted is None or tainted.driver not in KUBELET_PLUGINS:
+        return {"driver_namespace": ""}  # a DeviceTaintRule's taint, or a driver of no known plugin
+    plugin = KUBELET_PLUGINS[tainted.driver]
+    node = tainted.node_name or ""
+    out = {"driver_namespace": plugin.namespace, "plugin_label": plugin.label, "taint_node": node}
+    here = [
+        p
+        for p in snapshot.pods
+        if node and p.node_name == node and plugin_driver(p.name, p.labels) == tainted.driver
+    ]
+    if here:
+        out |= {"driver_pod": here[0].name, "driver_namespace": here[0].namespace}
+    return out
 
 
 @rule(
@@ -132,6 +161,8 @@ def device_tainted(ctx: PodContext) -> Iterator[Finding]:
         node=first["node"],
         nodes=Names(fit_nodes),
         tolerations=[toleration(t) for t in taints.values()],
+        edit=add_tolerations(first["request"], json.dumps([toleration_object(t) for t in taints.values()])),
+        **driver_plugin_values(ctx.snapshot, slices),
         rules=rules,
         slices=slices,
         from_rule=bool(rules),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from kubectl_rbln.diagnose.context import PodContext
+from kubectl_rbln.diagnose.context import EXTENDED_CLAIM_NAME, PodContext
 from kubectl_rbln.diagnose.findings import Finding
 from kubectl_rbln.diagnose.registry import rule
 from kubectl_rbln.dra.model import Pod
@@ -27,7 +27,12 @@ def claim_not_allocated(ctx: PodContext) -> Iterator[Finding]:
 
 
 def unallocated_finding(pod: Pod, claim: str, evidence: dict[str, Any]) -> Finding:
-    """The one constructor of claim-not-allocated (why, and check's item 4)."""
-    return Finding(
-        "claim-not-allocated", {"namespace": pod.namespace, "pod": pod.name, "claim": claim}, evidence
-    )
+    """The one constructor of claim-not-allocated (why, and check's item 4). `in_memory`: the
+    scheduler's claim for extended resources, which exists in no API until it is allocated."""
+    values = {
+        "namespace": pod.namespace,
+        "pod": pod.name,
+        "claim": claim,
+        "in_memory": claim == EXTENDED_CLAIM_NAME,
+    }
+    return Finding("claim-not-allocated", values, evidence)
