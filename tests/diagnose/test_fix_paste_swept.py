@@ -14,12 +14,12 @@ import re
 from typing import Any
 
 import pytest
-from kubectl_rbln.remedy.fix import Fix, build_fix
 
 from kubectl_rbln.app.attrs import AttrsRequest, attrs
 from kubectl_rbln.app.check import CheckRequest, run_check
 from kubectl_rbln.app.why import WhyRequest, why
 from kubectl_rbln.catalog import CatalogEntry, load_catalog, render_entry
+from kubectl_rbln.catalog.fix import Fix, build_fix
 from kubectl_rbln.dra.normalize import build_snapshot
 from testing.synthetic.scenarios import SCENARIOS
 from tests.diagnose.fix_walk import LANGS
