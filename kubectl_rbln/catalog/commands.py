@@ -281,7 +281,13 @@ def _read_kubectl(words: list[str]) -> tuple[str, list[Phrase]]:
             return CHECK, []
         return CHANGE, [_effect("effect-restarts", what=positional[2:])]
     if verb == "delete":
-        return CHANGE, [_effect("effect-deletes", what=target or _option_value(words, "-l"))]
+        kind, names = (
+            (positional[1], positional[2:])
+            if len(positional) > 2 and "/" not in positional[1]
+            else ("", positional[1:])
+        )
+        objects = [f"{kind} {name}".strip() for name in names] or [_option_value(words, "-l")]
+        return CHANGE, [_effect("effect-deletes", what=objects)]
     if verb in ("apply", "create", "replace"):
         return CHANGE, [_effect(f"effect-{verb}s", file=_option_value(words, "-f", "--filename"))]
     if verb in ("label", "annotate", "taint"):

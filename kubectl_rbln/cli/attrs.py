@@ -9,8 +9,12 @@ from click.core import ParameterSource
 
 from kubectl_rbln.cli.options import Options, common_options, rct_option
 
-# what `attrs` reads of a live cluster: devices, classes and RCTs (a file is read whole, as before)
-ATTRS_KINDS = frozenset({"DeviceClass", "ResourceSlice", "ResourceClaimTemplate"})
+# what `attrs` reads of a live cluster: devices, classes and RCTs, and what the fix of an RCT needs to
+# be the one `why` prints (issue 22): the namespace's Pods and claims (whose owners are re-created),
+# and the Nodes the suggested RCT is proven on (a file is read whole, as before)
+ATTRS_KINDS = frozenset(
+    {"DeviceClass", "ResourceSlice", "ResourceClaimTemplate", "ResourceClaim", "Pod", "Node"}
+)
 
 
 @click.command()

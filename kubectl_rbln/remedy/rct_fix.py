@@ -128,6 +128,43 @@ def recreate_lines(snapshot: Snapshot, namespace: str, rct: str, *, claim: bool 
     return recreate_commands(namespace, rollouts, bare)
 
 
+POD_BOOKKEEPING = (
+    ".metadata.uid, .metadata.resourceVersion, .metadata.creationTimestamp, .spec.nodeName, .status"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Release:
+    """How the Pods that name a claim let it go: a rollout cannot (a Deployment with maxUnavailable 0
+    keeps its old Pod, and so the claim, until the new Pod runs, which waits for the claim). So every
+    such Pod is deleted (its controller creates it again, and the new Pod waits for the new claim), and
+    a bare Pod is saved first and created again after the claim."""
+
+    save: list[str]
+    delete: list[str]
+    restore: list[str]
+
+
+def claim_release(snapshot: Snapshot, namespace: str, claim: str) -> Release:
+    ns = q(namespace)
+    pods = sorted(
+        (
+            p
+            for p in snapshot.pods
+            if p.namespace == namespace and p.phase not in TERMINAL and names_claim(p, claim)
+        ),
+        key=lambda p: p.name,
+    )
+    bare = [p.name for p in pods if not p.owner_name]
+    strip = q(f"del({POD_BOOKKEEPING})")
+    save = [
+        f"kubectl -n {ns} get pod {q(name)} -o json | jq {strip} > {q(name + '.pod.json')}" for name in bare
+    ]
+    delete = [f"kubectl -n {ns} delete pod " + " ".join(q(p.name) for p in pods)] if pods else []
+    restore = [f"kubectl -n {ns} create -f {q(name + '.pod.json')}" for name in bare]
+    return Release(save, delete, restore)
+
+
 def claim_fix_lines(snapshot: Snapshot, namespace: str, claim: str, proof: Proof | None) -> list[str]:
     """A ResourceClaim that Pods name directly: its spec cannot change either, and it goes only once no
     Pod uses it. So: delete without waiting, re-create the Pods, wait for it to go, create it anew.
@@ -139,7 +176,7 @@ def claim_fix_lines(snapshot: Snapshot, namespace: str, claim: str, proof: Proof
             f"kubectl rbln suggest-rct -n {ns} --claim {name}",
         ]
     suggested, live = q(suggested_file(claim)), q(live_file(claim))
-    rollouts, bare = owners(snapshot, namespace, claim, claim=True)
+    release = claim_release(snapshot, namespace, claim)
     proven = Said(Phrase("fix-note-claim-proven", {"label": proof.label, "nodes": Names(list(proof.nodes))}))
     write = f"kubectl rbln suggest-rct -n {ns} --claim {name} --recipe {q(proof.recipe)} > {suggested}"
     if snapshot.claim(namespace, claim) is None:  # nobody created it: the Pods that name it wait for it
@@ -147,13 +184,16 @@ def claim_fix_lines(snapshot: Snapshot, namespace: str, claim: str, proof: Proof
     chain = [
         f"kubectl create --dry-run=client -f {suggested} -o name >/dev/null",
         f"kubectl -n {ns} delete resourceclaim {name} --wait=false",
-        *recreate_commands(namespace, rollouts, bare),
-        f"kubectl -n {ns} wait --for=delete resourceclaim/{claim} --timeout=10m",
+        *release.delete,
+        f"kubectl -n {ns} wait --for=delete {q('resourceclaim/' + claim)} --timeout=10m",
         f"kubectl -n {ns} create -f {suggested}",
+        *release.restore,
     ]
     return [
         proven,
-        f"{write} && \\\n  kubectl -n {ns} get resourceclaim {name} -o yaml > {live}",
+        " && \\\n  ".join(
+            [write, f"kubectl -n {ns} get resourceclaim {name} -o yaml > {live}", *release.save]
+        ),
         f"diff -u {live} {suggested}",
         Said(Phrase("fix-note-claim-replace", {"claim": claim})),
         " && \\\n  ".join(chain),
@@ -190,16 +230,19 @@ def edit_lines(
         f"diff -u {live} {edited}",
     ]
     valid = f"kubectl create --dry-run=client -f {edited} -o name >/dev/null"
-    rollouts, bare = owners(snapshot, namespace, name, claim=claim)
     if claim:
+        release = claim_release(snapshot, namespace, name)
         chain = [
             valid,
             f"kubectl -n {ns} delete resourceclaim {obj} --wait=false",
-            *recreate_commands(namespace, rollouts, bare),
+            *release.delete,
             f"kubectl -n {ns} wait --for=delete {q('resourceclaim/' + name)} --timeout=10m",
             f"kubectl -n {ns} create -f {edited}",
+            *release.restore,
         ]
-        return [*lines, Said(Phrase("fix-note-claim-replace", {"claim": name})), " && \\\n  ".join(chain)]
+        note = Said(Phrase("fix-note-claim-replace", {"claim": name}))
+        return [*lines, *release.save, note, " && \\\n  ".join(chain)]
+    rollouts, bare = owners(snapshot, namespace, name)
     return [
         *lines,
         Said(Phrase("fix-note-rct-replace", {"rct": name})),
