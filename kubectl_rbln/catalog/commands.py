@@ -247,6 +247,12 @@ def _positional(words: list[str]) -> list[str]:
         "--context",
         "--dry-run",
         "--for",
+        "-p",
+        "--patch",
+        "--type",
+        "--patch-file",
+        "--timeout",
+        "--image",
     }
     for word in words:
         if skip:

@@ -18,7 +18,14 @@ from kubectl_rbln.diagnose.edits import Edit
 from kubectl_rbln.diagnose.findings import Finding
 from kubectl_rbln.dra.allocator import Features
 from kubectl_rbln.dra.model import Snapshot
-from kubectl_rbln.remedy.rct_fix import Proof, claim_fix_lines, edit_lines, rct_fix_lines, recreate_lines
+from kubectl_rbln.remedy.rct_fix import (
+    Proof,
+    claim_fix_lines,
+    edit_lines,
+    rct_fix_lines,
+    recreate_lines,
+    template_patch_lines,
+)
 
 if TYPE_CHECKING:
     from kubectl_rbln.remedy.suggest import Candidate
@@ -29,6 +36,10 @@ RECREATE = "recreate"
 RCT_EDIT = "rct_edit"  # the rule's exact edit (finding value `edit`, diagnose/edits.py), put in place
 UNPROVEN = "rct_unproven"  # set beside {rct_fix}: true when the simulation proves no RCT
 CLAIM_UNPROVEN = "claim_unproven"  # set beside {claim_fix}: true when it proves no ResourceClaim
+# a shared claim becomes one claim per Pod: the owners' Pod templates name the RCT made of its spec
+OWNER_PATCH = "owner_patch"
+OWNER_PATCH_PREVIEW = "owner_patch_preview"
+SHARED = (RECREATE, RCT_FIX, CLAIM_FIX, RCT_EDIT, OWNER_PATCH, OWNER_PATCH_PREVIEW)
 
 
 @lru_cache(maxsize=256)
@@ -38,16 +49,12 @@ def remedy_names(slug: str, case: str | None) -> tuple[str, ...]:
     if entry is None:
         return ()
     names = entry.placeholders("en", case) | entry.placeholders("ko", case)
-    return tuple(
-        sorted(
-            n for n in names if n in (RECREATE, RCT_FIX, CLAIM_FIX, RCT_EDIT) or n.startswith(RCT_FIX + "_")
-        )
-    )
+    return tuple(sorted(n for n in names if n in SHARED or n.startswith(RCT_FIX + "_")))
 
 
 def is_remedy_value(name: str) -> bool:
     """A finding value the remedies set (never the rule's): `{rct_fix}`, its recipes, and the others."""
-    return name in (RECREATE, CLAIM_FIX, RCT_EDIT, UNPROVEN, CLAIM_UNPROVEN) or name.startswith(RCT_FIX)
+    return name in (*SHARED, UNPROVEN, CLAIM_UNPROVEN) or name.startswith(RCT_FIX)
 
 
 def wanted(finding: Finding, names: tuple[str, ...]) -> tuple[str, ...]:
@@ -103,6 +110,10 @@ class Remedies:
         return Proof(chosen.candidate.recipe, proof_label(chosen.candidate), tuple(chosen.fits_on))
 
     def _claim_lines(self, name: str, namespace: str, claim: str) -> list[str]:
+        if name in (OWNER_PATCH, OWNER_PATCH_PREVIEW):
+            return template_patch_lines(
+                self.snapshot, namespace, claim, claim, preview=name == OWNER_PATCH_PREVIEW
+            )
         if name == RECREATE:
             return recreate_lines(self.snapshot, namespace, claim, claim=True)
         if name != CLAIM_FIX:

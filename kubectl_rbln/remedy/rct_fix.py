@@ -17,6 +17,7 @@ steps like any other fix.
 
 from __future__ import annotations
 
+import json
 import shlex
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -163,6 +164,30 @@ def claim_release(snapshot: Snapshot, namespace: str, claim: str) -> Release:
     delete = [f"kubectl -n {ns} delete pod " + " ".join(q(p.name) for p in pods)] if pods else []
     restore = [f"kubectl -n {ns} create -f {q(name + '.pod.json')}" for name in bare]
     return Release(save, delete, restore)
+
+
+def template_patch_lines(
+    snapshot: Snapshot, namespace: str, claim: str, rct: str, *, preview: bool = False
+) -> list[str]:
+    """Each owner of the Pods that name `claim`, patched to give every Pod a claim of its own from
+    the RCT `rct` (a JSON patch of the Pod template's entry; the controller rolls the Pods out).
+    `preview`: the same patches, dry-run by the API server."""
+    patches: dict[str, str] = {}
+    for pod in sorted(snapshot.pods, key=lambda p: p.name):
+        if pod.namespace != namespace or pod.phase in TERMINAL or not names_claim(pod, claim):
+            continue
+        target = restart_target(pod)
+        index = next(i for i, ref in enumerate(pod.resource_claims) if ref.resource_claim_name == claim)
+        entry = pod.resource_claims[index]
+        value = {"name": entry.name, "resourceClaimTemplateName": rct}
+        operation = [{"op": "replace", "path": f"/spec/template/spec/resourceClaims/{index}", "value": value}]
+        if target:
+            patches.setdefault(target, json.dumps(operation, separators=(",", ":")))
+    dry = " --dry-run=server" if preview else ""
+    return [
+        f"kubectl -n {q(namespace)} patch {q(target)} --type=json -p {q(patch)}{dry}"
+        for target, patch in patches.items()
+    ]
 
 
 def claim_fix_lines(snapshot: Snapshot, namespace: str, claim: str, proof: Proof | None) -> list[str]:

@@ -16,8 +16,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kubectl_rbln.app.why import WhyRequest, why
+from kubectl_rbln.diagnose.context import probe_pod
+from kubectl_rbln.diagnose.features import allocator_features, choose_features
 from kubectl_rbln.dra.model import Snapshot
 from kubectl_rbln.dra.normalize_claims import normalize_template
+from kubectl_rbln.remedy.suggest import verify
 from testing.paste.blocks import Block, FixText
 from testing.paste.changes import (
     Key,
@@ -265,12 +268,27 @@ def fit_problems(paste: Paste, cluster: Cluster) -> list[str]:
 
 
 def why_not_fitting(doc: dict[str, Any], cluster: Cluster) -> str:
-    """ "" when the Pod's devices fit on some node with this RCT, else what the simulation says."""
+    """ "" when a Pod's devices fit on some node with this RCT, else what the simulation says.
+
+    The Pod is the scenario's when it uses the RCT; else a Pod of its namespace that does; else one
+    that only uses it (an RCT made for Pods whose template is patched to it, or for Pods to come)."""
     try:
         template = normalize_template(doc)
     except Exception as exc:  # noqa: BLE001 - any failure to read it is the finding
         return f"cannot be read as an RCT: {exc}"
     namespace, pod = cluster.pod
+    namespace = (doc.get("metadata") or {}).get("namespace") or namespace
+    users = [
+        p
+        for p in cluster.snapshot.pods
+        if p.namespace == namespace
+        and any(ref.resource_claim_template_name == template.name for ref in p.resource_claims)
+    ]
+    if not any(p.name == pod for p in users):
+        if users:
+            pod = users[0].name
+        else:
+            return _probe_fits(cluster, namespace, template)
     report = why(cluster.snapshot, WhyRequest((pod,), namespace, with_rct=template))
     diagnosis = report.diagnoses[0]
     if diagnosis.context.simulation.fitting:
@@ -278,3 +296,13 @@ def why_not_fitting(doc: dict[str, Any], cluster: Cluster) -> str:
     errors = [f.slug for f in diagnosis.findings if f.severity == "error"]
     rows = [f"{r['name']}: {r.get('reason', '')}" for r in diagnosis.nodes if r.get("reason")][:3]
     return f"the Pod {namespace}/{pod} fits on no node with it ({', '.join(errors) or '; '.join(rows)})"
+
+
+def _probe_fits(cluster: Cluster, namespace: str, template: Any) -> str:
+    """A Pod that only uses the RCT (suggest-rct's probe), simulated with it."""
+    choice = choose_features(cluster.snapshot, None, None)
+    probe = probe_pod(namespace, template.name)
+    fits_on, blockers, _ = verify(cluster.snapshot, template, [probe], allocator_features(choice))
+    if fits_on:
+        return ""
+    return f"a Pod that only uses it fits on no node ({len(blockers)} blocker(s))"
