@@ -9,6 +9,7 @@ recipe for the whole command, not once per Pod.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from functools import lru_cache
 
@@ -21,6 +22,9 @@ from kubectl_rbln.remedy.rct_fix import Proof, claim_fix_lines, rct_fix_lines, r
 RCT_FIX = "rct_fix"
 CLAIM_FIX = "claim_fix"
 RECREATE = "recreate"
+# A finding's value: the gates its fix turns on before the RCT is re-created (`DRAConsumableCapacity=true`,
+# feature-gate-disabled): the proof assumes them on, and the written suggest-rct command says so.
+FIX_GATES = "fix_gates"
 
 
 @lru_cache(maxsize=256)
@@ -46,32 +50,40 @@ class Remedies:
     def __init__(self, snapshot: Snapshot, features: Features) -> None:
         self.snapshot = snapshot
         self.features = features
-        self._proofs: dict[tuple[str, str, str | None], Proof | None] = {}
+        self._proofs: dict[tuple[str, str, str | None, str], Proof | None] = {}
 
-    def proof(self, namespace: str, rct: str, recipe: str | None) -> Proof | None:
-        key = (namespace, rct, recipe)
+    def proof(self, namespace: str, rct: str, recipe: str | None, gates: str = "") -> Proof | None:
+        key = (namespace, rct, recipe, gates)
         if key not in self._proofs:
-            self._proofs[key] = self._prove(namespace, rct, recipe)
+            self._proofs[key] = self._prove(namespace, rct, recipe, gates)
         return self._proofs[key]
 
-    def _prove(self, namespace: str, rct: str, recipe: str | None, *, claim: bool = False) -> Proof | None:
+    def _features(self, gates: str) -> Features:
+        from kubectl_rbln.diagnose.features import parse_gates  # noqa: PLC0415
+
+        return dataclasses.replace(self.features, **parse_gates(gates)) if gates else self.features
+
+    def _prove(
+        self, namespace: str, rct: str, recipe: str | None, gates: str = "", *, claim: bool = False
+    ) -> Proof | None:
         from kubectl_rbln.remedy.suggest import suggest  # noqa: PLC0415 (the simulation: only when a fix needs it)
 
-        result = suggest(self.snapshot, namespace, rct, features=self.features, only=recipe, claim=claim)
+        features = self._features(gates)
+        result = suggest(self.snapshot, namespace, rct, features=features, only=recipe, claim=claim)
         chosen = result.chosen
         if chosen is None:
             return None
-        return Proof(chosen.candidate.recipe, chosen.candidate.label, tuple(chosen.fits_on))
+        return Proof(chosen.candidate.recipe, chosen.candidate.label, tuple(chosen.fits_on), gates)
 
-    def _claim_lines(self, name: str, namespace: str, claim: str) -> list[str]:
+    def _claim_lines(self, name: str, namespace: str, claim: str, gates: str = "") -> list[str]:
         if name == RECREATE:
             return recreate_lines(self.snapshot, namespace, claim, claim=True)
         if name != CLAIM_FIX:
             return []
-        key = (namespace, claim, "--claim")
+        key = (namespace, claim, "--claim", gates)
         if key not in self._proofs:
-            self._proofs[key] = self._prove(namespace, claim, None, claim=True)
-        return claim_fix_lines(self.snapshot, namespace, claim, self._proofs[key])
+            self._proofs[key] = self._prove(namespace, claim, None, gates, claim=True)
+        return claim_fix_lines(self.snapshot, namespace, claim, self._proofs[key], gates)
 
     def attach(self, findings: Iterable[Finding]) -> None:
         for finding in findings:
@@ -85,12 +97,13 @@ class Remedies:
                     continue
             direct = bool(finding.values.get("direct_claim"))
             claim = finding.values.get("claim")
+            gates = str(finding.values.get(FIX_GATES) or "")
             for name in names:
                 if name in finding.values:
                     continue
                 if direct:  # a Pod that names its claim: the claim is what changes, not the RCT
                     if isinstance(claim, str) and claim:
-                        finding.values[name] = self._claim_lines(name, namespace, claim)
+                        finding.values[name] = self._claim_lines(name, namespace, claim, gates)
                     continue
                 if name == CLAIM_FIX:
                     continue  # the Pod runs from an RCT: `{claim_fix}` stays empty, its lines hidden
@@ -98,8 +111,9 @@ class Remedies:
                     finding.values[name] = recreate_lines(self.snapshot, namespace, rct)
                 else:
                     recipe = recipe_of(name)
-                    proof = self.proof(namespace, rct, recipe)
-                    finding.values[name] = rct_fix_lines(self.snapshot, namespace, rct, proof, recipe)
+                    proof = self.proof(namespace, rct, recipe, gates)
+                    lines = rct_fix_lines(self.snapshot, namespace, rct, proof, recipe, gates)
+                    finding.values[name] = lines
 
 
 def attach_remedies(findings: Iterable[Finding], snapshot: Snapshot, features: Features) -> None:

@@ -167,6 +167,8 @@ def _read_node(words: list[str]) -> tuple[str, list[Phrase]]:
         allowed = NODE_READS[program]
         if allowed is None or subcommand in allowed:
             return CHECK, []
+    if program == "rdma" and "set" not in rest:
+        return CHECK, []  # iproute2's rdma: `rdma system`, `rdma link show` read; `rdma ... set` changes
     if program == "modprobe":
         return CHANGE, [Phrase("effect-loads-module", {"module": subcommand})]
     if program == "tee":
@@ -213,6 +215,11 @@ def _positional(words: list[str]) -> list[str]:
         "--context",
         "--dry-run",
         "--for",
+        "-p",
+        "--patch",
+        "--type",
+        "--limits",
+        "--requests",
     }
     for word in words:
         if skip:
@@ -236,13 +243,12 @@ def _read_kubectl(words: list[str]) -> tuple[str, list[Phrase]]:
         return PREVIEW, []
     if verb in KUBECTL_READS:
         return CHECK, []
-    namespace = _option_value(words, "-n", "--namespace")
     target = (
         " ".join(positional[1:3])
         if len(positional) > 2 and "/" not in positional[1]
         else " ".join(positional[1:])
     )
-    where = {"what": target, "namespace": namespace}
+    where = {"what": target}  # a cluster-scoped object has no namespace: the effect is still said
     if verb == "rollout":
         action = positional[1] if len(positional) > 1 else ""
         if action in ("status", "history"):

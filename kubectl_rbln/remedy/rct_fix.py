@@ -35,6 +35,7 @@ class Proof:
     recipe: str
     label: str
     nodes: tuple[str, ...]
+    gates: str = ""  # assumed on (`DRAConsumableCapacity=true`): the fix turns them on first
 
 
 def q(value: str) -> str:
@@ -90,17 +91,29 @@ def live_file(rct: str) -> str:
     return f"{rct}.live.yaml"
 
 
+def gates_flag(gates: str) -> str:
+    """` --feature-gates G=true`: suggest-rct simulates the gates the fix turns on, as the proof did."""
+    return f" --feature-gates {q(gates)}" if gates else ""
+
+
 def rct_fix_lines(
-    snapshot: Snapshot, namespace: str, rct: str, proof: Proof | None, recipe: str | None = None
+    snapshot: Snapshot,
+    namespace: str,
+    rct: str,
+    proof: Proof | None,
+    recipe: str | None = None,
+    gates: str = "",
 ) -> list[str]:
     """The lines of the remedy, or (nothing proved) the read-only command that shows why not."""
     ns, name = q(namespace), q(rct)
     ask = f"kubectl rbln suggest-rct -n {ns} --rct {name}" + (f" --recipe {q(recipe)}" if recipe else "")
+    ask += gates_flag(gates)
     if proof is None:
         return [Said(Phrase("fix-note-rct-unproven", {"rct": rct, "recipe": recipe or ""})), ask]
     exists = snapshot.template(namespace, rct) is not None
     suggested, live = q(suggested_file(rct)), q(live_file(rct))
-    write = f"kubectl rbln suggest-rct -n {ns} --rct {name} --recipe {q(proof.recipe)} > {suggested}"
+    write = f"kubectl rbln suggest-rct -n {ns} --rct {name} --recipe {q(proof.recipe)}"
+    write += f"{gates_flag(proof.gates)} > {suggested}"
     rollouts, bare = owners(snapshot, namespace, rct)
     proven = Said(Phrase("fix-note-rct-proven", {"label": proof.label, "nodes": Names(list(proof.nodes))}))
     lines: list[str] = [proven]
@@ -125,19 +138,22 @@ def recreate_lines(snapshot: Snapshot, namespace: str, rct: str, *, claim: bool 
     return recreate_commands(namespace, rollouts, bare)
 
 
-def claim_fix_lines(snapshot: Snapshot, namespace: str, claim: str, proof: Proof | None) -> list[str]:
+def claim_fix_lines(
+    snapshot: Snapshot, namespace: str, claim: str, proof: Proof | None, gates: str = ""
+) -> list[str]:
     """A ResourceClaim that Pods name directly: its spec cannot change either, and it goes only once no
     Pod uses it. So: delete without waiting, re-create the Pods, wait for it to go, create it anew."""
     ns, name = q(namespace), q(claim)
     if proof is None:
         return [
             Said(Phrase("fix-note-rct-unproven", {"rct": claim, "recipe": ""})),
-            f"kubectl rbln suggest-rct -n {ns} --claim {name}",
+            f"kubectl rbln suggest-rct -n {ns} --claim {name}{gates_flag(gates)}",
         ]
     suggested, live = q(suggested_file(claim)), q(live_file(claim))
     rollouts, bare = owners(snapshot, namespace, claim, claim=True)
     proven = Said(Phrase("fix-note-claim-proven", {"label": proof.label, "nodes": Names(list(proof.nodes))}))
-    write = f"kubectl rbln suggest-rct -n {ns} --claim {name} --recipe {q(proof.recipe)} > {suggested}"
+    write = f"kubectl rbln suggest-rct -n {ns} --claim {name} --recipe {q(proof.recipe)}"
+    write += f"{gates_flag(proof.gates)} > {suggested}"
     chain = [
         f"kubectl create --dry-run=client -f {suggested} -o name >/dev/null",
         f"kubectl -n {ns} delete resourceclaim {name} --wait=false",
