@@ -254,8 +254,9 @@ def _read_kubectl(words: list[str]) -> tuple[str, list[Phrase]]:
         if action in ("status", "history"):
             return CHECK, []
         return CHANGE, [Phrase("effect-restarts", {"what": ", ".join(positional[2:])})]
-    if verb == "delete":
-        return CHANGE, [Phrase("effect-deletes", {"what": target or _option_value(words, "-l")})]
+    if verb == "delete":  # `delete pod a b`: every name it deletes, not the first
+        every = " ".join(positional[1:])
+        return CHANGE, [Phrase("effect-deletes", {"what": every or _option_value(words, "-l")})]
     if verb in ("apply", "create", "replace"):
         return CHANGE, [Phrase(f"effect-{verb}s", {"file": _option_value(words, "-f", "--filename")})]
     if verb in ("label", "annotate", "taint"):
