@@ -201,6 +201,8 @@ def _read_node(words: list[str]) -> tuple[str, list[Phrase]]:
         allowed = NODE_READS[program]
         if allowed is None or subcommand in allowed:
             return CHECK, []
+    if program == "rdma" and "set" not in rest:
+        return CHECK, []  # iproute2's rdma: `rdma system`, `rdma link show` read; `rdma ... set` changes
     if program == "modprobe":
         return CHANGE, [_effect("effect-loads-module", module=subcommand)]
     if program == "tee":
@@ -253,6 +255,8 @@ def _positional(words: list[str]) -> list[str]:
         "--patch-file",
         "--timeout",
         "--image",
+        "--limits",
+        "--requests",
     }
     for word in words:
         if skip:

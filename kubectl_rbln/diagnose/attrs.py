@@ -22,6 +22,7 @@ from kubectl_rbln.diagnose.rct_audit import applied_spec, dropped_fields
 from kubectl_rbln.diagnose.rules.attributes import devices_by_driver, near_misses, requirements
 from kubectl_rbln.diagnose.rules.layers import drivers_of, slices_missing
 from kubectl_rbln.domain import NIC_DRIVER, NUMA_ATTR, PCIE_ROOT_ATTR
+from kubectl_rbln.dra.gates import GATE_FIELDS
 from kubectl_rbln.dra.model import ClaimSpec, Device, ResourceClaimTemplate, Snapshot, Version
 from kubectl_rbln.dra.references import cached_references
 
@@ -508,7 +509,9 @@ def gate_dropped_field(source: RctSource, gate: str, what: str) -> Finding:
         "applied": what,
         "stored": Said(Phrase("evidence-value-missing")),
     }
-    return Finding("feature-gate-disabled", {**_rct_values(source), "gate": gate}, evidence)
+    fix_gates = f"{gate}=true" if gate in GATE_FIELDS else ""  # the fix turns it on, then re-creates the RCT
+    values = {**_rct_values(source), "gate": gate, "fix_gates": fix_gates}
+    return Finding("feature-gate-disabled", values, evidence)
 
 
 @dataclass(slots=True)

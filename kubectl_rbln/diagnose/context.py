@@ -164,7 +164,8 @@ class PodContext:
 
     def values(self, **more: Any) -> dict[str, Any]:
         """The values every finding about this Pod can name: namespace, pod, rct, and how the Pod is
-        re-created (`restart`: the owner to `kubectl rollout restart`, "" when deleting the Pod is the way)
+        re-created (`restart`: the owner to `kubectl rollout restart`, "" when deleting the Pod is the way;
+        `owned`: a controller creates it again once deleted)
         and whether it names its claim itself (`direct_claim`, then `claim` is that claim);
         `api_version`: the resource.k8s.io version a recipe printed for this cluster is written in;
         `claim_source`: the object the requests come from, as the words name it ("RCT npu-rdma" or
@@ -177,6 +178,8 @@ class PodContext:
             "pod": self.pod.name,
             "rct": self.rct_name,
             "restart": restart_target(self.pod),
+            # a controller owns the Pod: deleted, it is created again (a fix may delete it)
+            "owned": bool(self.pod.owner_kind and self.pod.owner_name),
             "direct_claim": any(c.ref.resource_claim_name for c in self.claims)
             and not any(c.ref.resource_claim_template_name for c in self.claims),
             # the claim a direct-claim fix re-creates (the first the Pod names itself)

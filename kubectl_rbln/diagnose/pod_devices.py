@@ -35,6 +35,7 @@ from kubectl_rbln.diagnose.context import PodClaim, find_pods, is_device_pod, po
 from kubectl_rbln.diagnose.findings import Finding, dedupe, ordered
 from kubectl_rbln.domain import (
     IF_NAME_ATTR,
+    KUBELET_PLUGINS,
     NIC_DRIVER,
     NIC_RESOURCE_PREFIX,
     NPU_DRIVER,
@@ -43,6 +44,7 @@ from kubectl_rbln.domain import (
     RDMA_ATTR,
     RDMA_DEVICE_ATTR,
     RDS_LABEL,
+    plugin_driver,
 )
 from kubectl_rbln.dra.constraints import applies, lookup_attribute, typed
 from kubectl_rbln.dra.model import Constraint, Device, Pod, ResourceHealth, Snapshot
@@ -337,13 +339,17 @@ def _by_pci(items: list[Any], pci: str) -> Any:
 
 @dataclass(frozen=True, slots=True)
 class Where:
-    """The probed container, named as every pod-devices finding names it."""
+    """The probed container, named as every pod-devices finding names it, and what its fixes need: the
+    node to run node-side commands on, whether deleting the Pod brings it back, the drivers' Pods there."""
 
     pod: str
     namespace: str
     container: str
     node: str
     claim: str  # the container's first claim, "<claim>" when it uses none
+    owned: bool = False  # a controller owns the Pod: deleted, it is created again
+    runtime: str = ""  # the node's container runtime (containerd, cri-o); "" when not read
+    plugins: tuple[tuple[str, str, str], ...] = ()  # (driver, namespace, Pod): kubelet plugins on the node
 
     def values(self) -> dict[str, Any]:
         return {
@@ -352,17 +358,50 @@ class Where:
             "container": self.container,
             "node": self.node,
             "claim": self.claim,
+            "owned": self.owned,
+            "fix_nodes": [self.node] if self.node else [],
+        }
+
+    def driver_values(self, driver: str) -> dict[str, Any]:
+        """Where `driver`'s kubelet plugin runs, and its Pod on the node (`driver_pod`, "" when not read)."""
+        plugin = KUBELET_PLUGINS[driver]
+        found = next(((ns, name) for d, ns, name in self.plugins if d == driver), None)
+        return {
+            "driver_namespace": found[0] if found else plugin.namespace,
+            "plugin_label": plugin.label,
+            "driver_pod": found[1] if found else "",
         }
 
 
-def _where(pod: Pod, container: str, expected: Expected) -> Where:
+def _where(pod: Pod, container: str, expected: Expected, snapshot: Snapshot | None = None) -> Where:
     claim = expected.claims[0] if expected.claims else "<claim>"
-    return Where(pod.name, pod.namespace, container, expected.node, claim)
+    node = snapshot.nodes.get(expected.node) if snapshot is not None and expected.node else None
+    runtime = node.container_runtime.split(":", 1)[0] if node is not None else ""
+    plugins = plugin_pods_on(snapshot).get(expected.node, ()) if snapshot is not None else ()
+    owned = bool(pod.owner_kind and pod.owner_name)
+    return Where(pod.name, pod.namespace, container, expected.node, claim, owned, runtime, plugins)
 
 
-def compare(pod: Pod, container: str, expected: Expected, seen: Seen) -> list[Finding]:
+def plugin_pods_on(snapshot: Snapshot) -> dict[str, tuple[tuple[str, str, str], ...]]:
+    """node -> (driver, namespace, Pod) of every DRA kubelet plugin Pod there, built once per Snapshot
+    (why asks it for every running Pod's devices stage)."""
+
+    def build() -> dict[str, tuple[tuple[str, str, str], ...]]:
+        found: dict[str, list[tuple[str, str, str]]] = {}
+        for p in snapshot.pods:
+            driver = plugin_driver(p.name, p.labels)
+            if driver is not None and p.node_name:
+                found.setdefault(p.node_name, []).append((driver, p.namespace, p.name))
+        return {node: tuple(pods) for node, pods in found.items()}
+
+    return snapshot.memo("plugin-pods-on", build)
+
+
+def compare(
+    pod: Pod, container: str, expected: Expected, seen: Seen, where: Where | None = None
+) -> list[Finding]:
     """Findings for one probed container; an empty list means it got what was allocated."""
-    where = _where(pod, container, expected)
+    where = where or _where(pod, container, expected)
     result = seen.result
     if seen.links or (result.knows_links and expected.source == "claims"):
         nic_findings = nic_link_findings(where, seen)
@@ -403,7 +442,12 @@ def npu_missing(where: Where, expected: Expected, result: ProbeResult) -> Findin
     missing = [n for n in expected.npus if n not in result.npus]
     if not missing:
         return None
-    values = {**where.values(), "npus": [f"/dev/{n}" for n in missing], "count": len(missing)}
+    values = {
+        **where.values(),
+        **where.driver_values(NPU_DRIVER),
+        "npus": [f"/dev/{n}" for n in missing],
+        "count": len(missing),
+    }
     evidence = {
         "allocated": expected.npus,
         "seen": [f"/dev/{n}" for n in result.npus],
@@ -438,6 +482,7 @@ def nic_link_findings(where: Where, seen: Seen) -> list[Finding | None]:
         "rdmaDevices": [_hca(r) for r in result.rdma],
         "uverbs": [_uverbs(result, u) for u in result.uverbs],
     }
+    nic = {**where.values(), **where.driver_values(NIC_DRIVER)}
     moved = [link for link in links if link.netif is None]
     no_hca = [link for link in links if link.netif and link.nic.rdma and link.hca is None]
     no_uverbs = [link for link in links if link.netif and link.hca and not link.uverbs_ok]
@@ -445,12 +490,12 @@ def nic_link_findings(where: Where, seen: Seen) -> list[Finding | None]:
     out: list[Finding | None] = []
     if moved:
         names = [link.nic.label() for link in moved]
-        values = {**where.values(), "nics": names, "count": len(names)}
+        values = {**nic, "nics": names, "count": len(names)}
         evidence = {"allocated": [link.nic.to_dict() for link in moved], **evidence_base}
         out.append(Finding("nic-not-in-pod", values, evidence))
     if no_hca:
         names = [f"{link.nic.label()} = {link.netif.name}" for link in no_hca if link.netif]
-        values = {**where.values(), "nics": names, "count": len(names)}
+        values = {**nic, "nics": names, "count": len(names)}
         out.append(Finding("rdma-device-missing", values, {**evidence_base}))
     if no_uverbs:
         names = [
@@ -460,7 +505,7 @@ def nic_link_findings(where: Where, seen: Seen) -> list[Finding | None]:
             if link.hca
         ]
         shown = [link for link in no_uverbs if link.uverbs in result.uverbs]
-        values = {**where.values(), "devices": names, "count": len(names)}
+        values = {**nic, "devices": names, "count": len(names)}
         case = "denied" if shown and len(shown) == len(no_uverbs) else None
         out.append(Finding("uverbs-missing", values, {**evidence_base}, case=case))
     if down:
@@ -510,7 +555,9 @@ def device_unhealthy(where: Where, health: list[ResourceHealth]) -> Finding | No
     if not bad:
         return None
     devices = [f'{h.resource_id}: "{h.message}"' if h.message else h.resource_id for h in bad]
-    values = {**where.values(), "devices": devices, "count": len(bad)}
+    driver = bad[0].resource_id.split("/", 1)[0]
+    plugin = where.driver_values(driver) if driver in KUBELET_PLUGINS else {"driver_pod": ""}
+    values = {**where.values(), **plugin, "devices": devices, "count": len(bad)}
     evidence = {"allocatedResourcesStatus": [f"{h.name} {h.resource_id} {h.health}" for h in health]}
     return Finding("device-unhealthy", values, evidence)
 
@@ -524,7 +571,7 @@ def rsd_group_missing(where: Where, expected: Expected, result: ProbeResult) -> 
         "allocated": expected.npu_count,
         "seen": [f"/dev/{n}" for n in result.rsd] or Said(Phrase("pod-devices-evidence-no-rsd")),
     }
-    values = {**where.values(), "count": expected.npu_count}
+    values = {**where.values(), **where.driver_values(NPU_DRIVER), "count": expected.npu_count}
     return Finding("rsd-group-missing", values, evidence)
 
 
@@ -569,7 +616,8 @@ def rds_label_missing(where: Where, expected: Expected, result: ProbeResult) -> 
     """`rds-label-missing` (pod-devices side): /dev/rblnfs* present on a node without the RDS label."""
     if expected.rds is not False or expected.npu_count == 0 or not result.rds:
         return None
-    return Finding("rds-label-missing", where.values(), _rds_evidence(expected, result))
+    values = {**where.values(), "label_nodes": [f"node/{where.node}"] if where.node else []}
+    return Finding("rds-label-missing", values, _rds_evidence(expected, result))
 
 
 def runs_non_root(pod: Pod, container: str, result: ProbeResult) -> bool | None:
@@ -595,7 +643,8 @@ def memlock_limit(
         "rdmaNICs": expected.nic_count,
         "capEff": result.cap_eff or None,  # v3: neither capability in it, or not in the host's user ns
     }
-    return Finding("memlock-limit", where.values(), evidence)
+    runtime = {"runtime_containerd": where.runtime == "containerd", "runtime_crio": where.runtime == "cri-o"}
+    return Finding("memlock-limit", {**where.values(), **runtime}, evidence)
 
 
 # ---------------------------------------------------------------- allocation audit
@@ -614,10 +663,24 @@ def audit_allocation(snapshot: Snapshot, pod: Pod) -> list[Finding]:
             if broken is None:
                 continue
             source = context.claim_values(claim.ref)  # the RCT, or the ResourceClaim the Pod names itself
+            source = {**source, **_claim_pods(snapshot, pod.namespace, claim.claim.name)}
             findings.append(
                 allocation_constraint_violated(pod, claim.claim.name, _describe(constraint), broken, source)
             )
     return findings
+
+
+def _claim_pods(snapshot: Snapshot, namespace: str, claim: str) -> dict[str, Any]:
+    """The live Pods that name ResourceClaim `claim` themselves: `claim_pods`, those a controller creates
+    again once deleted, and `claim_bare`, those none does (a fix cannot delete them and get them back)."""
+    owned: list[str] = []
+    bare: list[str] = []
+    for other in snapshot.pods:
+        if other.namespace != namespace or other.phase in ("Succeeded", "Failed"):
+            continue
+        if any(ref.resource_claim_name == claim for ref in other.resource_claims):
+            (owned if other.owner_kind and other.owner_name else bare).append(other.name)
+    return {"claim_pods": sorted(owned), "claim_bare": sorted(bare)}
 
 
 def allocation_constraint_violated(
@@ -632,6 +695,7 @@ def allocation_constraint_violated(
         "namespace": pod.namespace,
         "pod": pod.name,
         "restart": restart_target(pod),
+        "owned": bool(pod.owner_kind and pod.owner_name),
     }
     return Finding(
         "allocation-constraint-violated", values, {"claim": claim, "constraint": constraint, **broken}
@@ -757,11 +821,12 @@ def pod_entry(
     expected = expected_devices(snapshot, pod, container)
     findings = audit_allocation(snapshot, pod)
     seen = seen_devices(result, expected) if result is not None else None
+    where = _where(pod, container, expected, snapshot)
     if seen is not None:
-        findings = compare(pod, container, expected, seen) + findings
+        findings = compare(pod, container, expected, seen, where) + findings
     state = next((s for s in pod.container_states if s.name == container), None)
     health = list(state.health) if state is not None else []
-    unhealthy = device_unhealthy(_where(pod, container, expected), health)
+    unhealthy = device_unhealthy(where, health)
     if unhealthy is not None:
         findings.append(unhealthy)
     return PodEntry(pod, container, expected, result, seen, problem, ordered(dedupe(findings)), health)

@@ -9,6 +9,7 @@ recipe for the whole command, not once per Pod.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -39,6 +40,9 @@ CLAIM_UNPROVEN = "claim_unproven"  # set beside {claim_fix}: true when it proves
 # a shared claim becomes one claim per Pod: the owners' Pod templates name the RCT made of its spec
 OWNER_PATCH = "owner_patch"
 OWNER_PATCH_PREVIEW = "owner_patch_preview"
+# A finding's value: the gates its fix turns on before the RCT is re-created (`DRAConsumableCapacity=true`,
+# feature-gate-disabled): the proof assumes them on, and the written suggest-rct command says so.
+FIX_GATES = "fix_gates"
 SHARED = (RECREATE, RCT_FIX, CLAIM_FIX, RCT_EDIT, OWNER_PATCH, OWNER_PATCH_PREVIEW)
 
 
@@ -92,24 +96,32 @@ class Remedies:
     def __init__(self, snapshot: Snapshot, features: Features) -> None:
         self.snapshot = snapshot
         self.features = features
-        self._proofs: dict[tuple[str, str, str | None], Proof | None] = {}
+        self._proofs: dict[tuple[str, str, str | None, str], Proof | None] = {}
 
-    def proof(self, namespace: str, rct: str, recipe: str | None) -> Proof | None:
-        key = (namespace, rct, recipe)
+    def proof(self, namespace: str, rct: str, recipe: str | None, gates: str = "") -> Proof | None:
+        key = (namespace, rct, recipe, gates)
         if key not in self._proofs:
-            self._proofs[key] = self._prove(namespace, rct, recipe)
+            self._proofs[key] = self._prove(namespace, rct, recipe, gates)
         return self._proofs[key]
 
-    def _prove(self, namespace: str, rct: str, recipe: str | None, *, claim: bool = False) -> Proof | None:
+    def _features(self, gates: str) -> Features:
+        from kubectl_rbln.diagnose.features import parse_gates  # noqa: PLC0415
+
+        return dataclasses.replace(self.features, **parse_gates(gates)) if gates else self.features
+
+    def _prove(
+        self, namespace: str, rct: str, recipe: str | None, gates: str = "", *, claim: bool = False
+    ) -> Proof | None:
         from kubectl_rbln.remedy.suggest import suggest  # noqa: PLC0415 (the simulation: only when a fix needs it)
 
-        result = suggest(self.snapshot, namespace, rct, features=self.features, only=recipe, claim=claim)
+        features = self._features(gates)
+        result = suggest(self.snapshot, namespace, rct, features=features, only=recipe, claim=claim)
         chosen = result.chosen
         if chosen is None:
             return None
-        return Proof(chosen.candidate.recipe, proof_label(chosen.candidate), tuple(chosen.fits_on))
+        return Proof(chosen.candidate.recipe, proof_label(chosen.candidate), tuple(chosen.fits_on), gates)
 
-    def _claim_lines(self, name: str, namespace: str, claim: str) -> list[str]:
+    def _claim_lines(self, name: str, namespace: str, claim: str, gates: str = "") -> list[str]:
         if name in (OWNER_PATCH, OWNER_PATCH_PREVIEW):
             return template_patch_lines(
                 self.snapshot, namespace, claim, claim, preview=name == OWNER_PATCH_PREVIEW
@@ -118,10 +130,10 @@ class Remedies:
             return recreate_lines(self.snapshot, namespace, claim, claim=True)
         if name != CLAIM_FIX:
             return []
-        key = (namespace, claim, "--claim")
+        key = (namespace, claim, "--claim", gates)
         if key not in self._proofs:
-            self._proofs[key] = self._prove(namespace, claim, None, claim=True)
-        return claim_fix_lines(self.snapshot, namespace, claim, self._proofs[key])
+            self._proofs[key] = self._prove(namespace, claim, None, gates, claim=True)
+        return claim_fix_lines(self.snapshot, namespace, claim, self._proofs[key], gates)
 
     def attach(self, findings: Iterable[Finding]) -> None:
         for finding in findings:
@@ -136,6 +148,7 @@ class Remedies:
                     continue
             direct = bool(finding.values.get("direct_claim"))
             claim = finding.values.get("claim")
+            gates = str(finding.values.get(FIX_GATES) or "")
             for name in names:
                 if name in finding.values:
                     continue
@@ -144,10 +157,10 @@ class Remedies:
                     continue
                 if direct:  # a Pod that names its claim: the claim is what changes, not the RCT
                     if isinstance(claim, str) and claim:
-                        finding.values[name] = self._claim_lines(name, namespace, claim)
+                        finding.values[name] = self._claim_lines(name, namespace, claim, gates)
                         if name == CLAIM_FIX:
                             finding.values[CLAIM_UNPROVEN] = (
-                                self._proofs[(namespace, claim, "--claim")] is None
+                                self._proofs[(namespace, claim, "--claim", gates)] is None
                             )
                     continue
                 if name == CLAIM_FIX:  # only a Pod that names its claim has one
@@ -156,10 +169,11 @@ class Remedies:
                     finding.values[name] = recreate_lines(self.snapshot, namespace, rct)
                 else:
                     recipe = recipe_of(name)
-                    proof = self.proof(namespace, rct, recipe)
-                    if recipe and RCT_FIX in names and self._repeats(namespace, rct, proof):
+                    proof = self.proof(namespace, rct, recipe, gates)
+                    if recipe and RCT_FIX in names and self._repeats(namespace, rct, proof, gates):
                         continue  # the alternative would put in place the recommended RCT again
-                    finding.values[name] = rct_fix_lines(self.snapshot, namespace, rct, proof, recipe)
+                    lines = rct_fix_lines(self.snapshot, namespace, rct, proof, recipe, gates)
+                    finding.values[name] = lines
                     if name == RCT_FIX:  # `when: rct_unproven`: the words may offer the unproven recipe
                         finding.values[UNPROVEN] = proof is None
 
@@ -168,9 +182,9 @@ class Remedies:
         if isinstance(edit, Edit) and isinstance(name, str) and name:
             finding.values[RCT_EDIT] = edit_lines(self.snapshot, namespace, name, edit, claim=claim)
 
-    def _repeats(self, namespace: str, rct: str, proof: Proof | None) -> bool:
+    def _repeats(self, namespace: str, rct: str, proof: Proof | None, gates: str = "") -> bool:
         """Is this recipe's proof the one `{rct_fix}` already puts in place (the same recipe)?"""
-        strongest = self.proof(namespace, rct, None)
+        strongest = self.proof(namespace, rct, None, gates)
         return proof is not None and strongest is not None and strongest.recipe == proof.recipe
 
 

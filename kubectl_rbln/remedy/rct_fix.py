@@ -37,6 +37,7 @@ class Proof:
     recipe: str
     label: str | Phrase  # the recipe, or a Phrase with how it was adapted (said in the reader's language)
     nodes: tuple[str, ...]
+    gates: str = ""  # assumed on (`DRAConsumableCapacity=true`): the fix turns them on first
 
 
 def q(value: str) -> str:
@@ -92,19 +93,31 @@ def live_file(rct: str) -> str:
     return f"{rct}.live.yaml"
 
 
+def gates_flag(gates: str) -> str:
+    """` --feature-gates G=true`: suggest-rct simulates the gates the fix turns on, as the proof did."""
+    return f" --feature-gates {q(gates)}" if gates else ""
+
+
 def rct_fix_lines(
-    snapshot: Snapshot, namespace: str, rct: str, proof: Proof | None, recipe: str | None = None
+    snapshot: Snapshot,
+    namespace: str,
+    rct: str,
+    proof: Proof | None,
+    recipe: str | None = None,
+    gates: str = "",
 ) -> list[str]:
     """The lines of the remedy, or (nothing proved) the read-only command that shows why not."""
     ns, name = q(namespace), q(rct)
     ask = f"kubectl rbln suggest-rct -n {ns} --rct {name}" + (f" --recipe {q(recipe)}" if recipe else "")
+    ask += gates_flag(gates)
     if proof is None:
         if recipe is None:
             return [Said(Phrase("fix-note-rct-unproven-any", {"rct": rct})), ask]
         return [Said(Phrase("fix-note-rct-unproven", {"rct": rct, "recipe": recipe})), ask]
     exists = snapshot.template(namespace, rct) is not None
     suggested, live = q(suggested_file(rct)), q(live_file(rct))
-    write = f"kubectl rbln suggest-rct -n {ns} --rct {name} --recipe {q(proof.recipe)} > {suggested}"
+    write = f"kubectl rbln suggest-rct -n {ns} --rct {name} --recipe {q(proof.recipe)}"
+    write += f"{gates_flag(proof.gates)} > {suggested}"
     rollouts, bare = owners(snapshot, namespace, rct)
     proven = Said(Phrase("fix-note-rct-proven", {"label": proof.label, "nodes": Names(list(proof.nodes))}))
     lines: list[str] = [proven]
@@ -190,7 +203,9 @@ def template_patch_lines(
     ]
 
 
-def claim_fix_lines(snapshot: Snapshot, namespace: str, claim: str, proof: Proof | None) -> list[str]:
+def claim_fix_lines(
+    snapshot: Snapshot, namespace: str, claim: str, proof: Proof | None, gates: str = ""
+) -> list[str]:
     """A ResourceClaim that Pods name directly: its spec cannot change either, and it goes only once no
     Pod uses it. So: delete without waiting, re-create the Pods, wait for it to go, create it anew.
     A claim that does not exist yet is only written and created."""
@@ -198,12 +213,13 @@ def claim_fix_lines(snapshot: Snapshot, namespace: str, claim: str, proof: Proof
     if proof is None:
         return [
             Said(Phrase("fix-note-claim-unproven", {"claim": claim})),
-            f"kubectl rbln suggest-rct -n {ns} --claim {name}",
+            f"kubectl rbln suggest-rct -n {ns} --claim {name}{gates_flag(gates)}",
         ]
     suggested, live = q(suggested_file(claim)), q(live_file(claim))
     release = claim_release(snapshot, namespace, claim)
     proven = Said(Phrase("fix-note-claim-proven", {"label": proof.label, "nodes": Names(list(proof.nodes))}))
-    write = f"kubectl rbln suggest-rct -n {ns} --claim {name} --recipe {q(proof.recipe)} > {suggested}"
+    write = f"kubectl rbln suggest-rct -n {ns} --claim {name} --recipe {q(proof.recipe)}"
+    write += f"{gates_flag(proof.gates)} > {suggested}"
     if snapshot.claim(namespace, claim) is None:  # nobody created it: the Pods that name it wait for it
         return [proven, write, f"cat {suggested}", f"kubectl -n {ns} create -f {suggested}"]
     chain = [

@@ -15,7 +15,10 @@ from kubectl_rbln.app.check import CheckRequest, run_check
 from kubectl_rbln.app.suggest_rct import SuggestRequest, suggest_rct
 from kubectl_rbln.app.why import WhyRequest, why
 from kubectl_rbln.catalog import CatalogEntry, alternative_prefix, load_catalog, render_entry, sentence
+from kubectl_rbln.catalog.commands import CHANGE, NODE, pieces
 from kubectl_rbln.catalog.fill import is_command
+from kubectl_rbln.catalog.fix import build_fix
+from kubectl_rbln.diagnose.findings import fix_nodes
 from kubectl_rbln.dra.normalize import build_snapshot
 from kubectl_rbln.render.attrs_table import render_attrs
 from kubectl_rbln.render.suggest_text import render_suggest_explanation
@@ -30,6 +33,24 @@ UNLABELLED_ALTERNATIVE = re.compile(r"^#\s*(or\b|or,|pick one|또는|둘 중)", 
 EMBEDDED_COMMAND = re.compile(r"(?:^|[:(]\s)(?:kubectl|sudo|lspci|ls|modprobe|crictl|systemctl|helm) -?\w")
 TRAILING_COMMENT = re.compile(r"\s#\s")
 BARE_DASH = re.compile(r"(?:^|\s)-(?:\s|$)")
+# Issue 22: what a pasted command must never hold. A placeholder the operator would have to fill in
+# (`<pod-id>`, `<deviceclass.yaml>`), a heredoc (the terminal view indents it: a pasted `EOF` never
+# ends it), an interactive `kubectl edit` (a pasted block must not stop to ask).
+PLACEHOLDER = re.compile(r"<[A-Za-z][\w.-]*>")
+HEREDOC_ANY = re.compile(r"<<-?\s*['\"]?\w+")
+PREVIEWED_VERBS = ("patch", "label", "annotate")
+# The entries swept for issue 22 (a fix an on-call engineer can paste): held to `paste_problems` too.
+SWEPT = frozenset(
+    {
+        "feature-gate-disabled", "rds-label-missing", "memlock-limit", "device-plugin-mode",
+        "extended-resource-request", "not-device-related", "nic-count-mismatch", "npu-count-mismatch",
+        "rsd-group-missing", "rds-devices-missing", "allocation-constraint-violated", "source-degraded",
+        "scheduler-error", "binding-conditions-pending", "binding-failed", "binding-gate-disabled",
+        "kubelet-prepare-failed", "nri-sandbox-failed", "pod-crashing", "npu-missing", "npu-not-allocated",
+        "nic-not-in-pod", "rdma-device-missing", "uverbs-missing", "rdma-port-down", "device-unhealthy",
+        "cause-not-recognised",
+    }
+)  # fmt: skip
 
 
 def table_fix_lines(text: str, lang: str = "en") -> list[str]:
@@ -122,6 +143,65 @@ def shape_problems(remediation: list[str], lang: str) -> list[str]:
     return problems
 
 
+def paste_problems(remediation: list[str], lang: str, nodes: list[str]) -> list[str]:
+    """What keeps a fix from running as printed (issue 22): a placeholder or a heredoc in a command,
+    `kubectl edit`, a node step with no node to run on, a patch or label with no server-side preview."""
+    problems = []
+    fix = build_fix(remediation, lang, nodes)
+    paths = [fix.recommended, *fix.alternatives]
+    for path in paths:
+        commands = [c for step in path.steps for c in (step.script or step.commands)]
+        for step in path.steps:
+            if step.runs_on == NODE and step.node is None:
+                problems.append(f"a node step with no node to run on: {list(step.script)}")
+        for command in commands:
+            if PLACEHOLDER.search(command):
+                problems.append(f"a placeholder in a command: {command!r}")
+            if HEREDOC_ANY.search(command):
+                problems.append(f"a heredoc in a command: {command!r}")
+            for part in pieces(command):
+                if part[:2] == ["kubectl", "edit"] or (part[:1] == ["kubectl"] and "edit" in part[1:4]):
+                    problems.append(f"an interactive kubectl edit: {command!r}")
+        for step in path.steps:
+            if step.kind != CHANGE:
+                continue
+            for command in step.script or step.commands:
+                for part in CHAINED.split(command):
+                    problems += _unpreviewed(part.strip(), commands)
+    return problems
+
+
+CHAINED = re.compile(r"\s*&&\s*(?:\\\n\s*)?")
+
+
+def _unpreviewed(command: str, commands: list[str]) -> list[str]:
+    """A kubectl patch, label or annotate whose same command with --dry-run=server is not printed."""
+    words = command.split()
+    rest = [w for i, w in enumerate(words[1:], 1) if not w.startswith("-") and words[i - 1] != "-n"]
+    verb = rest[0] if rest else ""
+    if words[:1] != ["kubectl"] or verb not in PREVIEWED_VERBS or "--dry-run" in command:
+        return []
+    preview = f"{command} --dry-run=server"
+    if any(preview in c for c in commands):
+        return []
+    return [f"a {verb} without its --dry-run=server preview: {command!r}"]
+
+
+def swept_catalog_fixes() -> Iterator[tuple[str, list[str], list[str]]]:
+    """`catalog_fixes` of the swept entries, with the nodes their sample values name."""
+    for slug, entry in load_catalog().items():
+        if slug not in SWEPT:
+            continue
+        for case, _ in entry.all_words():
+            for lang in LANGS:
+                for truthy in condition_sets(entry):
+                    for direct in (False, True):
+                        values = sample_values(entry, truthy, direct)
+                        where = f"{slug}/{case}/{lang}/when={sorted(truthy)}/direct={direct}"
+                        lines = render_entry(entry, lang, values, case).remediation
+                        yield where, lines, fix_nodes(values)
+
+
 def conditions_of(entry: CatalogEntry) -> set[str]:
     return {
         name
@@ -181,6 +261,37 @@ def scenario_fixes(name: str, lang: str) -> list[tuple[str, list[str]]]:
         attrs(snapshot, AttrsRequest(namespace, "npu-rdma")),
     ]
     return [(f.slug, list(f.words(lang).remediation)) for report in reports for f in report.findings]
+
+
+def scenario_paste_fixes(name: str, lang: str) -> list[tuple[str, list[str], list[str]]]:
+    """`scenario_fixes` of the swept entries, each with the nodes its node steps run on."""
+    scenario = SCENARIOS[name]
+    snapshot = build_snapshot(scenario.build("v1"))
+    namespace = scenario.pending_pod[0]
+    reports = [
+        why(snapshot, WhyRequest((), namespace)),
+        run_check(snapshot, CheckRequest(namespace, "npu-rdma")),
+        attrs(snapshot, AttrsRequest(namespace, "npu-rdma")),
+    ]
+    return [
+        (f.slug, list(f.words(lang).remediation), fix_nodes(f.values))
+        for report in reports
+        for f in report.findings
+        if f.slug in SWEPT
+    ]
+
+
+def pod_devices_paste_fixes(lang: str) -> list[tuple[str, list[str], list[str]]]:
+    """The fixes `pod-devices` gives on its cases bundle (testing/pod_devices_cases), with their nodes."""
+    from kubectl_rbln.app.pod_devices import PodDevicesRequest, pod_devices, probe_targets  # noqa: PLC0415
+    from kubectl_rbln.cluster.exec_probe import from_captures  # noqa: PLC0415
+    from testing.pod_devices_cases import NS, build_cases  # noqa: PLC0415
+
+    snapshot = build_snapshot(build_cases()[0])
+    request = PodDevicesRequest(namespace=NS)
+    runs = [from_captures(snapshot.captures, t) for t in probe_targets(snapshot, request)]
+    report = pod_devices(snapshot, request, runs)
+    return [(f.slug, list(f.words(lang).remediation), fix_nodes(f.values)) for f in report.findings]
 
 
 def scenario_command_texts(name: str, lang: str) -> list[tuple[str, list[str]]]:

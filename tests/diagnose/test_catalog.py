@@ -18,6 +18,8 @@ from kubectl_rbln.catalog import (
     placeholders,
     render,
 )
+from kubectl_rbln.catalog.fix import ssh_command
+from kubectl_rbln.diagnose.findings import Finding
 from kubectl_rbln.dra.normalize import build_snapshot
 from testing.synthetic.scenarios import SCENARIOS
 
@@ -144,23 +146,35 @@ def test_without_a_proven_rct_the_fix_only_reads(catalog: dict[str, CatalogEntry
     assert not [line for line in lines if " delete " in line or " create " in line or " apply " in line]
 
 
-def test_memlock_clears_sandboxes_before_restarting_containerd(catalog: dict[str, CatalogEntry]) -> None:
-    lines = [line.text for line in catalog["memlock-limit"].remediation["en"]]
-    crictl = next(i for i, line in enumerate(lines) if "sudo crictl rmp <pod-id>" in line)
-    restart = lines.index("sudo systemctl daemon-reload && sudo systemctl restart containerd")
-    assert crictl < restart
-    assert "[Service]\nLimitMEMLOCK=infinity" in "\n".join(lines)
-    assert any('default_ulimits = ["memlock=-1:-1"]' in line for line in lines)
+def test_memlock_clears_sandboxes_before_restarting_containerd_on_the_same_node() -> None:
+    """The drop-in, the sandbox cleanup and the restart are one script on the Pod's node, in that order:
+    the restart never runs without the cleanup (two sandboxes of one name make containerd exit)."""
+    values = {"namespace": "llm", "pod": "p", "container": "c", "node": "n1", "fix_nodes": ["n1"]}
+    fix = Finding("memlock-limit", {**values, "runtime_containerd": True}).fix("en")
+    change = next(step for step in fix.recommended.steps if step.kind == "change")
+    script = list(change.script)
+    cleanup = script.index("sudo crictl pods --state NotReady -q | xargs -r sudo crictl rmp")
+    restart = script.index("sudo systemctl daemon-reload && sudo systemctl restart containerd")
+    drop_in = next(i for i, line in enumerate(script) if "containerd.service.d/20-memlock.conf" in line)
+    assert drop_in < cleanup < restart and change.node == "n1"
+    assert script[drop_in].startswith('printf "%s\\n" "[Service]" "LimitMEMLOCK=infinity" | sudo tee ')
+    assert change.commands == (ssh_command("n1", script, "change"),)
+    crio = Finding("memlock-limit", {**values, "runtime_crio": True}).fix("en")
+    written = " ".join(line for step in crio.recommended.steps for line in step.script)
+    assert '"default_ulimits = [\\"memlock=-1:-1\\"]"' in written and "containerd" not in written
 
 
 def test_feature_gate_and_rds_label_commands(catalog: dict[str, CatalogEntry]) -> None:
     gate = render(
         catalog["feature-gate-disabled"], "ko", gate="DRAConsumableCapacity", namespace="llm", rct="x"
     )
-    assert "--feature-gates=DRAConsumableCapacity=true" in gate.remediation[0]
-    assert "kube-apiserver, kube-scheduler, kubelet" in gate.remediation[0]
-    rds = render(catalog["rds-label-missing"], "en", node="npu-node-1")
-    assert rds.remediation[0] == "kubectl label node npu-node-1 rebellions.ai/rds.present=true"
+    note = next(line for line in gate.remediation if "--feature-gates=" in line)
+    assert "--feature-gates=DRAConsumableCapacity=true" in note
+    assert "kube-apiserver, kube-scheduler, kubelet" in note
+    rds = render(catalog["rds-label-missing"], "en", label_nodes=["node/npu-node-1", "node/npu-node-2"])
+    label = "kubectl label node/npu-node-1 node/npu-node-2 rebellions.ai/rds.present=true --overwrite"
+    assert rds.remediation.index(label + " --dry-run=server") < rds.remediation.index(label)
+    assert not any("kubectl label" in line for line in render(catalog["rds-label-missing"], "en").remediation)
 
 
 def test_render_fills_values_and_keeps_unknown_placeholders_visible(catalog: dict[str, CatalogEntry]) -> None:

@@ -268,8 +268,9 @@ def test_progress_waits_a_second_then_shows_and_clears(capsys) -> None:  # type:
 
 def test_a_broken_constraint_names_the_object_the_pod_uses() -> None:
     """The constraint is the RCT's for a Pod of an RCT, the ResourceClaim's own for a Pod that names its
-    claim (`resourceClaimName`): the words say which, and the fix frees a shared claim's allocation by
-    stopping every Pod that reserves it (deleting one Pod does not re-allocate it)."""
+    claim (`resourceClaimName`): the words say which, and the fix gets a shared claim allocated anew as
+    a new claim: a copy, the claim deleted without waiting, the Pods naming it deleted (their owners
+    create them again), the old claim gone, the copy created (deleting one Pod does not re-allocate it)."""
     cluster = Cluster(decode_pending=0, nics_share_pcie_root=True)
     name = cluster.pods("prefill")[0]
     snapshot = build_snapshot(cluster.objects)
@@ -290,7 +291,15 @@ def test_a_broken_constraint_names_the_object_the_pod_uses() -> None:
         assert "RCT" not in rendered.summary
         fix = "\n".join(rendered.remediation)
         assert f"get resourceclaim {claim} -o jsonpath='{{.status.reservedFor[*].name}}'" in fix
-        assert "scale deployment/" in fix and f"delete pod {name}" not in fix
+        steps = [
+            f"get resourceclaim {claim} -o json | jq",
+            f"delete resourceclaim {claim} --wait=false",
+            f"delete pod {name}",
+            f"wait --for=delete resourceclaim/{claim} --timeout=10m",
+            f"create -f {claim}.json",
+        ]
+        assert all(step in fix for step in steps), fix
+        assert [fix.index(step) for step in steps] == sorted(fix.index(step) for step in steps)
 
 
 def test_a_timeout_in_dump_names_dumps_limit_not_a_flag_it_lacks() -> None:

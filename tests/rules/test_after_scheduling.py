@@ -36,7 +36,15 @@ def test_host_network_pod_with_dranet_nics_names_the_hook_error():
     assert "using host network can not claim host devices" in finding.values["error"]
     assert finding.evidence["count"] == 41 and finding.evidence["hostNetwork"] is True
     assert finding.values["claims"] and all(d.startswith("npu-node-") for d in finding.values["devices"])
-    assert_named(finding, "hostNetwork: true", finding.values["node"], "delete pod")
+    # the owner's template drops hostNetwork (its Pods roll out again), after a server-side preview
+    patch = (
+        f"kubectl -n serving patch {finding.values['restart']} --type=merge"
+        """ -p '{"spec":{"template":{"spec":{"hostNetwork":false}}}}'"""
+    )
+    assert_named(finding, "hostNetwork: true", finding.values["node"], f"{patch} --dry-run=server")
+    lines = finding.words("en").remediation
+    assert lines.index(f"{patch} --dry-run=server") < lines.index(patch)
+    assert not any("delete pod" in line for line in lines)  # the same template would make it again
     assert "kubelet-prepare-failed" not in c.slugs()
 
 
@@ -81,7 +89,58 @@ def test_oomkilled_plugin_is_named_with_its_last_state():
     assert values["driver_pod"].startswith("rbln-dra-kubelet-plugin-")
     assert (values["last_reason"], values["exit_code"], values["restarts"]) == ("OOMKilled", 137, 9)
     assert finding.evidence["kubeletPluginEvents"]
-    assert_named(finding, values["driver_pod"], "OOMKilled", "137", "kubectl edit rblnclusterpolicy")
+    # no memory limit read, no RBLNClusterPolicy known: the policies are shown, nothing is edited blind
+    read = (
+        "kubectl get rblnclusterpolicy"
+        " -o custom-columns=NAME:.metadata.name,RESOURCES:.spec.draKubeletPlugin.resources"
+    )
+    assert_named(finding, values["driver_pod"], "OOMKilled", "137", read, "spec.draKubeletPlugin.resources")
+    assert not any(" edit " in line or "patch" in line for line in finding.words("en").remediation)
+
+
+def _limit_memory(pod: dict[str, Any], limit: str) -> None:
+    pod["spec"]["containers"][0]["resources"] = {"limits": {"memory": limit}}
+
+
+def test_oomkilled_npu_plugin_gets_twice_its_limit_through_its_rblnclusterpolicy():
+    c = scenario("kubelet-plugin-oomkilled")
+    node = c.raw("Pod", c.pod)["spec"]["nodeName"]
+    crashing = next(
+        o
+        for o in c.objects
+        if o["kind"] == "Pod"
+        and o["metadata"]["name"].startswith("rbln-dra")
+        and o["spec"]["nodeName"] == node
+    )
+    _limit_memory(crashing, "256Mi")
+    daemonset = next(
+        o
+        for o in c.objects
+        if o["kind"] == "DaemonSet" and o["metadata"]["name"] == "rbln-dra-kubelet-plugin"
+    )
+    daemonset["metadata"]["ownerReferences"] = [
+        {
+            "apiVersion": "rebellions.ai/v1",
+            "kind": "RBLNClusterPolicy",
+            "name": "rbln-policy",
+            "controller": True,
+            "uid": "u1",
+        }
+    ]
+    finding = only(c.findings(), "kubelet-prepare-failed")
+    assert (finding.values["memory_limit"], finding.values["memory"], finding.values["policy"]) == (
+        "256Mi",
+        "512Mi",
+        "rbln-policy",
+    )
+    patch = (
+        "kubectl patch rblnclusterpolicy/rbln-policy --type=merge -p"
+        """ '{"spec":{"draKubeletPlugin":{"resources":{"limits":{"memory":"512Mi"}}}}}'"""
+    )
+    assert_named(finding, f"{patch} --dry-run=server", patch, "256Mi")
+    for lang in ("en", "ko"):
+        lines = finding.words(lang).remediation
+        assert lines.index(f"{patch} --dry-run=server") < lines.index(patch)
 
 
 def test_crashing_plugin_is_found_after_the_events_expired():
@@ -97,10 +156,23 @@ def test_dranet_plugin_crash_points_at_its_daemonset():
     c.objects = [
         o for o in c.objects if not (o["kind"] == "Pod" and o["metadata"]["name"].startswith("dranet-"))
     ]
-    c.objects.append(plugin_pod("dra.net", node, 2, oom_restarts=4))
+    crashing = plugin_pod("dra.net", node, 2, oom_restarts=4)
+    c.objects.append(crashing)
     finding = only(c.findings(), "kubelet-prepare-failed")
     assert finding.case == "plugin-crashing" and finding.values["driver_namespace"] == "kube-system"
-    assert_named(finding, "kubectl -n kube-system edit daemonset dranet")
+    read = (
+        "kubectl -n kube-system get daemonset dranet"
+        " -o jsonpath='{.spec.template.spec.containers[*].resources}'"
+    )
+    assert_named(finding, read)  # no limit read: where to raise it, nothing patched blind
+    _limit_memory(crashing, "1Gi")
+    finding = only(c.findings(), "kubelet-prepare-failed")
+    patch = (
+        "kubectl -n kube-system patch daemonset/dranet -p"
+        """ '{"spec":{"template":{"spec":{"containers":[{"name":"dranet","""
+        """"resources":{"limits":{"memory":"2048Mi"}}}]}}}}'"""
+    )
+    assert_named(finding, f"{patch} --dry-run=server", patch)
 
 
 def test_plugin_without_a_pod_on_the_node_is_missing():

@@ -23,11 +23,12 @@ def test_rds_label_missing_blocking_names_every_npu_node():
     assert finding.values["node"] == c.npu_nodes[0]
     assert finding.values["other_nodes"] == c.npu_nodes[1:]
     assert finding.evidence["podRequires"] == f"{RDS_LABEL}=true"
-    # one `kubectl label` line per NPU node (the `each: other_nodes` line)
+    # one `kubectl label` that names every NPU node, after the same command as a server-side preview
+    targets = " ".join(f"node/{node}" for node in c.npu_nodes)
+    label = f"kubectl label {targets} {RDS_LABEL}=true --overwrite"
     for lang in ("en", "ko"):
         lines = finding.words(lang).remediation
-        for node in c.npu_nodes:
-            assert f"kubectl label node {node} {RDS_LABEL}=true" in lines
+        assert lines.index(f"{label} --dry-run=server") < lines.index(label)
     assert_named(finding, c.npu_nodes[0])
 
 

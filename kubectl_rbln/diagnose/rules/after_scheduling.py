@@ -28,6 +28,7 @@ from kubectl_rbln.diagnose.findings import Finding
 from kubectl_rbln.diagnose.registry import rule
 from kubectl_rbln.domain import KUBELET_PLUGINS, NIC_DRIVER, NPU_DRIVER, plugin_driver
 from kubectl_rbln.dra.model import ContainerState, Event, Pod
+from kubectl_rbln.dra.quantity import parse_quantity
 
 HOST_NETWORK_ERROR = "using host network can not claim host devices"
 _NRI = re.compile(r"NRI (?P<hook>RunPodSandbox|CreateContainer) failed: (?P<error>.+)", re.DOTALL)
@@ -117,6 +118,7 @@ def _plugin_values(
         return "not-registered", values, evidence
     state = states[0]
     oom = state.last_reason == "OOMKilled" or state.reason == "OOMKilled"
+    values.update(_memory_values(ctx, pod, state.name, oom))
     values.update(
         container=state.name,
         restarts=state.restart_count,
@@ -150,7 +152,57 @@ def _plugin_values(
     return "plugin-crashing", values, evidence
 
 
+MEBI = 2**20
+
+
+def raised_memory(limit: str) -> str:
+    """Twice `limit`, in Mi (a plugin OOMKilled at its limit needs more; twice is a first step): "" when
+    there is no limit to raise or it does not parse."""
+    try:
+        value = parse_quantity(limit) if limit else 0
+    except ValueError:
+        return ""
+    return f"{-(-int(value * 2) // MEBI)}Mi" if value > 0 else ""
+
+
+def _policy_of(ctx: PodContext, pod: Pod) -> str:
+    """The RBLNClusterPolicy that owns the plugin's DaemonSet (its ownerReference), "" when not read."""
+    for workload in ctx.snapshot.workloads:
+        if (workload.kind, workload.namespace, workload.name) == ("DaemonSet", pod.namespace, pod.owner_name):
+            return workload.owner_name if workload.owner_kind == "RBLNClusterPolicy" else ""
+    return ""
+
+
+def _memory_values(ctx: PodContext, pod: Pod, container: str, oom: bool) -> dict[str, Any]:
+    """What an OOMKilled plugin's fix sets: the memory limit now (`memory_limit`), twice it (`memory`),
+    and whether the fix can patch it as printed (`patch_policy`: the RBLNClusterPolicy is known;
+    `patch_daemonset`: another driver's DaemonSet)."""
+    spec = next((c for c in pod.containers if c.name == container), None)
+    limit = (spec.limits.get("memory") if spec is not None else "") or ""
+    memory = raised_memory(limit) if oom else ""
+    policy = _policy_of(ctx, pod) if memory else ""
+    npu = plugin_driver(pod.name, pod.labels) == NPU_DRIVER
+    return {
+        "memory_limit": limit,
+        "memory": memory,
+        "policy": policy,
+        "patch_policy": bool(memory and policy and npu),
+        "patch_daemonset": bool(memory and pod.owner_kind == "DaemonSet" and pod.owner_name and not npu),
+    }
+
+
 # ------------------------------------------------------------------ kubelet-prepare-failed's cases
+
+
+def _plugin_pod_values(ctx: PodContext, driver: str, node: str) -> dict[str, Any]:
+    """Where `driver`'s kubelet plugin runs, and its Pod on `node` (`driver_pod`: "" when not read)."""
+    plugin = KUBELET_PLUGINS[driver]
+    here = [p for p in plugin_pods(ctx, driver) if p.node_name == node]
+    return {
+        "driver_namespace": here[0].namespace if here else plugin.namespace,
+        "plugin_label": plugin.label,
+        "driver_pod": here[0].name if here else "",
+    }
 
 
 def _cdi_driver(ctx: PodContext, devices: list[str]) -> str | None:
@@ -178,11 +230,9 @@ def prepare_case(
         values: dict[str, Any] = {"cdi_devices": devices, "driver": driver or "<driver>"}
         evidence: dict[str, Any] = {"unresolvableCDIDevices": devices}
         if driver is not None:
-            plugin = KUBELET_PLUGINS[driver]
-            values.update(driver_namespace=plugin.namespace, plugin_label=plugin.label)
-            here = [p for p in plugin_pods(ctx, driver) if p.node_name == node]
-            if here:
-                evidence["kubeletPluginPod"] = here[0].key
+            values.update(_plugin_pod_values(ctx, driver, node))
+            if values["driver_pod"]:
+                evidence["kubeletPluginPod"] = f"{values['driver_namespace']}/{values['driver_pod']}"
             return "cdi-missing", values, evidence
         return None, {}, {}
     registered = _NOT_REGISTERED.search(text)
@@ -203,8 +253,7 @@ def prepare_case(
         evidence = {"claim": f"{ctx.pod.namespace}/{claim}", "drivers": drivers}
         first = drivers[0] if drivers else ""
         if first in KUBELET_PLUGINS:
-            plugin = KUBELET_PLUGINS[first]
-            values.update(driver_namespace=plugin.namespace, plugin_label=plugin.label)
+            values.update(_plugin_pod_values(ctx, first, node))
             return "prepare-error", values, evidence
         return None, {}, {}
     return None, {}, {}
@@ -273,13 +322,11 @@ def nri_sandbox_failed(ctx: PodContext) -> Iterator[Finding]:
     refused = next(((e, found) for e in ctx.events if (found := _nri_error(e)) is not None), None)
     if refused is None and not (pod.host_network and pod.phase == "Pending"):
         return  # no runtime event and no waiting hostNetwork Pod: nothing to gather (most Pods)
-    plugin = KUBELET_PLUGINS[NIC_DRIVER]
     claims = allocated_drivers(ctx).get(NIC_DRIVER, [])
     base = {
         "node": pod.node_name,
         "driver": NIC_DRIVER,
-        "driver_namespace": plugin.namespace,
-        "plugin_label": plugin.label,
+        **_plugin_pod_values(ctx, NIC_DRIVER, pod.node_name),
         "claims": claims,
         "devices": _devices_of(ctx, NIC_DRIVER),
     }

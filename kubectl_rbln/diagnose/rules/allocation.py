@@ -355,6 +355,13 @@ def _is_device_reason(reason: Any) -> bool:
     return bool(reason.resource and reason.resource.startswith(DEVICE_RESOURCE_PREFIXES))
 
 
+def _cordoned(ctx: PodContext, nodes: list[str]) -> list[str]:
+    """The cordoned nodes among `nodes` (spec.unschedulable): the one change the fix can name itself,
+    `kubectl uncordon` (taints, affinity and resources live in the operator's manifests)."""
+    found = ctx.snapshot.nodes
+    return [n for n in sorted(set(nodes)) if n in found and found[n].unschedulable]
+
+
 @rule("allocation.not-device", emits=("not-device-related",), suppresses={"claim-not-allocated": None})
 def not_device_related(ctx: PodContext) -> Iterator[Finding]:
     """The devices fit, or nothing device-shaped is the problem: taints, selectors, CPU, affinity."""
@@ -372,14 +379,19 @@ def not_device_related(ctx: PodContext) -> Iterator[Finding]:
                 "nodesExcluded": {n: [e.text for e in ex] for n, ex in simulation.excluded.items() if ex},
             }
             excluded = [n for n, ex in simulation.excluded.items() if ex]
-            node = (elsewhere or excluded or ["<node>"])[0]
-            values = ctx.values(reasons=reasons, nodes=Names(elsewhere), node=node)
+            node = (elsewhere or excluded or [""])[0]
+            cordoned = _cordoned(ctx, [*elsewhere, *excluded])
+            values = ctx.values(reasons=reasons, nodes=Names(elsewhere), node=node, cordoned=cordoned)
             yield Finding("not-device-related", values, evidence)
             return
     for message in ctx.scheduling_messages:
         reasons = _non_device_reasons(message)
         if reasons:
             evidence = {"event": message.text, "nodeReasons": reasons, "totalNodes": message.total_nodes}
-            values = ctx.values(reasons=reasons, nodes=Names([]), node=ctx.pod.node_name or "<node>")
+            unschedulable = any("unschedulable" in r for r in reasons)
+            cordoned = _cordoned(ctx, list(ctx.snapshot.nodes)) if unschedulable else []
+            values = ctx.values(
+                reasons=reasons, nodes=Names([]), node=ctx.pod.node_name or "", cordoned=cordoned
+            )
             yield Finding("not-device-related", values, evidence)
             return

@@ -224,6 +224,7 @@ def binding_failed(ctx: PodContext) -> Iterator[Finding]:
         }
         values = ctx.values(
             claim=claim_name,
+            claim_known=claim_name != "?",  # a scheduler text without the claim's name: no command names it
             devices=Names(devices),
             condition=condition,
             reason=reason or "-",
@@ -251,6 +252,7 @@ def binding_failed(ctx: PodContext) -> Iterator[Finding]:
     }
     values = ctx.values(
         claim=claim_name,
+        claim_known=claim_name != "?",
         devices=Names([w.device for w in pending] or [claim_name]),
         conditions=conditions or ["?"],
         node=(_node_of(claim) if claim is not None else None) or "<node>",

@@ -70,6 +70,7 @@ def crashes(ctx: PodContext) -> list[Finding]:
             "pod": pod.name,
             "container": state.name,
             "node": pod.node_name or "<node>",
+            "fix_nodes": [pod.node_name] if pod.node_name else [],  # the node-side fix runs where it crashes
             "restarts": state.restart_count,
             "reason": state.reason or state.last_reason or state.state or "restarting",
         }

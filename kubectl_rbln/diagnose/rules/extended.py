@@ -15,7 +15,8 @@ the field but stored without it (the gate off in the API server) is feature-gate
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import difflib
+from collections.abc import Iterator, Mapping
 
 from kubectl_rbln.catalog import Names, Phrase, Said
 from kubectl_rbln.diagnose.context import (
@@ -27,6 +28,7 @@ from kubectl_rbln.diagnose.context import (
 )
 from kubectl_rbln.diagnose.findings import Finding
 from kubectl_rbln.diagnose.registry import rule
+from kubectl_rbln.dra.model import DeviceClass
 
 SLUG = "extended-resource-request"
 
@@ -84,12 +86,31 @@ def extended_resource_request(ctx: PodContext) -> Iterator[Finding]:
             "deviceClassesMapping": {name: mapping[name].name for name in mapped},
             "schedulerSays": [f"Insufficient {resource}", "cannot fit resource"],
         }
+        values.update(_fix_values(resource, ctx.snapshot.device_classes))
         if resource.startswith(IMPLICIT_EXTENDED_PREFIX):
             values["class"] = resource.removeprefix(IMPLICIT_EXTENDED_PREFIX)
             evidence["deviceClass"] = Said(Phrase("evidence-name-not-found", {"name": values["class"]}))
             yield Finding("extended-resource-request", values, evidence, case="class-missing")
         else:
             yield Finding("extended-resource-request", values, evidence)
+
+
+def _fix_values(resource: str, device_classes: Mapping[str, DeviceClass]) -> dict[str, object]:
+    """What the fix names: `candidate`, the one DeviceClass of the resource's domain (`rebellions.ai/npu`
+    -> npu.rebellions.ai) that maps no other name and so could map it; `closest`, the existing class an
+    implicit name most likely meant (a typo); `implicit`, the implicit names of the existing classes."""
+    classes = sorted(device_classes)
+    implicit = resource.startswith(IMPLICIT_EXTENDED_PREFIX)
+    domain = resource.split("/", 1)[0]
+    same = [c for c in classes if c == domain or c.endswith("." + domain)]
+    same = [c for c in same if not device_classes[c].extended_resource_name]
+    wanted = resource.removeprefix(IMPLICIT_EXTENDED_PREFIX)
+    close = difflib.get_close_matches(wanted, classes, n=1) if implicit else []
+    return {
+        "candidate": same[0] if len(same) == 1 and not implicit else "",
+        "closest": close[0] if close else "",
+        "implicit": Names([IMPLICIT_EXTENDED_PREFIX + c for c in classes]),
+    }
 
 
 def _dra_backed(ctx: PodContext, resource: str, values: dict, class_name: str) -> Finding:

@@ -8,7 +8,14 @@ from kubectl_rbln.diagnose.context import PodContext
 from kubectl_rbln.diagnose.findings import Finding
 from kubectl_rbln.diagnose.placement import required_labels
 from kubectl_rbln.diagnose.registry import rule
-from kubectl_rbln.domain import DEVICE_RESOURCE_PREFIXES, NPU_DRIVER, NPU_LABEL, RDS_LABEL
+from kubectl_rbln.domain import (
+    DEVICE_RESOURCE_PREFIXES,
+    NIC_RESOURCE_PREFIX,
+    NPU_DRIVER,
+    NPU_LABEL,
+    NPU_RESOURCE_PREFIX,
+    RDS_LABEL,
+)
 from kubectl_rbln.dra.model import Pod
 
 
@@ -43,8 +50,14 @@ def rds_label_finding(pod: Pod, nodes: list[str], evidence: dict[str, Any], *, b
         "pod": pod.name,
         "node": nodes[0] if nodes else "<node>",
         "other_nodes": nodes[1:],
+        "label_nodes": label_targets(nodes),
     }
     return Finding("rds-label-missing", values, evidence, case="blocking" if blocking else None)
+
+
+def label_targets(nodes: list[str]) -> list[str]:
+    """`node/NAME` for each node: one `kubectl label` names every node to label (empty: none known)."""
+    return [f"node/{name}" for name in nodes if name]
 
 
 def _device_plugin_nodes(ctx: PodContext) -> dict[str, dict[str, str]]:
@@ -62,6 +75,24 @@ def _scan_device_plugin_nodes(ctx: PodContext) -> dict[str, dict[str, str]]:
         if resources:
             out[node.name] = resources
     return out
+
+
+def _chart_values(requested: dict[str, str], plugin_nodes: dict[str, dict[str, str]]) -> dict[str, object]:
+    """The chart's device-plugin values this cluster fills in: the NPU and NIC counts the Pod asks for
+    (the reference 4 and 2 when it asks for none) and the RDMA extended resource the nodes advertise
+    (`rdma_resource`, "" when none does: the fix then says where to find it)."""
+
+    def asked(prefix: str, default: int) -> int:
+        total = sum(int(v) for k, v in requested.items() if k.startswith(prefix) and str(v).isdigit())
+        return total or default
+
+    rdma = sorted({r for res in plugin_nodes.values() for r in res if r.startswith(NIC_RESOURCE_PREFIX)})
+    wanted = [r for r in rdma if r in requested]
+    return {
+        "npu_count": asked(NPU_RESOURCE_PREFIX, 4),
+        "nic_count": asked(NIC_RESOURCE_PREFIX, 2),
+        "rdma_resource": (wanted or rdma or [""])[0],
+    }
 
 
 @rule("node-prep.device-plugin", emits=("device-plugin-mode",))
@@ -83,6 +114,7 @@ def device_plugin_mode(ctx: PodContext) -> list[Finding]:
             {r for res in served.values() for r in res} or {r for n in plugin_nodes.values() for r in n}
         ),
         node=min(served or plugin_nodes, default=""),
+        **_chart_values(requested, plugin_nodes),
     )
     if served and not ctx.pod.resource_claims:
         evidence = {

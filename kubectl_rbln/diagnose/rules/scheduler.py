@@ -18,6 +18,7 @@ from kubectl_rbln.diagnose.rct_audit import applied_document, applied_spec, temp
 from kubectl_rbln.diagnose.registry import rule
 from kubectl_rbln.diagnose.rules.after_scheduling import container_errors, plugin_down, prepare_case
 from kubectl_rbln.diagnose.simulation import EVIDENCE_NODES
+from kubectl_rbln.dra.gates import GATE_FIELDS
 
 CEL_CODES = ("cel-runtime-error", "cel-compile-error")
 GATE_CODES = ("empty-constraint",)
@@ -149,6 +150,12 @@ def scheduler_error(ctx: PodContext) -> Iterator[Finding]:
             return
 
 
+def gate_values(ctx: PodContext, gate: str, **more: object) -> dict[str, object]:
+    """The values of an RCT's feature-gate-disabled: `fix_gates`, the gate its fix turns on before the
+    RCT is re-created, so that the shared remedy proves the RCT with the gate on (remedy/attach.py)."""
+    return ctx.values(gate=gate, fix_gates=f"{gate}=true" if gate in GATE_FIELDS else "", **more)
+
+
 def dropped_from_templates(ctx: PodContext) -> Iterator[Finding]:
     for claim in ctx.claims:
         template = claim.template
@@ -156,7 +163,7 @@ def dropped_from_templates(ctx: PodContext) -> Iterator[Finding]:
         if template is None or applied is None:
             continue
         for gate, field in template_dropped_fields(template, applied).items():
-            values = ctx.values(gate=gate, namespace=template.namespace, rct=template.name)
+            values = gate_values(ctx, gate, namespace=template.namespace, rct=template.name)
             evidence = {
                 "resourceClaimTemplate": f"{template.namespace}/{template.name}",
                 "applied": field,
@@ -200,7 +207,7 @@ def _gate_from_events(ctx: PodContext) -> Iterator[Finding]:
     for code, _, error in _fatal_messages(ctx):
         if code in GATE_CODES:
             evidence = {"schedulerError": error, "reason": "SchedulerError", "component": "kube-scheduler"}
-            yield Finding("feature-gate-disabled", ctx.values(gate=CONSUMABLE_CAPACITY), evidence)
+            yield Finding("feature-gate-disabled", gate_values(ctx, CONSUMABLE_CAPACITY), evidence)
             return
 
 
@@ -217,7 +224,7 @@ def feature_gate_disabled(ctx: PodContext) -> Iterator[Finding]:
     if simulated and simulated[0] == "feature-gate-disabled":
         evidence = {**_simulated_evidence(simulated[1]), "component": "kube-scheduler"}
         found[CONSUMABLE_CAPACITY] = Finding(
-            "feature-gate-disabled", ctx.values(gate=CONSUMABLE_CAPACITY), evidence
+            "feature-gate-disabled", gate_values(ctx, CONSUMABLE_CAPACITY), evidence
         )
     for finding in [*dropped_from_templates(ctx), *_dropped_from_classes(ctx), *_gate_from_events(ctx)]:
         found.setdefault(finding.values["gate"] + str(finding.values.get("rct", "")), finding)
