@@ -39,18 +39,8 @@ BARE_DASH = re.compile(r"(?:^|\s)-(?:\s|$)")
 PLACEHOLDER = re.compile(r"<[A-Za-z][\w.-]*>")
 HEREDOC_ANY = re.compile(r"<<-?\s*['\"]?\w+")
 PREVIEWED_VERBS = ("patch", "label", "annotate")
-# The entries swept for issue 22 (a fix an on-call engineer can paste): held to `paste_problems` too.
-SWEPT = frozenset(
-    {
-        "feature-gate-disabled", "rds-label-missing", "memlock-limit", "device-plugin-mode",
-        "extended-resource-request", "not-device-related", "nic-count-mismatch", "npu-count-mismatch",
-        "rsd-group-missing", "rds-devices-missing", "allocation-constraint-violated", "source-degraded",
-        "scheduler-error", "binding-conditions-pending", "binding-failed", "binding-gate-disabled",
-        "kubelet-prepare-failed", "nri-sandbox-failed", "pod-crashing", "npu-missing", "npu-not-allocated",
-        "nic-not-in-pod", "rdma-device-missing", "uverbs-missing", "rdma-port-down", "device-unhealthy",
-        "cause-not-recognised",
-    }
-)  # fmt: skip
+# Every entry is held to `paste_problems` (issue 22: a fix an on-call engineer can paste).
+SWEPT = frozenset(load_catalog())  # every entry: both halves of the catalog are swept
 
 
 def table_fix_lines(text: str, lang: str = "en") -> list[str]:

@@ -1,10 +1,9 @@
-"""The rules of issue 22 held over the swept entries: nothing to fill in, nothing interactive, every
+"""The rules of issue 22 held over every entry: nothing to fill in, nothing interactive, every
 node step on a node (the shape rules of fix_walk.py hold for every entry already).
 
 A command never holds a `<placeholder>`, a heredoc or `kubectl edit`; a node-side step names the
 node it runs on. Walked over every `when` combination of each swept entry's words (en and ko, an RCT
 Pod and a direct ResourceClaim) and over every fix `why`, `check` and `attrs` give on every scenario.
-SWEPT grows to every slug once the other half of the catalog is swept.
 """
 
 from __future__ import annotations
@@ -24,14 +23,7 @@ from kubectl_rbln.dra.normalize import build_snapshot
 from testing.synthetic.scenarios import SCENARIOS
 from tests.diagnose.fix_walk import LANGS
 
-SWEPT = (
-    "dra-api-unavailable", "device-class-missing", "claim-template-missing", "claim-not-created",
-    "claim-being-deleted", "shared-claim-node-unusable", "claim-reserved-for-full",
-    "admin-access-label-missing", "claim-not-allocated", "claim-stale", "simulation-disagrees",
-    "driver-slices-missing", "attribute-not-advertised", "selector-matches-nothing", "selector-error",
-    "constraint-unsatisfiable", "insufficient-devices", "device-tainted", "device-taint-eviction",
-    "devices-exhausted",
-)  # fmt: skip
+SWEPT = tuple(sorted(load_catalog()))  # every entry
 PLACEHOLDER = re.compile(r"<[a-z][\w.-]*>|(?<!\{)\{[a-z_]+\}(?!\})")
 INTERACTIVE = re.compile(r"\bkubectl\s+(?:(?:-n|--namespace|--context)[= ]\S+\s+)*edit\b")
 # the remedies' values, as Remedies.attach hands them over (one command each is enough here)
