@@ -15,12 +15,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from kubectl_rbln.app.why import WhyRequest, why
-from kubectl_rbln.diagnose.context import probe_pod
 from kubectl_rbln.diagnose.features import allocator_features, choose_features
 from kubectl_rbln.dra.model import Snapshot
 from kubectl_rbln.dra.normalize_claims import normalize_template
-from kubectl_rbln.remedy.suggest import verify
+from kubectl_rbln.remedy.suggest import probe_pods, verify
 from testing.paste.blocks import Block, FixText
 from testing.paste.changes import (
     Key,
@@ -249,8 +247,16 @@ def interactive_problems(paste: Paste) -> list[str]:
 
 
 def fit_problems(paste: Paste, cluster: Cluster) -> list[str]:
-    """Each RCT the recommended path creates or applies, simulated as `why --with-rct` would."""
+    """Each RCT the recommended path creates or applies, simulated as `why --with-rct` would, with
+    the gates the path turns on first (its `suggest-rct --feature-gates`: feature-gate-disabled)."""
     out = []
+    gates = ",".join(
+        argv[i + 1]
+        for record in paste.records
+        for argv in [record.argv]
+        for i, word in enumerate(argv[:-1])
+        if word == "--feature-gates" and "suggest-rct" in argv
+    )
     for record in paste.records:
         if record.action != "change" or record.verb not in ("apply", "create", "replace"):
             continue
@@ -259,50 +265,32 @@ def fit_problems(paste: Paste, cluster: Cluster) -> list[str]:
             for doc in documents(content):
                 if doc.get("kind") != "ResourceClaimTemplate":
                     continue
-                key = _sha(repr(sorted(doc.items(), key=str)))
+                key = _sha(repr(sorted(doc.items(), key=str)) + gates)
                 if key not in cluster.fits:
-                    cluster.fits[key] = why_not_fitting(doc, cluster)
+                    cluster.fits[key] = why_not_fitting(doc, cluster, gates or None)
                 if cluster.fits[key]:
                     out.append(f"{record.shown}: RCT {path!r}: {cluster.fits[key]}")
     return out
 
 
-def why_not_fitting(doc: dict[str, Any], cluster: Cluster) -> str:
-    """ "" when a Pod's devices fit on some node with this RCT, else what the simulation says.
+def why_not_fitting(doc: dict[str, Any], cluster: Cluster, gates: str | None = None) -> str:
+    """ "" when the Pods that will use this RCT get their devices on some node, else what blocks them.
 
-    The Pod is the scenario's when it uses the RCT; else a Pod of its namespace that does; else one
-    that only uses it (an RCT made for Pods whose template is patched to it, or for Pods to come)."""
+    Those Pods are chosen as `suggest-rct` chooses them (remedy/suggest.py `probe_pods`): the Pending
+    Pods that use it, else a new replica of a Running one, else a Pod that only uses it (an RCT made
+    for Pods whose template is patched to it). The simulation is `why --with-rct`'s, with the gates the
+    path turns on."""
     try:
         template = normalize_template(doc)
     except Exception as exc:  # noqa: BLE001 - any failure to read it is the finding
         return f"cannot be read as an RCT: {exc}"
-    namespace, pod = cluster.pod
-    namespace = (doc.get("metadata") or {}).get("namespace") or namespace
-    users = [
-        p
-        for p in cluster.snapshot.pods
-        if p.namespace == namespace
-        and any(ref.resource_claim_template_name == template.name for ref in p.resource_claims)
-    ]
-    if not any(p.name == pod for p in users):
-        if users:
-            pod = users[0].name
-        else:
-            return _probe_fits(cluster, namespace, template)
-    report = why(cluster.snapshot, WhyRequest((pod,), namespace, with_rct=template))
-    diagnosis = report.diagnoses[0]
-    if diagnosis.context.simulation.fitting:
-        return ""
-    errors = [f.slug for f in diagnosis.findings if f.severity == "error"]
-    rows = [f"{r['name']}: {r.get('reason', '')}" for r in diagnosis.nodes if r.get("reason")][:3]
-    return f"the Pod {namespace}/{pod} fits on no node with it ({', '.join(errors) or '; '.join(rows)})"
-
-
-def _probe_fits(cluster: Cluster, namespace: str, template: Any) -> str:
-    """A Pod that only uses the RCT (suggest-rct's probe), simulated with it."""
-    choice = choose_features(cluster.snapshot, None, None)
-    probe = probe_pod(namespace, template.name)
-    fits_on, blockers, _ = verify(cluster.snapshot, template, [probe], allocator_features(choice))
+    namespace = (doc.get("metadata") or {}).get("namespace") or cluster.pod[0]
+    choice = choose_features(cluster.snapshot, None, gates)
+    pods = probe_pods(cluster.snapshot, namespace, template.name)
+    fits_on, blockers, _ = verify(
+        cluster.snapshot, template, [p for p, _ in pods], allocator_features(choice)
+    )
     if fits_on:
         return ""
-    return f"a Pod that only uses it fits on no node ({len(blockers)} blocker(s))"
+    said = [b if isinstance(b, str) else getattr(b, "slug", type(b).__name__) for b in blockers][:3]
+    return f"{', '.join(name for _, name in pods)} fit on no node with it ({', '.join(said)})"

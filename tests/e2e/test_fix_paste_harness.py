@@ -192,7 +192,9 @@ def test_an_rct_that_cannot_fit_fails_the_fits_check(paste) -> None:
     text = printed(*manifest)
     text.printed = [line.removeprefix(INDENT) for line in text.printed]  # a heredoc pastes unindented
     found = paste(text)
-    assert f"the Pod {NAMESPACE}/{POD} fits on no node with it" in details(found, "fits")
+    assert f"{NAMESPACE}/{POD}" in details(found, "fits") and "fit on no node with it" in details(
+        found, "fits"
+    )
     assert set(found) == {"fits"}
 
 
