@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 from collections.abc import Callable
@@ -143,7 +144,7 @@ def test_a_pod_naming_its_claim_is_told_to_re_create_that_claim(cli: Run, tmp_pa
     assert "kubectl rbln suggest-rct -n serving --claim npu-rdma-shared --recipe numa-aligned" in fix
     order = [
         "kubectl -n serving delete resourceclaim npu-rdma-shared --wait=false",
-        "kubectl -n serving rollout restart deployment/coder-decode",
+        "kubectl -n serving delete pod coder-decode-",  # every Pod naming it (a rollout would keep one)
         "kubectl -n serving wait --for=delete resourceclaim/npu-rdma-shared",
         "kubectl -n serving create -f npu-rdma-shared.suggested.yaml",
     ]
@@ -214,8 +215,11 @@ def test_warning_verdicts_say_what_holds_the_pod_and_fixes_paste_safely(cli: Run
     assert not [line for line in fix_lines(held.stdout) if re.search(r"(^|\s)-(\s|$)", line)]
     crash = cli("why", "-f", bundle_of("memlock-crash", tmp_path))
     fix = fix_lines(crash.stdout)
-    service = fix.index("[Service]")
-    assert fix[service - 1].endswith("<<'EOF'"), fix[service - 2 : service + 2]
+    remote = next(line for line in fix if line.startswith("ssh -t npu-node-01 ") and "tee" in line)
+    script = shlex.split(remote)[3]  # what runs on the node, in order, one line: no heredoc to end
+    assert "<<" not in script and "<pod-id>" not in script, script
+    drop_in = script.index("LimitMEMLOCK=infinity")
+    assert drop_in < script.index("crictl rmp") < script.index("systemctl restart containerd"), script
     assert any(line.startswith(alternative_prefix("en")) for line in fix)
 
 
