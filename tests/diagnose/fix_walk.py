@@ -18,7 +18,7 @@ from kubectl_rbln.catalog import CatalogEntry, alternative_prefix, load_catalog,
 from kubectl_rbln.catalog.commands import CHANGE, NODE, pieces
 from kubectl_rbln.catalog.fill import is_command
 from kubectl_rbln.catalog.fix import build_fix
-from kubectl_rbln.diagnose.findings import fix_nodes
+from kubectl_rbln.diagnose.findings import Finding, fix_nodes
 from kubectl_rbln.dra.normalize import build_snapshot
 from kubectl_rbln.render.attrs_table import render_attrs
 from kubectl_rbln.render.suggest_text import render_suggest_explanation
@@ -240,8 +240,8 @@ def catalog_fixes() -> Iterator[tuple[str, list[str]]]:
                         yield where, render_entry(entry, lang, values, case).remediation
 
 
-def scenario_fixes(name: str, lang: str) -> list[tuple[str, list[str]]]:
-    """The fixes of every finding `why` and `check` raise on scenario `name`, in `lang`."""
+def scenario_findings(name: str) -> list[Finding]:
+    """Every finding `why`, `check` and `attrs` raise on scenario `name` (the shared remedies attached)."""
     scenario = SCENARIOS[name]
     snapshot = build_snapshot(scenario.build("v1"))
     namespace = scenario.pending_pod[0]
@@ -250,23 +250,19 @@ def scenario_fixes(name: str, lang: str) -> list[tuple[str, list[str]]]:
         run_check(snapshot, CheckRequest(namespace, "npu-rdma")),
         attrs(snapshot, AttrsRequest(namespace, "npu-rdma")),
     ]
-    return [(f.slug, list(f.words(lang).remediation)) for report in reports for f in report.findings]
+    return [f for report in reports for f in report.findings]
+
+
+def scenario_fixes(name: str, lang: str) -> list[tuple[str, list[str]]]:
+    """The fixes of every finding `why`, `check` and `attrs` raise on scenario `name`, in `lang`."""
+    return [(f.slug, list(f.words(lang).remediation)) for f in scenario_findings(name)]
 
 
 def scenario_paste_fixes(name: str, lang: str) -> list[tuple[str, list[str], list[str]]]:
-    """`scenario_fixes` of the swept entries, each with the nodes its node steps run on."""
-    scenario = SCENARIOS[name]
-    snapshot = build_snapshot(scenario.build("v1"))
-    namespace = scenario.pending_pod[0]
-    reports = [
-        why(snapshot, WhyRequest((), namespace)),
-        run_check(snapshot, CheckRequest(namespace, "npu-rdma")),
-        attrs(snapshot, AttrsRequest(namespace, "npu-rdma")),
-    ]
+    """`scenario_fixes`, each with the nodes its node steps run on."""
     return [
         (f.slug, list(f.words(lang).remediation), fix_nodes(f.values))
-        for report in reports
-        for f in report.findings
+        for f in scenario_findings(name)
         if f.slug in SWEPT
     ]
 

@@ -14,14 +14,10 @@ from typing import Any
 
 import pytest
 
-from kubectl_rbln.app.attrs import AttrsRequest, attrs
-from kubectl_rbln.app.check import CheckRequest, run_check
-from kubectl_rbln.app.why import WhyRequest, why
 from kubectl_rbln.catalog import CatalogEntry, load_catalog, render_entry
 from kubectl_rbln.catalog.fix import Fix, build_fix
-from kubectl_rbln.dra.normalize import build_snapshot
 from testing.synthetic.scenarios import SCENARIOS
-from tests.diagnose.fix_walk import LANGS
+from tests.diagnose.fix_walk import LANGS, scenario_findings
 
 SWEPT = tuple(sorted(load_catalog()))  # every entry
 PLACEHOLDER = re.compile(r"<[a-z][\w.-]*>|(?<!\{)\{[a-z_]+\}(?!\})")
@@ -99,14 +95,6 @@ def test_every_when_combination_pastes(slug: str) -> None:
 @pytest.mark.parametrize("lang", LANGS)
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
 def test_every_scenario_fix_of_a_swept_entry_pastes(name: str, lang: str) -> None:
-    scenario = SCENARIOS[name]
-    snapshot = build_snapshot(scenario.build("v1"))
-    namespace = scenario.pending_pod[0]
-    reports = [
-        why(snapshot, WhyRequest((), namespace)),
-        run_check(snapshot, CheckRequest(namespace, "npu-rdma")),
-        attrs(snapshot, AttrsRequest(namespace, "npu-rdma")),
-    ]
-    for finding in (f for report in reports for f in report.findings if f.slug in SWEPT):
+    for finding in (f for f in scenario_findings(name) if f.slug in SWEPT):
         problems = paste_problems(finding.fix(lang))
         assert not problems, f"{name}/{lang}/{finding.slug}/{finding.case}: {problems}"
