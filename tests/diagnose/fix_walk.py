@@ -179,17 +179,9 @@ def _unpreviewed(command: str, commands: list[str]) -> list[str]:
 
 def swept_catalog_fixes() -> Iterator[tuple[str, list[str], list[str]]]:
     """`catalog_fixes` of the swept entries, with the nodes their sample values name."""
-    for slug, entry in load_catalog().items():
-        if slug not in SWEPT:
-            continue
-        for case, _ in entry.all_words():
-            for lang in LANGS:
-                for truthy in condition_sets(entry):
-                    for direct in (False, True):
-                        values = sample_values(entry, truthy, direct)
-                        where = f"{slug}/{case}/{lang}/when={sorted(truthy)}/direct={direct}"
-                        lines = render_entry(entry, lang, values, case).remediation
-                        yield where, lines, fix_nodes(values)
+    for where, values, lines in _catalog_renders():
+        if where.split("/", 1)[0] in SWEPT:
+            yield where, lines, fix_nodes(values)
 
 
 def conditions_of(entry: CatalogEntry) -> set[str]:
@@ -230,6 +222,11 @@ def condition_sets(entry: CatalogEntry) -> list[set[str]]:
 
 def catalog_fixes() -> Iterator[tuple[str, list[str]]]:
     """Every catalog fix (each slug and case, both languages) under several sets of conditions."""
+    for where, _, lines in _catalog_renders():
+        yield where, lines
+
+
+def _catalog_renders() -> Iterator[tuple[str, dict[str, Any], list[str]]]:
     for slug, entry in load_catalog().items():
         for case, _ in entry.all_words():
             for lang in LANGS:
@@ -237,7 +234,7 @@ def catalog_fixes() -> Iterator[tuple[str, list[str]]]:
                     for direct in (False, True):
                         values = sample_values(entry, truthy, direct)
                         where = f"{slug}/{case}/{lang}/when={sorted(truthy)}/direct={direct}"
-                        yield where, render_entry(entry, lang, values, case).remediation
+                        yield where, values, render_entry(entry, lang, values, case).remediation
 
 
 def scenario_findings(name: str) -> list[Finding]:
