@@ -14,7 +14,6 @@ import click
 
 from kubectl_rbln.app.topo import NodeView
 from kubectl_rbln.catalog import load_sentences, sentence
-from kubectl_rbln.catalog.fill import COMMAND_WORDS, pasteable  # noqa: F401 (the fix tests read them here)
 from kubectl_rbln.render.columns import plain_table
 from kubectl_rbln.render.sanitize import clean_tree, strip_controls_keep_color
 from kubectl_rbln.render.topo_text import render_node

@@ -16,13 +16,13 @@ from kubectl_rbln.app.suggest_rct import SuggestRequest, suggest_rct
 from kubectl_rbln.app.why import WhyRequest, why
 from kubectl_rbln.catalog import CatalogEntry, alternative_prefix, load_catalog, render_entry, sentence
 from kubectl_rbln.catalog.commands import CHANGE, NODE, pieces
-from kubectl_rbln.catalog.fill import is_command
+from kubectl_rbln.catalog.fill import COMMAND_WORDS, is_command, pasteable
 from kubectl_rbln.catalog.fix import build_fix
 from kubectl_rbln.diagnose.findings import Finding, fix_nodes
 from kubectl_rbln.dra.normalize import build_snapshot
 from kubectl_rbln.render.attrs_table import render_attrs
 from kubectl_rbln.render.suggest_text import render_suggest_explanation
-from kubectl_rbln.render.why_table import COMMAND_WORDS, FIX_INDENT, pasteable
+from kubectl_rbln.render.why_table import FIX_INDENT
 from testing.synthetic.scenarios import SCENARIOS
 
 LANGS = ("en", "ko")

@@ -25,7 +25,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from kubectl_rbln.render.why_table import COMMAND_WORDS
+from kubectl_rbln.catalog.fill import COMMAND_WORDS
 
 HANGUL = re.compile(r"[\uac00-\ud7a3\u3131-\u318e]+")
 EDGE = "()[]{},.;:\"'`…!?<>|#→*"

@@ -22,8 +22,7 @@ from korean_kit import VALUES, outputs
 from korean_prose import corpus, english_words
 
 from kubectl_rbln.catalog import sentence
-from kubectl_rbln.catalog.fill import fill
-from kubectl_rbln.render.why_table import COMMAND_WORDS
+from kubectl_rbln.catalog.fill import COMMAND_WORDS, fill
 from kubectl_rbln.text import cut_width, display_width, wrap_width
 from testing.synthetic.scenarios import SCENARIOS
 
