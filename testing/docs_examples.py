@@ -2,13 +2,14 @@
 
 A docs example is a fenced block whose first line is `$ kubectl rbln COMMAND -f BUNDLE.json ARGS`
 (or `$ kubectl rbln why --example ARGS`), where COMMAND is registered in SHAPES and BUNDLE is a
-scenario of testing/synthetic/scenarios.py or a file of the repository's examples/ folder
+scenario of testing/synthetic/scenarios.py, a hand-made bundle of testing/docs_bundles.py (a scenario
+plus the change its page names) or a file of the repository's examples/ folder
 (`examples/pending-decode.json`, the bundled example). Its text is the tool's own output for that
 bundle, run in-process through the CLI, shaped the way the pages show it (SHAPES, one per command):
 
 - why: the verdict and each finding's header whole, the summary as one line cut at 100 columns
   (`…`), evidence lines and the NODES table cut the same way, fix lines whole (they are pasted), the
-  rest (drawing, events) left out (`...`);
+  rest (drawing, events) left out (`...`); a bundle of docs_bundles.ONLY shows its one finding;
 - check, attrs: their first sections (heading, table, summary), then `...`;
 - topo, suggest-rct: the whole output.
 
@@ -32,9 +33,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from kubectl_rbln.catalog import load_sentences
 from kubectl_rbln.text import cut_width
 from testing import docs_pod_devices
 from testing.docs_blocks import drift_of, fenced_commands, rewrite
+from testing.docs_bundles import BUNDLES, ONLY
 from testing.synthetic.builder import write_bundle
 from testing.synthetic.scenarios import SCENARIOS
 
@@ -46,7 +49,21 @@ COMMAND = re.compile(
     r"(?:-f (?P<bundle>[\w./-]+)\.json|(?P<example>--example))(?P<rest>.*)$"
 )
 FINDING = re.compile(r"^[✗!i] \S+\s+\S")  # `✗ error   slug  Title` (the severity word in either language)
-EVIDENCE = re.compile(r"^    [\w.-]+: ")  # evidence keys are the JSON keys, in every language
+
+
+def _labels() -> re.Pattern[str]:
+    """A finding's labelled line (evidence, `fix:`, `docs:`), so its summary ends there: a JSON key, or
+    the catalog's label for it in either language (`스케줄러 오류`, `claims unallocated`, `{name} (not
+    found)`)."""
+    texts = load_sentences()
+    labels = {text for key, value in texts.items() if key.startswith("evidence-") for text in value.values()}
+    labels |= {text.rstrip(":") for key in ("label-fix", "label-docs") for text in texts[key].values()}
+    spelled = (r"\S+".join(map(re.escape, re.split(r"\{\w+\}", label))) for label in labels)
+    return re.compile(r"^    (?:[\w.-]+|" + "|".join(sorted(spelled, key=len, reverse=True)) + r"):(?: |$)")
+
+
+EVIDENCE = _labels()
+DOCS = re.compile(r"^    \S+: docs/")  # a finding's last line: `docs:` / `문서:` and its page
 FIX = re.compile(r"^    \S+: (kubectl|sudo|#|ls|lspci) ")  # `fix:` / `해결:` and its first command
 
 
@@ -55,7 +72,7 @@ class Example:
     page: Path
     start: int  # index of the `$ kubectl rbln ...` line
     end: int  # index of the closing fence
-    scenario: str  # a scenario name, or a path under the repository (examples/pending-decode.json)
+    scenario: str  # a scenario or docs_bundles name, or a repository path (examples/pending-decode.json)
     args: list[str]
     command: str = "why"
     stream: str = "both"  # both | stdout (`2>/dev/null`) | stderr (`> FILE`)
@@ -67,11 +84,11 @@ def _cut(line: str) -> str:
 
 
 def _bundle(match: re.Match[str], repo: Path) -> str | None:
-    """The scenario or repository file the block reads; None when it is neither (hand-built)."""
+    """The scenario, hand-made bundle or repository file the block reads; None when it is none."""
     if match.group("example"):
         return "--example"
     bundle = match.group("bundle")
-    if bundle in SCENARIOS:
+    if bundle in SCENARIOS or bundle in BUNDLES:
         return bundle
     path = f"{bundle}.json"
     return path if path.startswith("examples/") and (repo / path).is_file() else None
@@ -87,7 +104,8 @@ def _stream(words: list[str]) -> tuple[list[str], str]:
 
 
 def examples(repo: Path = REPO) -> list[Example]:
-    """Every example block of a registered command whose bundle is a scenario or a repository file."""
+    """Every example block of a registered command whose bundle is a scenario, a hand-made bundle
+    (docs_bundles.py) or a repository file."""
     found = []
     for page, start, end, match in fenced_commands(repo, PAGES, COMMAND):
         bundle = _bundle(match, repo)
@@ -136,6 +154,15 @@ def _shape_why(output: str) -> list[str]:
     return out
 
 
+def _only(lines: list[str], slug: str) -> list[str]:
+    """Shaped `why` lines cut to the verdict and the one finding of `slug`, the rest `...`."""
+    verdict = lines[: lines.index("")] if "" in lines else lines
+    start = next(i for i, line in enumerate(lines) if FINDING.match(line) and line.split()[2] == slug)
+    end = next(i for i in range(start, len(lines)) if DOCS.match(lines[i])) + 1  # its `docs:` line
+    before = [*verdict, "..."] if start > len(verdict) + 1 else [*verdict, ""]
+    return [*before, *lines[start:end], *(["..."] if end < len(lines) else [])]
+
+
 def _whole(output: str) -> list[str]:
     """The output as it is, without its trailing blank lines."""
     return output.rstrip("\n").split("\n")
@@ -179,10 +206,13 @@ def render(example: Example, workdir: Path, repo: Path = REPO) -> list[str]:
 
     from kubectl_rbln.cli.group import cli
 
-    if example.scenario in SCENARIOS:
+    if example.scenario in SCENARIOS or example.scenario in BUNDLES:
         folder, path = workdir, f"{example.scenario}.json"
         if not (workdir / path).exists():
-            write_bundle(str(workdir / path), SCENARIOS[example.scenario].build("v1"))
+            name = example.scenario
+            write_bundle(
+                str(workdir / path), SCENARIOS[name].build("v1") if name in SCENARIOS else BUNDLES[name]()
+            )
     else:
         folder, path = repo, example.scenario
     source = ["--example"] if path == "--example" else ["-f", path]
@@ -191,7 +221,9 @@ def render(example: Example, workdir: Path, repo: Path = REPO) -> list[str]:
             cli, [example.command, *source, "--no-color", *example.args], prog_name="kubectl rbln"
         )
     output = {"both": result.output, "stdout": result.stdout, "stderr": result.stderr}[example.stream]
-    return SHAPES[example.command](output)
+    lines = SHAPES[example.command](output)
+    slug = ONLY.get(example.scenario)
+    return _only(lines, slug) if slug and example.command == "why" else lines
 
 
 def drift(repo: Path = REPO) -> dict[Path, list[str]]:

@@ -1,10 +1,11 @@
 """The `pod-devices` examples in the docs, regenerated from testing/pod_devices_cases.py's bundle.
 
 An example is a fenced block that starts with `$ kubectl rbln pod-devices -f pod-devices-cases.json
-...`. Its text is the tool's own output for that bundle (in-process, the CLI's own code), shaped as
-the pages show it: the table whole, each finding's header whole, its summary as one line cut at 100
-columns (`…`), evidence cut the same way, fix lines whole (they are pasted). `testing.docs_examples`
-checks and rewrites these blocks together with the `why` ones.
+...` (or `-f NAME.json`, NAME a hand-made bundle of testing/docs_bundles.py). Its text is the tool's
+own output for that bundle (in-process, the CLI's own code), shaped as the pages show it: the table
+whole, each finding's header whole, its summary as one line cut at 100 columns (`…`), evidence cut
+the same way, fix lines whole (they are pasted). `testing.docs_examples` checks and rewrites these
+blocks together with the `why` ones.
 """
 
 from __future__ import annotations
@@ -16,13 +17,14 @@ from pathlib import Path
 
 from kubectl_rbln.text import cut_width
 from testing.docs_blocks import drift_of, fenced_commands, rewrite
+from testing.docs_bundles import BUNDLES
 from testing.pod_devices_cases import build_cases
 from testing.synthetic.builder import write_bundle
 
 REPO = Path(__file__).resolve().parents[1]
 PAGES = ("docs/findings", "docs/ko/findings", "docs/commands", "docs/ko/commands")
 BUNDLE = "pod-devices-cases"
-COMMAND = re.compile(rf"^\$ kubectl rbln pod-devices -f {BUNDLE}\.json (?P<rest>.*)$")
+COMMAND = re.compile(r"^\$ kubectl rbln pod-devices -f (?P<bundle>[\w.-]+)\.json (?P<rest>.*)$")
 FINDING = re.compile(r"^  [✗!i] \S+\s+\S")
 FIX = re.compile(r"^      \S+: (kubectl|sudo|#|ls) ")
 WIDTH = 100
@@ -34,12 +36,14 @@ class Example:
     start: int
     end: int
     args: list[str]
+    bundle: str = BUNDLE  # pod-devices-cases, or a name of docs_bundles.BUNDLES
 
 
 def examples(repo: Path = REPO) -> list[Example]:
     return [
-        Example(page, start, end, shlex.split(match.group("rest")))
+        Example(page, start, end, shlex.split(match.group("rest")), match.group("bundle"))
         for page, start, end, match in fenced_commands(repo, PAGES, COMMAND)
+        if match.group("bundle") == BUNDLE or match.group("bundle") in BUNDLES
     ]
 
 
@@ -79,9 +83,9 @@ def render(example: Example, workdir: Path) -> list[str]:
 
     from kubectl_rbln.cli.group import cli
 
-    bundle = workdir / f"{BUNDLE}.json"
+    bundle = workdir / f"{example.bundle}.json"
     if not bundle.exists():
-        write_bundle(bundle, build_cases()[0])
+        write_bundle(bundle, build_cases()[0] if example.bundle == BUNDLE else BUNDLES[example.bundle]())
     result = CliRunner().invoke(
         cli, ["pod-devices", "-f", str(bundle), "--no-color", *example.args], prog_name="kubectl rbln"
     )
