@@ -75,3 +75,17 @@ def rewrite(blocks: Sequence[B], render: Callable[[B, Path], list[str]]) -> list
                 page.write_text("\n".join(lines), encoding="utf-8")
                 changed.append(page)
     return changed
+
+
+FIX_LABEL = re.compile(r"^(?P<indent> +)(?:fix|해결):$")  # `fix:` on its own line, its blocks deeper
+
+
+def in_fix_block(line: str, label_indent: int | None) -> int | None:
+    """The fix label's indent while `line` is in a fix block (the label, a deeper line, a blank line
+    between its blocks), else None: those lines are commands to paste and are never cut."""
+    label = FIX_LABEL.match(line)
+    if label:
+        return len(label.group("indent"))
+    if label_indent is not None and (not line.strip() or len(line) - len(line.lstrip(" ")) > label_indent):
+        return label_indent
+    return None

@@ -36,7 +36,7 @@ from pathlib import Path
 from kubectl_rbln.catalog import load_sentences
 from kubectl_rbln.text import cut_width
 from testing import docs_pod_devices
-from testing.docs_blocks import drift_of, fenced_commands, rewrite
+from testing.docs_blocks import drift_of, fenced_commands, in_fix_block, rewrite
 from testing.docs_bundles import BUNDLES, ONLY
 from testing.synthetic.builder import write_bundle
 from testing.synthetic.scenarios import SCENARIOS
@@ -64,7 +64,6 @@ def _labels() -> re.Pattern[str]:
 
 EVIDENCE = _labels()
 DOCS = re.compile(r"^    \S+: docs/")  # a finding's last line: `docs:` / `문서:` and its page
-FIX = re.compile(r"^    \S+: (kubectl|sudo|#|ls|lspci) ")  # `fix:` / `해결:` and its first command
 
 
 @dataclass(frozen=True)
@@ -123,10 +122,12 @@ def _shape_why(output: str) -> list[str]:
     out: list[str] = []
     lines = output.rstrip("\n").split("\n")
     seen_finding = in_table = False
+    fix_indent: int | None = None
     i = 0
     while i < len(lines):
         line = lines[i]
         if FINDING.match(line):
+            fix_indent = None
             seen_finding = True
             out.append(line)
             summary = []
@@ -146,8 +147,8 @@ def _shape_why(output: str) -> list[str]:
                 out.append("...")
                 return out
             in_table = True
-        in_fix = line.startswith(" " * 9) or bool(FIX.match(line))
-        out.append(line if not seen_finding or in_fix else _cut(line))  # commands stay whole: pasted
+        fix_indent = in_fix_block(line, fix_indent)
+        out.append(line if not seen_finding or fix_indent is not None else _cut(line))  # pasted: whole
         i += 1
     while out and out[-1] == "":
         out.pop()

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kubectl_rbln.text import cut_width
-from testing.docs_blocks import drift_of, fenced_commands, rewrite
+from testing.docs_blocks import drift_of, fenced_commands, in_fix_block, rewrite
 from testing.docs_bundles import BUNDLES
 from testing.pod_devices_cases import build_cases
 from testing.synthetic.builder import write_bundle
@@ -26,7 +26,6 @@ PAGES = ("docs/findings", "docs/ko/findings", "docs/commands", "docs/ko/commands
 BUNDLE = "pod-devices-cases"
 COMMAND = re.compile(r"^\$ kubectl rbln pod-devices -f (?P<bundle>[\w.-]+)\.json (?P<rest>.*)$")
 FINDING = re.compile(r"^  [✗!i] \S+\s+\S")
-FIX = re.compile(r"^      \S+: (kubectl|sudo|#|ls) ")
 WIDTH = 100
 
 
@@ -52,11 +51,11 @@ def shape(output: str) -> list[str]:
     out: list[str] = []
     lines = output.rstrip("\n").split("\n")
     i = 0
-    in_fix = False
+    fix_indent: int | None = None
     while i < len(lines):
         line = lines[i]
         if FINDING.match(line):
-            in_fix = False
+            fix_indent = None
             out.append(line)
             i += 1
             if re.match(r"^  \S \S+\s+\S+$", line) and i < len(lines):  # a long title under the slug
@@ -69,11 +68,8 @@ def shape(output: str) -> list[str]:
             if summary:
                 out.append(cut_width("      " + " ".join(summary), WIDTH))
             continue
-        if FIX.match(line):
-            in_fix = True
-        elif not line.startswith(" " * 11):
-            in_fix = False
-        out.append(line if in_fix else cut_width(line, WIDTH))
+        fix_indent = in_fix_block(line, fix_indent)
+        out.append(line if fix_indent is not None else cut_width(line, WIDTH))
         i += 1
     return out
 
