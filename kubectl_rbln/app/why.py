@@ -16,6 +16,7 @@ from kubectl_rbln.catalog import Phrase, Said, say, sentence
 from kubectl_rbln.diagnose.context import find_pods, is_device_pod
 from kubectl_rbln.diagnose.features import allocator_features, choose_features
 from kubectl_rbln.diagnose.findings import SCHEMA_VERSION, Finding, exit_code_for
+from kubectl_rbln.diagnose.rules.layers import source_findings
 from kubectl_rbln.diagnose.why import PodDiagnosis, WhyOptions, diagnose_pod
 from kubectl_rbln.dra.model import Pod, ResourceClaimTemplate, Snapshot
 from kubectl_rbln.errors import NotFoundError
@@ -42,10 +43,13 @@ class WhyReport:
     with_rct: ResourceClaimTemplate | None = None
     options: WhyOptions = field(default_factory=WhyOptions)
     hint: str = ""  # an empty namespace: where the device Pods are (stderr, and the document's message)
+    # no Pod diagnosed, and the read itself is incomplete (a list with nothing where something must be):
+    # said instead of "no Pending or crashing device Pod", which would read as an all-clear
+    read_findings: list[Finding] = field(default_factory=list)
 
     @property
     def findings(self) -> list[Finding]:
-        return [f for d in self.diagnoses for f in d.findings]
+        return [f for d in self.diagnoses for f in d.findings] + self.read_findings
 
     def exit_code(self, fail_on: str) -> int:
         """1 for a Pod stuck at a stage of its life whatever the severity of what says why (a wait at
@@ -63,7 +67,9 @@ class WhyReport:
             "assumptions": self.assumptions,
             "pods": [d.to_dict(lang) for d in self.diagnoses],
         }
-        if not self.diagnoses:
+        if self.read_findings:
+            document["findings"] = [f.to_dict(lang) for f in self.read_findings]
+        elif not self.diagnoses:
             empty = (
                 Phrase("why-empty-any")
                 if self.namespace is None
@@ -185,6 +191,7 @@ def why(snapshot: Snapshot, request: WhyRequest) -> WhyReport:
     diagnoses = [diagnose_pod(snapshot, pod, options) for pod in pods]
     Remedies(snapshot, options.features).attach(f for d in diagnoses for f in d.findings)
     hint = "" if request.pods else empty_scope_hint(snapshot, request.namespace)
+    unread = source_findings(snapshot) if not diagnoses else []
     return WhyReport(
-        snapshot.source, request.namespace, assumptions, diagnoses, request.with_rct, options, hint
+        snapshot.source, request.namespace, assumptions, diagnoses, request.with_rct, options, hint, unread
     )

@@ -32,13 +32,14 @@ def attrs(opts: Options, rct: str, rct_file: str | None) -> int:
     from kubectl_rbln.app.attrs import AttrsRequest  # noqa: PLC0415 - heavy imports only when running
     from kubectl_rbln.app.attrs import attrs as run_attrs  # noqa: PLC0415
     from kubectl_rbln.cli.rct_file import load_rct_file  # noqa: PLC0415
+    from kubectl_rbln.cluster.read_gaps import NEEDS_DEVICES, degraded_exit  # noqa: PLC0415
     from kubectl_rbln.cluster.source import default_namespace, load_snapshot  # noqa: PLC0415
     from kubectl_rbln.diagnose.findings import exit_code_for  # noqa: PLC0415
     from kubectl_rbln.render.attrs_table import render_attrs  # noqa: PLC0415
     from kubectl_rbln.render.output import emit  # noqa: PLC0415
 
     from_file = load_rct_file(rct_file) if rct_file else None
-    snapshot, collected = load_snapshot(replace(opts.source, kinds=ATTRS_KINDS))
+    snapshot, collected = load_snapshot(replace(opts.source, kinds=ATTRS_KINDS), needs=NEEDS_DEVICES)
     named = click.get_current_context().get_parameter_source("rct") is not ParameterSource.DEFAULT
     namespace = default_namespace(opts.source, collected, snapshot, _warn)
     request = AttrsRequest(namespace, rct, from_file, rct_named=named)
@@ -50,7 +51,7 @@ def attrs(opts: Options, rct: str, rct_file: str | None) -> int:
         lang=opts.lang,
         text=lambda: render_attrs(report, lang=opts.lang, color=opts.color, wide=opts.output == "wide"),
     )
-    return exit_code_for(report.findings, opts.fail_on)
+    return degraded_exit(snapshot, exit_code_for(report.findings, opts.fail_on))
 
 
 def _warn(line: str) -> None:

@@ -68,11 +68,12 @@ def run_pod_devices(
     from kubectl_rbln.app.pod_devices import PodDevicesRequest, pod_devices, probe_targets  # noqa: PLC0415
     from kubectl_rbln.catalog import sentence  # noqa: PLC0415
     from kubectl_rbln.cluster.exec_probe import ExecProbeRunner, from_captures  # noqa: PLC0415
+    from kubectl_rbln.cluster.read_gaps import degraded_exit  # noqa: PLC0415
     from kubectl_rbln.cluster.source import load_snapshot, namespace_scope  # noqa: PLC0415
     from kubectl_rbln.render.output import emit  # noqa: PLC0415
     from kubectl_rbln.render.pod_devices_table import render_report  # noqa: PLC0415
 
-    snapshot, collected = load_snapshot(opts.source)
+    snapshot, collected = load_snapshot(opts.source, needs=("Pod",))
     scope = namespace_scope(opts.source, collected, snapshot)
     if scope.note:
         click.echo(f"note: {scope.note}", err=True)
@@ -98,7 +99,7 @@ def run_pod_devices(
             report.to_document(opts.lang), color=color, wide=opts.output == "wide", lang=opts.lang
         ),
     )
-    return report.exit_code(opts.fail_on)
+    return degraded_exit(snapshot, report.exit_code(opts.fail_on))
 
 
 class Progress:

@@ -75,12 +75,13 @@ def suggest_rct(
         return _print_recipe(recipe, rct, opts.namespace, api_version)
     from kubectl_rbln.app.suggest_rct import SuggestRequest, suggest_rct  # noqa: PLC0415 - heavy imports
     from kubectl_rbln.app.why import select_pods  # noqa: PLC0415
+    from kubectl_rbln.cluster.read_gaps import NEEDS_DEVICES, degraded_exit  # noqa: PLC0415
     from kubectl_rbln.cluster.source import default_namespace, load_snapshot  # noqa: PLC0415
     from kubectl_rbln.render.output import emit  # noqa: PLC0415
     from kubectl_rbln.render.suggest_text import render_suggest_explanation, render_suggest_yaml  # noqa: PLC0415
 
     values = _load_values(values_file) if values_file else None
-    snapshot, collected = load_snapshot(opts.source)
+    snapshot, collected = load_snapshot(opts.source, needs=NEEDS_DEVICES)
     namespace = default_namespace(opts.source, collected, snapshot, _warn)
     target = select_pods(snapshot, [pod], namespace)[0] if pod else None
     request = SuggestRequest(
@@ -97,7 +98,7 @@ def suggest_rct(
     report = suggest_rct(snapshot, request)
     click.echo(render_suggest_explanation(report, opts.lang), err=True, nl=False)
     emit(report, output="table", jq_expr=None, lang=opts.lang, text=lambda: render_suggest_yaml(report))
-    return report.exit_code
+    return degraded_exit(snapshot, report.exit_code)
 
 
 def _print_recipe(recipe: str | None, rct: str, namespace: str | None, api_version: str) -> int:

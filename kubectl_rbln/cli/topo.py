@@ -70,7 +70,7 @@ def topo(
         raise click.UsageError("--jq filters JSON; it cannot be used with -o svg")
     opts.output = "json" if jq_filter and fmt in ("table", "wide") else fmt
     opts.jq = jq_filter
-    run_topo(
+    return run_topo(
         opts,
         list(nodes),
         selector=selector,
@@ -79,7 +79,6 @@ def topo(
         k8s_version=k8s_version,
         feature_gates=feature_gates,
     )
-    return 0
 
 
 def run_topo(
@@ -91,16 +90,18 @@ def run_topo(
     rct_file: str | None = None,
     k8s_version: str | None = None,
     feature_gates: str | None = None,
-) -> None:
-    """Read once (and the --rct-file), lay the nodes out (app.topo), print in the chosen format."""
+) -> int:
+    """Read once (and the --rct-file), lay the nodes out (app.topo), print in the chosen format; the exit
+    code is 0 but for a read that came back incomplete (cluster/read_gaps.py)."""
     from kubectl_rbln.app.topo import TopoRequest, topo  # noqa: PLC0415
     from kubectl_rbln.cli.rct_file import load_rct_file  # noqa: PLC0415
+    from kubectl_rbln.cluster.read_gaps import NEEDS_DEVICES, degraded_exit  # noqa: PLC0415
     from kubectl_rbln.cluster.source import default_namespace, load_snapshot  # noqa: PLC0415
     from kubectl_rbln.render.output import emit  # noqa: PLC0415
 
     template = load_rct_file(rct_file, "--rct-file") if rct_file else None
     requirements = label_selector(selector)
-    snapshot, collected = load_snapshot(opts.source)
+    snapshot, collected = load_snapshot(opts.source, needs=NEEDS_DEVICES)
     request = TopoRequest(
         namespace=default_namespace(opts.source, collected, snapshot, _warn),
         nodes=names,
@@ -124,6 +125,7 @@ def run_topo(
         return render_topology(report.topology, color=opts.color, wide=opts.output == "wide", lang=opts.lang)
 
     emit(report, output=opts.output, jq_expr=opts.jq, lang=opts.lang, text=text)
+    return degraded_exit(snapshot, 0)
 
 
 def _warn(line: str) -> None:

@@ -118,6 +118,31 @@ def parse_documents(text: str, name: str) -> list[Any]:
         raise InputError(f"{name}: YAML nests too deeply") from None
 
 
+def documents_of(text: str, name: str) -> list[Any]:
+    """The documents of one input. One with none (0 bytes, only comments or `---`) is an input error:
+    it is what `kubectl get ... > FILE` leaves after a failed call, and read as a cluster it would
+    be one with nothing wrong."""
+    documents = parse_documents(text, name)
+    if not documents:
+        raise InputError(f"{name}: {_nothing_in(text, name)}: no Kubernetes object to read")
+    return documents
+
+
+def _nothing_in(text: str, name: str) -> str:
+    if not text:
+        return "nothing on stdin" if name == "<stdin>" else "the file is empty (0 bytes)"
+    if not text.strip():
+        return "only blank lines"
+    return "only comments or empty YAML documents"
+
+
+def no_objects(names: list[str]) -> InputError:
+    """Every input read and not one object in them: empty lists (`"items": []`) only."""
+    if len(names) == 1:
+        return InputError(f"{names[0]}: an empty list (no item): no Kubernetes object to read")
+    return InputError(f"{', '.join(names)}: empty lists (no item in any): no Kubernetes object to read")
+
+
 def flatten(doc: Any, name: str) -> Iterator[dict[str, Any]]:
     """Objects out of a List, a typed XxxList (items may lack kind), or a single object."""
     if isinstance(doc, list):
@@ -145,13 +170,21 @@ def flatten(doc: Any, name: str) -> Iterator[dict[str, Any]]:
 
 def iter_objects(paths: Iterable[str]) -> Iterator[dict[str, Any]]:
     """Every object of every input, in the order given, one at a time: a consumer that normalizes and
-    drops each object keeps only one parsed file in memory, not the file and all its objects."""
+    drops each object keeps only one parsed file in memory, not the file and all its objects. Inputs
+    that hold no object at all are an input error (`documents_of`, `no_objects`)."""
+    names: list[str] = []
+    found = 0
     for path in expand_paths(paths):
         name = "<stdin>" if path == "-" else os.fspath(path)
-        documents = parse_documents(read_text(path), name)
+        names.append(name)
+        documents = documents_of(read_text(path), name)
         documents.reverse()
         while documents:  # pop: a document done with is not referenced from here any more
-            yield from flatten(documents.pop(), name)
+            for obj in flatten(documents.pop(), name):
+                found += 1
+                yield obj
+    if not found:
+        raise no_objects(names)
 
 
 def load_objects(paths: Iterable[str]) -> list[dict[str, Any]]:

@@ -129,3 +129,50 @@ def stage_lists(scope: str | None) -> list[ListSpec]:
             )
         )
     return lists
+
+
+def _list_kinds() -> dict[str, str]:
+    """Resource plural -> the kind of its items, for every list a live read asks for."""
+    specs = [*CORE_LISTS, *DRA_LISTS, TAINT_RULES, *SCOPE_LISTS, LEASES]
+    kinds = {spec.resource: spec.kind for spec in specs}
+    kinds["daemonsets"] = "DaemonSet"
+    return kinds
+
+
+LIST_KINDS = _list_kinds()
+
+
+def list_answer_problem(path: str, page: Any) -> str | None:
+    """What is wrong with a 200 answer to a list (a Status, another kind, `items` not a list), or None.
+    Why: read as a list, such an answer has no items, and no items reads as nothing wrong."""
+    resource = path.rstrip("/").rsplit("/", 1)[-1]
+    item_kind = LIST_KINDS.get(resource)
+    wanted = f"{item_kind}List" if item_kind else "list"
+    if not isinstance(page, dict):
+        return f"the server answered a JSON {_json_type(page)}, not a {wanted}"
+    kind = page.get("kind")
+    if kind == "Status":
+        said = page.get("message")
+        detail = f" ({said})" if isinstance(said, str) and said else ""
+        return f"the server answered 200 with a Status{detail}, not a {wanted}"
+    if not isinstance(kind, str) or not kind.endswith("List") or (item_kind and kind not in (wanted, "List")):
+        found = f"a {kind}" if isinstance(kind, str) and kind else "an object without kind"
+        return f"the server answered {found}, not a {wanted}"
+    items = page.get("items")
+    if items is not None and not isinstance(items, list):
+        return f"the server answered a {kind} whose items are a JSON {_json_type(items)}, not an array"
+    return None
+
+
+def _json_type(value: Any) -> str:
+    if isinstance(value, dict):
+        return "object"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, bool):
+        return "boolean"
+    if value is None:
+        return "null"
+    return "number"

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kubectl_rbln.cluster.kubeconfig import KubeContext, bearer_token, load_configuration, new_api_client
+from kubectl_rbln.cluster.lists import list_answer_problem
 from kubectl_rbln.errors import ClusterError
 
 PAGE_SIZE = 500
@@ -50,6 +51,11 @@ class ApiRefusal(ClusterError):
         self.status = status
         self.verb = verb
         self.resource = resource
+
+
+class WrongAnswer(ApiRefusal):
+    """A 200 whose body is not the list asked for (a Status, another kind): read as a list it would have
+    no items, an all-clear. The caller degrades that list, as on a 403 (cluster/lists.py)."""
 
 
 class ListExpired(ClusterError):
@@ -229,9 +235,10 @@ class LiveClient:
         if decoder is None:
             return self._json(path, body)
         try:
-            return decoder.decode(body)
+            page = decoder.decode(body)
         except Exception:  # noqa: BLE001 - msgspec's Decode/ValidationError: json says what is wrong
             return self._json(path, body)
+        return page if page.get("kind") != "Status" else self._json(path, body)  # its message, whole
 
     def _take(
         self,
@@ -241,8 +248,10 @@ class LiveClient:
         items: builtins.list[Any],
     ) -> Any:
         """A decoded page's items into `items` (through `keep`); returns its continue token."""
-        if not isinstance(page, dict):
-            raise ClusterError(f"{' '.join(describe_resource(path))}: the answer is not a list")
+        wrong = list_answer_problem(path, page)
+        if wrong is not None:
+            verb, resource = describe_resource(path)
+            raise WrongAnswer(200, verb, resource, _short(self._scrub(f"{verb} {resource}: {wrong}")))
         kind = str(page.get("kind", ""))
         item_kind = kind[: -len("List")] if kind.endswith("List") else ""
         api_version = page.get("apiVersion", "")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import gc
 import sys
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -21,7 +21,7 @@ from email.utils import parsedate_to_datetime
 from typing import Any
 
 from kubectl_rbln import progress
-from kubectl_rbln.cluster.files import expand_paths, load_objects
+from kubectl_rbln.cluster.files import expand_paths, load_objects, no_objects
 from kubectl_rbln.cluster.kubeconfig import KubeContext, resolve_context
 from kubectl_rbln.cluster.lists import (
     CORE_LISTS,
@@ -33,8 +33,9 @@ from kubectl_rbln.cluster.lists import (
     list_path,
     stage_lists,
 )
-from kubectl_rbln.cluster.live import ApiRefusal, LiveClient
+from kubectl_rbln.cluster.live import ApiRefusal, LiveClient, WrongAnswer
 from kubectl_rbln.cluster.options import SourceOptions
+from kubectl_rbln.cluster.read_gaps import NEEDS_PODS, read_gaps
 from kubectl_rbln.cluster.wire_read import iter_checked
 from kubectl_rbln.domain import DEVICE_RESOURCE_PREFIXES, KUBELET_PLUGINS
 from kubectl_rbln.dra.fields import _d, _i, _l
@@ -503,6 +504,8 @@ def _kept(spec: ListSpec, keep: Keep | None, read: set[tuple[str, str]]) -> Keep
 
 
 def _code(refusal: ApiRefusal) -> str:
+    if isinstance(refusal, WrongAnswer):
+        return "missing"  # answered, but not with the list: as if the cluster held none (an error)
     return {403: "forbidden", 404: "not-served"}.get(refusal.status, "error")
 
 
@@ -595,9 +598,11 @@ def read_inputs(paths: Sequence[str], label: str) -> Snapshot:
     inputs from different clusters (another dump's ClusterInfo, or no Node in common) are an error."""
     builder = SnapshotBuilder(label)
     inputs: list[_Input] = []
+    found = 0
     for path in expand_paths(paths):
         seen = _Input("<stdin>" if path == "-" else path)
         for obj, checked in iter_checked(path, _file_progress(seen.path)):
+            found += 1
             kind = obj.get("kind")
             raw_meta = obj.get("metadata")
             meta: dict[str, Any] = raw_meta if isinstance(raw_meta, dict) else {}
@@ -607,6 +612,8 @@ def read_inputs(paths: Sequence[str], label: str) -> Snapshot:
                 seen.nodes = (seen.nodes or set()) | {str(meta.get("name", ""))}
             builder.add(obj, checked)
         inputs.append(seen)
+    if not found:
+        raise no_objects([i.path for i in inputs])
     _same_cluster(inputs)
     return builder.finish()
 
@@ -644,14 +651,23 @@ def _stderr(line: str) -> None:
 
 
 def input_warnings(snapshot: Snapshot) -> list[str]:
-    """What reading `-f` inputs decided or could not read: malformed objects, duplicates kept."""
+    """What reading the inputs decided or could not read: malformed objects, lists that came back
+    with nothing where something must be (`source-degraded`), duplicates kept."""
     lines = [f"warning: malformed {p.message}" for p in snapshot.problems if p.code == "malformed"]
+    lines += [
+        f"warning: {p.message}: checked on partial data (source-degraded)"
+        for p in snapshot.problems
+        if p.code == "missing"
+    ]
     return lines + [f"note: {note}" for note in snapshot.notes]
 
 
-def load_snapshot(opts: SourceOptions, warn: Warn | None = _stderr) -> tuple[Snapshot, Collected]:
+def load_snapshot(
+    opts: SourceOptions, warn: Warn | None = _stderr, needs: Collection[str] = NEEDS_PODS
+) -> tuple[Snapshot, Collected]:
     """The Snapshot every command reads. Raw objects are normalized as they are read and dropped,
-    so `Collected.objects` stays empty here (`collect()` returns them, for `dump`)."""
+    so `Collected.objects` stays empty here (`collect()` returns them, for `dump`). The kinds in
+    `needs` that came back with nothing are `missing` problems (cluster/read_gaps.py)."""
     with _gc_paused():
         if opts.offline:
             namespace = None if opts.all_namespaces else opts.namespace
@@ -663,6 +679,9 @@ def load_snapshot(opts: SourceOptions, warn: Warn | None = _stderr) -> tuple[Sna
             collected = Collected(objects=[], namespace=collector.namespace, context=collector.ctx)
             snapshot = collector.collect_snapshot(f"context {collector.ctx.context}")
         progress.done()
+        live_scope = (collected.namespace,) if collected.namespace is not None else None
+        scope = snapshot.dump_namespaces if opts.offline else live_scope
+        snapshot.problems += read_gaps(snapshot, needs, live=not opts.offline, pod_scope=scope)
         if not gc.isenabled():  # a one-shot command: what was just built lives until the end
             gc.freeze()  # (not in `why --watch`, whose every round would otherwise stay for good)
     if warn is not None:

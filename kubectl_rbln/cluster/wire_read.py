@@ -20,7 +20,7 @@ from typing import Any, TypedDict
 
 import msgspec
 
-from kubectl_rbln.cluster.files import flatten, parse_documents, read_text
+from kubectl_rbln.cluster.files import documents_of, flatten, read_text
 from kubectl_rbln.dra.normalize_claims import claim_spec_of
 from kubectl_rbln.dra.normalize_pods import pod_parts_of
 from kubectl_rbln.dra.wire import WIRE_SHAPES, HeadWire
@@ -55,7 +55,7 @@ def iter_checked(path: str, progress: Any = None) -> Iterator[Checked]:
     data = None if path == "-" else _read_bytes(path)
     envelope = _envelope(data) if data is not None else None
     if data is None or envelope is None:  # the plain way: same objects, same errors
-        for document in parse_documents(read_text(path), name):
+        for document in documents_of(read_text(path), name):
             for obj in flatten(document, name):
                 yield obj, False
         return

@@ -33,6 +33,7 @@ from kubectl_rbln.diagnose.rules.layers import (
     nodes_lacking,
     requested_classes,
     slices_missing,
+    source_findings,
 )
 from kubectl_rbln.diagnose.rules.node_prep import device_plugin_mode, rds_label_finding
 from kubectl_rbln.diagnose.rules.scheduler import CONSUMABLE_CAPACITY, dropped_from_templates
@@ -251,6 +252,17 @@ def item_rds(snapshot: Snapshot, namespace: str | None, pods: list[Pod] | None =
     )
 
 
+def item_read(snapshot: Snapshot) -> CheckItem | None:
+    """A list that came back with nothing where something must be (cluster/read_gaps.py): the whole
+    checklist ran without it, so it is said first; None when every list was read."""
+    findings = source_findings(snapshot)
+    if not findings:
+        return None
+    kinds = ", ".join(dict.fromkeys(str(f.values["kind"]) for f in findings))
+    found = Phrase("check-n0-missing", {"kinds": kinds})
+    return CheckItem("N0", Phrase("check-n0-title"), Phrase("check-n0-expected"), found, findings)
+
+
 def item_device_plugin(snapshot: Snapshot) -> CheckItem:
     npu_slice_nodes = {s.node_name for s in snapshot.slices if s.driver == NPU_DRIVER and s.devices}
     both = []
@@ -324,7 +336,9 @@ def checklist_items(snapshot: Snapshot, namespace: str, rct: str, options: WhyOp
     The Pods' `why` runs before item 4 is built, which counts the claims each `why` resolved (a
     diagnosis changes a claim's spec, never which claim it is or whether it is allocated)."""
     pods = device_pods(snapshot, namespace)
+    read = item_read(snapshot)
     items = [
+        *([read] if read is not None else []),
         item_device_classes(snapshot, namespace, rct),
         item_slices(snapshot, namespace, rct),
         item_rct(snapshot, namespace, rct),

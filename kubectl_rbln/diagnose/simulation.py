@@ -350,6 +350,8 @@ def simulate_pod(ctx: PodView) -> SimulationFacts:
     pairs = claims_to_allocate(ctx)
     if not pairs or ctx.pod.node_name:
         return SimulationFacts()
+    if any(claim.spec.impossible for _, claim in pairs):  # a count or quantity the API server refuses:
+        return SimulationFacts()  # nothing to simulate (source-degraded, case malformed, says which)
     nodes = sorted(ctx.snapshot.nodes.values(), key=lambda n: n.name)
     results, memo = _run(ctx, nodes, [c for _, c in pairs], ctx.features)
     snapshot = ctx.snapshot

@@ -313,6 +313,10 @@ class _Allocation:
             if o == CANDIDATE and (admin or not self.is_allocated[pos]) and self._pool_usable(pos)
         ]
         if spec.allocation_mode == "ExactCount":
+            if spec.count < 1:  # an impossible count is read as 0 (dra/impossible.py), never as 1
+                raise AllocatorError(
+                    f"claim {claim.key}, request {name}: the count is not a positive integer"
+                )
             alt.count = spec.count
         elif spec.allocation_mode == "All":
             alt.all_devices = []

@@ -188,6 +188,9 @@ class ClaimSpec:
     requests: list[Request]
     constraints: list[Constraint]
     config: list[dict[str, Any]] = field(default_factory=list)
+    # what the API server never stores ("devices.requests[0].exactly.count is 1.5, not a positive
+    # integer"): a `malformed` problem of the claim or RCT, and the spec is not simulated
+    impossible: tuple[str, ...] = ()
 
 
 @dataclass(slots=True)
@@ -493,7 +496,9 @@ class SourceProblem:
 
     kind: str  # e.g. "ResourceClaim"
     message: str  # one line: "list resourceclaims.resource.k8s.io at the cluster scope: forbidden"
-    code: str = "error"  # "forbidden" | "not-served" | "error" | "malformed" (an object of the wrong shape)
+    # "forbidden" | "not-served" | "error" | "malformed" (an object of the wrong shape or an impossible
+    # value) | "missing" (answered, but with none of this kind where some must be: cluster/read_gaps.py)
+    code: str = "error"
     name: str = ""  # "malformed": the object's namespace/name
 
 
@@ -522,6 +527,7 @@ class Snapshot:
     problems: list[SourceProblem] = field(default_factory=list)
     # a `dump` bundle's scope (ClusterInfo `scope.namespaces`): the namespaces it read; None: all, or unknown
     dump_namespaces: tuple[str, ...] | None = None
+    from_dump: bool = False  # a ClusterInfo was read: a list it lacks was read empty, or is a problem
     notes: list[str] = field(default_factory=list)  # what reading the input decided (duplicates kept)
     source: str = ""  # "cluster <context>" or "files a.json, b.yaml"
     derived: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)

@@ -140,6 +140,8 @@ def _newer(kept: str, other: str) -> bool:
     return False
 
 
+# the kinds whose `spec` is a ClaimSpec, and where its fields are in the object
+_SPEC_AT = {"ResourceClaim": "spec.", "ResourceClaimTemplate": "spec.spec."}
 # the kinds kept by name go to a map of the Snapshot (SnapshotBuilder.place); the others to _LIST_OF's list
 _KEYED_IN = {"Node": "nodes", "DeviceClass": "device_classes", "Namespace": "namespaces"}
 
@@ -218,7 +220,24 @@ class SnapshotBuilder:
         if attr is None:
             self.place(kind, model)  # keyed by name: the newer copy overwrites
         else:
+            self._check_values(kind, model)
             getattr(self.snapshot, attr)[index] = model
+
+    def _check_values(self, kind: str, model: Any) -> None:
+        """An impossible value in a claim's or RCT's requests (dra/impossible.py): a `malformed` problem
+        that names the object, the field and the value. One attribute read per object otherwise."""
+        if kind not in _SPEC_AT:
+            return
+        wrong = model.spec.impossible
+        if not wrong:
+            return
+        name = f"{model.namespace}/{model.name or '(no name)'}"
+        at = _SPEC_AT[kind]
+        shown = "; ".join(at + w for w in wrong[:3]) + (
+            f"; and {len(wrong) - 3} more" if len(wrong) > 3 else ""
+        )
+        message = f"{kind} {name}: {shown}: not simulated"
+        self.snapshot.problems.append(SourceProblem(kind=kind, message=message, code="malformed", name=name))
 
     def _check_shape(self, kind: str, obj: dict[str, Any]) -> None:
         """A field of the wrong type is read as empty: say so (kind, name, field), a `malformed` problem."""
@@ -242,6 +261,7 @@ class SnapshotBuilder:
     def place(self, kind: str, model: Any) -> None:
         """Add what NORMALIZERS[kind] returned (live reads normalize page by page, in their threads)."""
         snap = self.snapshot
+        self._check_values(kind, model)
         listed = _LIST_OF.get(kind)
         if listed is not None:
             getattr(snap, listed).append(model)
@@ -250,6 +270,7 @@ class SnapshotBuilder:
 
     def _cluster_info(self, obj: dict[str, Any]) -> None:
         snap = self.snapshot
+        snap.from_dump = True
         snap.server_version = _s(obj.get("serverVersion")) or None
         snap.read_at = later(snap.read_at, rfc3339(obj.get("readAt")))  # two dumps of one cluster: the later
         scope = _d(obj.get("scope"))
@@ -287,6 +308,7 @@ class SnapshotBuilder:
         snap.captures += more.captures
         snap.problems += more.problems
         snap.server_version = more.server_version or snap.server_version
+        snap.from_dump = snap.from_dump or more.from_dump
         snap.read_at = later(snap.read_at, more.read_at)
         self.resource_versions |= other.resource_versions
 

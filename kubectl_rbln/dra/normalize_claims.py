@@ -14,7 +14,8 @@ from typing import Any
 import msgspec
 
 from kubectl_rbln.domain import POD_CLAIM_NAME_ANNOTATION
-from kubectl_rbln.dra.fields import _d, _i, _l, _s
+from kubectl_rbln.dra.fields import _d, _l, _s
+from kubectl_rbln.dra.impossible import capacity_problems, request_count
 from kubectl_rbln.dra.interning import _INTERNED_MAX, _LAST, _plain
 from kubectl_rbln.dra.model import (
     AllocatedDeviceStatus,
@@ -53,13 +54,20 @@ def claim_spec_of(raw: msgspec.Raw) -> ClaimSpec:
     return spec
 
 
-def _exact(body: dict[str, Any], name: str = "") -> ExactRequest:
+def _exact(
+    body: dict[str, Any], name: str = "", wrong: list[str] | None = None, at: str = ""
+) -> ExactRequest:
+    """One `exactly` (or subrequest, or v1beta1 flat request); what the API server would refuse in it
+    (an impossible count or capacity quantity, dra/impossible.py) goes to `wrong`, prefixed with `at`."""
     selectors = []
     for selector in _l(body.get("selectors")):
         cel = _d(_d(selector).get("cel"))
         selectors.append(_s(cel.get("expression")))
     mode = _s(body.get("allocationMode"), "ExactCount") or "ExactCount"
-    count = _i(body.get("count"), 1) if mode == "ExactCount" else 0
+    count, bad = request_count(body.get("count")) if mode == "ExactCount" else (0, "")
+    capacity = body.get("capacity") if isinstance(body.get("capacity"), dict) else None
+    if wrong is not None:
+        wrong += [at + problem for problem in ([bad] if bad else []) + capacity_problems(capacity)]
     return ExactRequest(
         device_class=_s(body.get("deviceClassName")),
         selectors=selectors,
@@ -67,18 +75,21 @@ def _exact(body: dict[str, Any], name: str = "") -> ExactRequest:
         count=count,
         admin_access=body.get("adminAccess") is True,
         tolerations=[t for t in _l(body.get("tolerations")) if isinstance(t, dict)],
-        capacity=body.get("capacity") if isinstance(body.get("capacity"), dict) else None,
+        capacity=capacity,
         name=name,
     )
 
 
-def normalize_request(raw: Any) -> Request:
+def normalize_request(raw: Any, wrong: list[str] | None = None, at: str = "") -> Request:
     raw = _d(raw)
-    subrequests = [_exact(_d(sub), _s(_d(sub).get("name"))) for sub in _l(raw.get("firstAvailable"))]
+    subrequests = [
+        _exact(_d(sub), _s(_d(sub).get("name")), wrong, f"{at}firstAvailable[{i}].")
+        for i, sub in enumerate(_l(raw.get("firstAvailable")))
+    ]
     if isinstance(raw.get("exactly"), dict):
-        exactly: ExactRequest | None = _exact(raw["exactly"])
+        exactly: ExactRequest | None = _exact(raw["exactly"], "", wrong, f"{at}exactly.")
     elif "deviceClassName" in raw and not subrequests:  # v1beta1 flat request
-        exactly = _exact(raw)
+        exactly = _exact(raw, "", wrong, at)
     else:
         exactly = None
     return Request(name=_s(raw.get("name")), exactly=exactly, first_available=subrequests)
@@ -103,10 +114,16 @@ def normalize_claim_spec(raw: Any) -> ClaimSpec:
                 distinct_attribute=_s(entry.get("distinctAttribute")) or None,
             )
         )
+    wrong: list[str] = []
+    requests = [
+        normalize_request(r, wrong, f"devices.requests[{i}].")
+        for i, r in enumerate(_l(devices.get("requests")))
+    ]
     return ClaimSpec(
-        requests=[normalize_request(r) for r in _l(devices.get("requests"))],
+        requests=requests,
         constraints=constraints,
         config=[c for c in _l(devices.get("config")) if isinstance(c, dict)],
+        impossible=tuple(wrong),
     )
 
 

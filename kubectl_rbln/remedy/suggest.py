@@ -133,15 +133,18 @@ def current_rct(snapshot: Snapshot, namespace: str, name: str, *, claim: bool = 
     if stored is None:
         return out
     out.has_nic = False
+    # an `All` request (or an impossible count, read as 0) keeps the recipe's count: a suggested RCT
+    # never asks for 0 devices, which the API server refuses
     for request in stored.spec.requests:
         alternative = request.alternatives[0] if request.alternatives else None
         if alternative is None:
             continue
         drivers = drivers_of(snapshot.device_classes.get(alternative.device_class), alternative.device_class)
         if NPU_DRIVER in drivers:
-            out.npu_count, out.npu_request = alternative.count, request.name
+            out.npu_count, out.npu_request = alternative.count or out.npu_count, request.name
         elif NIC_DRIVER in drivers:
-            out.nic_count, out.nic_request, out.has_nic = alternative.count, request.name, True
+            out.nic_count = alternative.count or out.nic_count
+            out.nic_request, out.has_nic = request.name, True
     return out
 
 

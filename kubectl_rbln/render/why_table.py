@@ -221,6 +221,8 @@ def render_report(
         first_with.setdefault(signature, diagnosis["pod"])
         drawing = drawings.get(diagnosis["pod"])
         blocks.append(render_diagnosis(diagnosis, color=color, wide=wide, drawing=drawing, lang=lang))
+    for finding in report.get("findings") or []:  # the read itself is incomplete: no Pod to carry it
+        blocks.append("\n".join(render_finding(finding, color=color, wide=wide, lang=lang)))
     if not blocks:
         message = report.get("message", sentence("why-nothing", lang))
         blocks = [message if wide else "\n".join(wrap_width(message, WIDTH, "", "    "))]

@@ -26,7 +26,7 @@ from kubectl_rbln.domain import (
     NPU_DRIVER,
     REFERENCE_CLASSES,
 )
-from kubectl_rbln.dra.model import DeviceClass, Node, ResourceSlice, Snapshot, Workload
+from kubectl_rbln.dra.model import DeviceClass, Node, ResourceSlice, Snapshot, SourceProblem, Workload
 from kubectl_rbln.dra.references import class_drivers
 from kubectl_rbln.selectors import node_selector_matches
 
@@ -417,6 +417,9 @@ def source_degraded(ctx: PodContext) -> Iterator[Finding]:
                 evidence = {"kind": problem.kind, "name": problem.name, "code": problem.code}
                 yield Finding("source-degraded", ctx.values(**values), evidence, case="malformed")
             continue
+        if problem.code == "missing":
+            yield missing_finding(problem)
+            continue
         resource = RESOURCE_NAMES.get(problem.kind)
         if resource is None and problem.kind in STAGE_RESOURCE_NAMES and stuck and problem.kind not in said:
             resource = STAGE_RESOURCE_NAMES[problem.kind]
@@ -426,6 +429,20 @@ def source_degraded(ctx: PodContext) -> Iterator[Finding]:
         values = {"kind": problem.kind, "message": problem.message, "resource": resource}
         evidence = {"kind": problem.kind, "code": problem.code, "message": problem.message}
         yield Finding("source-degraded", values, evidence)
+
+
+def missing_finding(problem: SourceProblem) -> Finding:
+    """A list that came back with nothing where something must be (cluster/read_gaps.py), or with a
+    wrong answer (a Status, another kind): an error, whatever else was found."""
+    resource = RESOURCE_NAMES.get(problem.kind) or STAGE_RESOURCE_NAMES.get(problem.kind) or problem.kind
+    values = {"kind": problem.kind, "message": problem.message, "resource": resource}
+    evidence = {"kind": problem.kind, "code": problem.code, "message": problem.message}
+    return Finding("source-degraded", values, evidence, case="missing")
+
+
+def source_findings(snapshot: Snapshot) -> list[Finding]:
+    """The findings of a read as a whole, for a report with no Pod to carry them: `missing` lists."""
+    return [missing_finding(p) for p in snapshot.problems if p.code == "missing"]
 
 
 # Objects every Pod's simulation reads: a malformed one can hide the devices or the node that fit.
