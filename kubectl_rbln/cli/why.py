@@ -7,6 +7,7 @@ import sys
 import click
 
 from kubectl_rbln.cli.options import Options, common_options, parse_timeout, simulation_options
+from kubectl_rbln.terminal import Pieces
 
 EXAMPLE_HELP = "Diagnose the bundled example cluster (no cluster needed)."
 
@@ -87,10 +88,10 @@ def why(
             k8s_version=k8s_version,
             feature_gates=feature_gates,
         )
-    text, code = run_why(
+    printed, code = run_why(
         opts, list(pods), with_rct=with_rct, k8s_version=k8s_version, feature_gates=feature_gates
     )
-    sys.stdout.write(text)
+    printed.replay(sys.stdout)
     return code
 
 
@@ -101,10 +102,8 @@ def run_why(
     with_rct: str | None,
     k8s_version: str | None,
     feature_gates: str | None,
-) -> tuple[str, int]:
+) -> tuple[Pieces, int]:
     """Flags to the `why` use case and back to text: (what to print, exit code)."""
-    import io  # noqa: PLC0415 - heavy imports only when running
-
     from kubectl_rbln.app.why import WhyRequest, why  # noqa: PLC0415
     from kubectl_rbln.catalog import sentence  # noqa: PLC0415
     from kubectl_rbln.cli.rct_file import load_rct_file  # noqa: PLC0415
@@ -125,7 +124,7 @@ def run_why(
     if note:  # a minor outside the known ones: said on stderr too, so stdout stays the document
         click.echo(f"warning: {note}", err=True)
     wide = opts.output == "wide"
-    buffer = io.StringIO()
+    buffer = Pieces()
     emit(
         report,
         output=opts.output,
@@ -140,4 +139,4 @@ def run_why(
         ),
         stream=buffer,
     )
-    return buffer.getvalue(), report.exit_code(opts.fail_on)
+    return buffer, report.exit_code(opts.fail_on)
