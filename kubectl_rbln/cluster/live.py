@@ -27,6 +27,7 @@ from urllib.parse import urlsplit
 from kubectl_rbln.cluster.kubeconfig import KubeContext, bearer_token, load_configuration, new_api_client
 from kubectl_rbln.errors import ClusterError
 from kubectl_rbln.terminal import register_secret
+from kubectl_rbln.text import strip_controls
 
 PAGE_SIZE = 500
 JSON = "application/json"
@@ -319,7 +320,9 @@ class LiveClient:
         return ClusterError(f"cannot reach the cluster at {self.server}: {_short(text)}")
 
     def _scrub(self, text: str) -> str:
-        """Never print the bearer token, whatever a server or library put into a message."""
+        """Never print the bearer token, whatever a server or library put into a message: controls
+        go first, so a BEL a proxy slipped into an echoed token cannot hide it from the replace."""
+        text = strip_controls(text)
         return text.replace(self._token, "<token>") if self._token else text
 
 
