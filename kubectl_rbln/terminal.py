@@ -9,13 +9,14 @@ masked, after the removal, so no stripped character can reassemble one. What it 
 tab and, on a colour terminal, the SGR codes of our own palette (click.style's bold, dim and
 foreground colours), never a cursor move, a title, a link or a clipboard write.
 
-Two kinds of text pass as they are: `Clean` text, which only the JSON writer makes (its escapes
-leave nothing to strip, and 6 MB of `-o json` is not scanned twice), and `redraw_line`, the progress
-line's own carriage return and erase-line around text it cleans first.
+Two kinds of text pass as they are: text `vouch`ed for, which only the JSON writer's callers do
+(its escapes leave nothing to strip, and 6 MB of `-o json` is not scanned twice), and `redraw_line`,
+the progress line's own carriage return and erase-line around text it cleans first.
 """
 
 from __future__ import annotations
 
+import collections
 import io
 import os
 import re
@@ -36,10 +37,25 @@ _secrets: set[str] = set()
 _secrets_lock = threading.Lock()
 
 
-class Clean(str):
-    """Text proven to hold no control character (the JSON writer's escaped output)."""
+_vouched: collections.deque[str] = collections.deque(maxlen=4)
+_vouched_lock = threading.Lock()
 
-    __slots__ = ()
+
+def vouch(text: str) -> str:
+    """`text` holds no control character (JSON that render/json_text.py escaped): the writer passes it
+    unscanned, once. Known by identity, so 6 MB of JSON is neither copied nor scanned again."""
+    with _vouched_lock:
+        _vouched.append(text)
+    return text
+
+
+def _vouched_for(text: str) -> bool:
+    with _vouched_lock:
+        for index, known in enumerate(_vouched):
+            if known is text:
+                del _vouched[index]
+                return True
+    return False
 
 
 def strip_controls_keep_color(text: str) -> str:
@@ -65,7 +81,7 @@ def mask_secrets(text: str) -> str:
 
 def clean(text: str, color: bool = False) -> str:
     """What may reach a terminal of `text`: no control sequence (our colours kept if `color`), no secret."""
-    if type(text) is Clean:
+    if _vouched and _vouched_for(text):
         return text
     text = strip_controls_keep_color(text) if color and "\x1b" in text else strip_controls(text)
     return mask_secrets(text) if _secrets else text
@@ -115,7 +131,7 @@ class TerminalWriter(io.TextIOBase):
 
 class Pieces(io.StringIO):
     """A sink that keeps each write as written, for a command that prints only once it has it all:
-    `Clean` text stays `Clean` (a StringIO's getvalue() would be scanned again on the way out)."""
+    vouched text stays the same object (a StringIO's getvalue() would be scanned again on the way out)."""
 
     def __init__(self) -> None:
         super().__init__()

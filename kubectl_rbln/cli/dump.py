@@ -18,6 +18,7 @@ from kubectl_rbln.cli.options import Options, common_options
 from kubectl_rbln.cluster.exec_probe import dump_probes
 from kubectl_rbln.errors import InputError
 from kubectl_rbln.render.json_text import indented_json
+from kubectl_rbln.terminal import vouch
 
 if TYPE_CHECKING:
     from kubectl_rbln.cluster.source import ExtraCollector, LiveCollector
@@ -53,7 +54,7 @@ def dump(opts: Options, output_file: str | None) -> int:
     objects = collector.collect(EXTRA_COLLECTORS)
     for problem in collector.problems:
         click.echo(f"warning: {problem['message']}", err=True)
-    # json.dumps(indent=1)'s text, ~4x faster, with DEL, C1 and bidi controls escaped: `Clean`, so
+    # json.dumps(indent=1)'s text, ~4x faster, with DEL, C1 and bidi controls escaped: vouched for,
     # the terminal writer under stdout passes its 100 MB without a second scan
     text = indented_json(as_list(objects), 1)
     if output_file:
@@ -65,7 +66,7 @@ def dump(opts: Options, output_file: str | None) -> int:
             raise InputError(f"--output-file {output_file}: {exc.strerror or exc}") from None
         click.echo(f"wrote {len(objects)} objects to {output_file}", err=True)
     else:
-        sys.stdout.write(text)
+        sys.stdout.write(vouch(text))
         sys.stdout.write("\n")
     return 0
 

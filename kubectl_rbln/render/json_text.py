@@ -11,8 +11,9 @@ Escapes: json escapes C0 (ESC, BEL, NUL...) itself; DEL, C1 (U+0080-U+009F) and 
 (U+202A-U+202E, U+2066-U+2069) it writes raw, and a raw U+009B is a CSI to many terminals. They
 can only stand inside a string of the text, so each becomes `\\uXXXX` there: the same value for any
 JSON reader, nothing for a terminal to obey (`escape_controls`). The look is one scan, done only
-when the text is not pure ASCII or holds a DEL. The result is `Clean` (kubectl_rbln/terminal.py):
-the writer under stdout passes it without a second scan.
+when the text is not pure ASCII or holds a DEL, on the compact text (two thirds of the laid-out
+one; msgspec copies the escapes verbatim). A caller that prints the result `vouch`es for it
+(kubectl_rbln/terminal.py): the writer under stdout passes it without a second scan.
 """
 
 from __future__ import annotations
@@ -22,8 +23,6 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from kubectl_rbln.terminal import Clean
-
 _RAW_IN_JSON = re.compile("[\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
@@ -31,22 +30,22 @@ def _escaped(match: re.Match[str]) -> str:
     return f"\\u{ord(match.group()):04x}"
 
 
-def escape_controls(text: str) -> Clean:
+def escape_controls(text: str) -> str:
     """JSON text with DEL, C1 and bidi controls written as `\\uXXXX` (json escaped C0 already)."""
     if text.isascii():  # O(1) for a str: ASCII text can only hold a DEL
         if "\x7f" in text:
             text = text.replace("\x7f", "\\u007f")
     elif _RAW_IN_JSON.search(text) is not None:
         text = _RAW_IN_JSON.sub(_escaped, text)
-    return Clean(text)
+    return text
 
 
-def json_line(document: Any) -> Clean:
+def json_line(document: Any) -> str:
     """One compact JSON document (`--jq` results, `why --watch -o json` lines), escaped."""
     return escape_controls(json.dumps(document, ensure_ascii=False))
 
 
-def indented_json(document: Any, indent: int, default: Callable[[Any], Any] | None = None) -> Clean:
+def indented_json(document: Any, indent: int, default: Callable[[Any], Any] | None = None) -> str:
     """`json.dumps(document, indent=indent, ensure_ascii=False, default=default)`, escaped."""
     laid_out = fast_indented_json(document, indent, default)
     if laid_out is None:
@@ -54,14 +53,12 @@ def indented_json(document: Any, indent: int, default: Callable[[Any], Any] | No
     return laid_out
 
 
-def fast_indented_json(
-    document: Any, indent: int, default: Callable[[Any], Any] | None = None
-) -> Clean | None:
+def fast_indented_json(document: Any, indent: int, default: Callable[[Any], Any] | None = None) -> str | None:
     """The compact C encoding laid out by msgspec; None where only the slow way can say it."""
     import msgspec  # noqa: PLC0415 - a table never pays for it
 
     try:
         compact = json.dumps(document, ensure_ascii=False, default=default, separators=(",", ":"))
-        return escape_controls(msgspec.json.format(compact, indent=indent))
+        return msgspec.json.format(escape_controls(compact), indent=indent)
     except (ValueError, TypeError, RecursionError):  # msgspec.DecodeError and UnicodeEncodeError too
         return None

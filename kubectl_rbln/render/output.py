@@ -16,6 +16,7 @@ import yaml
 from kubectl_rbln.catalog import machine_document
 from kubectl_rbln.errors import InputError
 from kubectl_rbln.render.json_text import indented_json, json_line
+from kubectl_rbln.terminal import vouch
 
 # What YAML must not carry raw: C0 but tab and newline, DEL, C1, the line and paragraph separators,
 # the bidi controls. PyYAML escapes all but the bidi ones in a double-quoted scalar, and only there.
@@ -87,7 +88,7 @@ def emit_document(document: Any, output: str, jq_expr: str | None, stream: TextI
     if output == "yaml":
         out.write(to_yaml(document))
     else:
-        out.write(to_json(document))  # `Clean`: the terminal writer passes it without a second scan
+        out.write(vouch(to_json(document)))  # escaped: the terminal writer passes it without a second scan
         out.write("\n")
 
 
