@@ -88,7 +88,7 @@ def why(
             k8s_version=k8s_version,
             feature_gates=feature_gates,
         )
-    printed, code = run_why(
+    printed, code = _why_pieces(
         opts, list(pods), with_rct=with_rct, k8s_version=k8s_version, feature_gates=feature_gates
     )
     printed.replay(sys.stdout)
@@ -102,8 +102,24 @@ def run_why(
     with_rct: str | None,
     k8s_version: str | None,
     feature_gates: str | None,
-) -> tuple[Pieces, int]:
+) -> tuple[str, int]:
     """Flags to the `why` use case and back to text: (what to print, exit code)."""
+    printed, code = _why_pieces(
+        opts, names, with_rct=with_rct, k8s_version=k8s_version, feature_gates=feature_gates
+    )
+    return printed.getvalue(), code
+
+
+def _why_pieces(
+    opts: Options,
+    names: list[str],
+    *,
+    with_rct: str | None,
+    k8s_version: str | None,
+    feature_gates: str | None,
+) -> tuple[Pieces, int]:
+    """`run_why`, its text kept as written: the escaped JSON document stays the object the terminal
+    writer was told about (kubectl_rbln/terminal.py `vouch`), so it is not scanned again."""
     from kubectl_rbln.app.why import WhyRequest, why  # noqa: PLC0415
     from kubectl_rbln.catalog import sentence  # noqa: PLC0415
     from kubectl_rbln.cli.rct_file import load_rct_file  # noqa: PLC0415
