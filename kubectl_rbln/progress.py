@@ -9,6 +9,7 @@ reading our output never sees it. The words are catalog sentences (`progress-*`)
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import stat
@@ -16,6 +17,8 @@ import sys
 import threading
 import time
 from typing import Any, TextIO
+
+from kubectl_rbln.terminal import redraw_line
 
 DELAY = 1.0  # seconds of work before the line appears (RBLN_PROGRESS_DELAY overrides, for tests)
 INTERVAL = 0.1  # seconds between redraws
@@ -43,23 +46,22 @@ class Progress:
 
             text = sentence(key, self.lang, **values)
             width = shutil.get_terminal_size((80, 24)).columns - 1
-            self._write("\r\x1b[K" + text[:width])
+            self._write(text[:width])
             self._drawn = True
 
     def done(self) -> None:
         """Wipe the line (if one was drawn) and wait `delay` again before the next phase draws."""
         with self._lock:
             if self._drawn:
-                self._write("\r\x1b[K")
+                self._write("")
                 self._drawn = False
             self._next = time.monotonic() + self.delay
 
     def _write(self, text: str) -> None:
-        try:
-            self.stream.write(text)
-            self.stream.flush()
-        except (OSError, ValueError):  # a closed terminal: never fail the command for a progress line
-            pass
+        """The line redrawn: our own carriage return and erase-line, then `text` cleaned (a Pod or a
+        node name can be in it), past the terminal writer that strips every other control."""
+        with contextlib.suppress(OSError, ValueError):  # a closed terminal: never fail the command for it
+            redraw_line(self.stream, text)
 
 
 _active: Progress | None = None

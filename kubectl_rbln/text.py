@@ -42,6 +42,8 @@ def strip_controls(text: str) -> str:
         return ""
     if text.isascii() and text.isprintable():  # the usual case: nothing to strip (no ESC, no C0/C1)
         return text
+    if _SINGLE.search(text) is None:  # every sequence starts with ESC or a C1 introducer: none here
+        return text
     return _SINGLE.sub("", _SEQUENCE.sub("", text))
 
 

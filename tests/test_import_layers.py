@@ -25,7 +25,18 @@ ROOT = Path(__file__).resolve().parent.parent / PACKAGE
 # Bottom first. A name may import from its own layer and any layer below; extend as packages land.
 LAYERS: list[list[str]] = [
     # the bottom: no imports from the package above these
-    ["__init__", "errors", "text", "selectors", "domain", "recipes", "catalog", "example", "progress"],
+    [
+        "__init__",
+        "errors",
+        "text",
+        "terminal",
+        "selectors",
+        "domain",
+        "recipes",
+        "catalog",
+        "example",
+        "progress",
+    ],
     ["dra", "model"],  # the DRA model and engine
     ["cluster"],  # sources: kubeconfig, live reads, files, exec probes
     ["replay"],  # the replay API server (reads bundles through cluster/files.py)

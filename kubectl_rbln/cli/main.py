@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from kubectl_rbln import progress
+from kubectl_rbln import progress, terminal
 from kubectl_rbln.cli.group import cli
 from kubectl_rbln.errors import EXIT_USAGE, RblnError
 
@@ -24,14 +24,26 @@ def _debug() -> bool:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Run the CLI; expected failures print one line and exit with their documented code."""
-    _completion_hook(sys.argv[1:] if argv is None else argv)
-    if argv is None:  # the process itself: one command, then `_leave`
-        # no cyclic GC: what a command builds (a Snapshot of millions of objects, thousands of
-        # diagnoses) is acyclic or lives to the end, and the collector walking it again and again
-        # cost 10-25% of `why` and `check` at 5,000 nodes (docs/performance.md); `serve` and
-        # `why --watch` run until stopped and turn it back on
-        gc.disable()
+    """Run the CLI; expected failures print one line and exit with their documented code.
+
+    Everything it prints passes the terminal writer (kubectl_rbln/terminal.py): no control sequence
+    and no registered credential reaches stdout or stderr, from whichever path wrote it."""
+    with terminal.guarded():
+        _completion_hook(sys.argv[1:] if argv is None else argv)
+        if argv is None:  # the process itself: one command, then `_leave`
+            # no cyclic GC: what a command builds (a Snapshot of millions of objects, thousands of
+            # diagnoses) is acyclic or lives to the end, and the collector walking it again and again
+            # cost 10-25% of `why` and `check` at 5,000 nodes (docs/performance.md); `serve` and
+            # `why --watch` run until stopped and turn it back on
+            gc.disable()
+        code = _run(argv)
+        if argv is None:  # the process itself (not a test calling main): leave without tearing down
+            _leave(code)
+    sys.exit(code)
+
+
+def _run(argv: list[str] | None) -> int:
+    """The command's exit code; every expected failure becomes its one line and code here."""
     try:
         try:
             code = cli.main(args=argv, prog_name="kubectl rbln", standalone_mode=False)
@@ -41,18 +53,18 @@ def main(argv: list[str] | None = None) -> None:
         click.echo(f"error: {exc.message}", err=True)
         if exc.hint:
             click.echo(f"hint: {exc.hint}", err=True)
-        sys.exit(exc.exit_code)
+        return exc.exit_code
     except click.exceptions.Exit as exc:
-        sys.exit(exc.exit_code)
+        return exc.exit_code
     except click.ClickException as exc:
         exc.show()
-        sys.exit(EXIT_USAGE)
+        return EXIT_USAGE
     except click.exceptions.Abort:
         click.echo("aborted", err=True)
-        sys.exit(130)
+        return 130
     except KeyboardInterrupt:
         click.echo("interrupted", err=True)
-        sys.exit(130)
+        return 130
     except BrokenPipeError:
         _silence_broken_pipe()
     except Exception as exc:  # a bug: one line unless RBLN_DEBUG asks for the traceback
@@ -61,16 +73,17 @@ def main(argv: list[str] | None = None) -> None:
         click.echo(
             f"error: internal error: {type(exc).__name__}: {exc} (RBLN_DEBUG=1 shows the traceback)", err=True
         )
-        sys.exit(EXIT_USAGE)
-    code = code if isinstance(code, int) else 0
-    if argv is None:  # the process itself (not a test calling main): leave without tearing down
-        _leave(code)
-    sys.exit(code)
+        return EXIT_USAGE
+    return code if isinstance(code, int) else 0
 
 
 def _leave(code: int) -> None:
     """Flush and end the process now. Why: freeing a 5,000-node Snapshot object by object at exit
-    took 0.5 s of a 4 s `why` (docs/performance.md); nothing registered at exit needs to run."""
+    took 0.5 s of a 4 s `why` (docs/performance.md). The one exit hook that must run is the
+    client's removal of the kubeconfig's key and certificate data from its temp files."""
+    from kubectl_rbln.cluster.kubeconfig import remove_credential_files  # noqa: PLC0415
+
+    remove_credential_files()
     try:
         sys.stdout.flush()
         sys.stderr.flush()

@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from kubectl_rbln.cli.options import Options, common_options, label_selector, parse_timeout
+from kubectl_rbln.terminal import redraw_line
 
 
 @click.command(name="pod-devices")
@@ -130,8 +131,7 @@ class Progress:
         with self._lock:
             self.enabled = False
             if self.shown:
-                sys.stderr.write("\r" + " " * 40 + "\r")
-                sys.stderr.flush()
+                redraw_line(sys.stderr, "")
 
     def update(self, done: int, total: int) -> None:
         with self._lock:
@@ -146,5 +146,4 @@ class Progress:
                 self._write()
 
     def _write(self) -> None:
-        sys.stderr.write(f"\r{self.label}: {self.done}/{self.total}")
-        sys.stderr.flush()
+        redraw_line(sys.stderr, f"{self.label}: {self.done}/{self.total}")

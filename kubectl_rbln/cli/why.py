@@ -7,6 +7,7 @@ import sys
 import click
 
 from kubectl_rbln.cli.options import Options, common_options, parse_timeout, simulation_options
+from kubectl_rbln.terminal import Pieces
 
 EXAMPLE_HELP = "Diagnose the bundled example cluster (no cluster needed)."
 
@@ -87,10 +88,10 @@ def why(
             k8s_version=k8s_version,
             feature_gates=feature_gates,
         )
-    text, code = run_why(
+    printed, code = _why_pieces(
         opts, list(pods), with_rct=with_rct, k8s_version=k8s_version, feature_gates=feature_gates
     )
-    sys.stdout.write(text)
+    printed.replay(sys.stdout)
     return code
 
 
@@ -103,8 +104,22 @@ def run_why(
     feature_gates: str | None,
 ) -> tuple[str, int]:
     """Flags to the `why` use case and back to text: (what to print, exit code)."""
-    import io  # noqa: PLC0415 - heavy imports only when running
+    printed, code = _why_pieces(
+        opts, names, with_rct=with_rct, k8s_version=k8s_version, feature_gates=feature_gates
+    )
+    return printed.getvalue(), code
 
+
+def _why_pieces(
+    opts: Options,
+    names: list[str],
+    *,
+    with_rct: str | None,
+    k8s_version: str | None,
+    feature_gates: str | None,
+) -> tuple[Pieces, int]:
+    """`run_why`, its text kept as written: the escaped JSON document stays the object the terminal
+    writer was told about (kubectl_rbln/terminal.py `vouch`), so it is not scanned again."""
     from kubectl_rbln.app.why import WhyRequest, why  # noqa: PLC0415
     from kubectl_rbln.catalog import sentence  # noqa: PLC0415
     from kubectl_rbln.cli.rct_file import load_rct_file  # noqa: PLC0415
@@ -125,7 +140,7 @@ def run_why(
     if note:  # a minor outside the known ones: said on stderr too, so stdout stays the document
         click.echo(f"warning: {note}", err=True)
     wide = opts.output == "wide"
-    buffer = io.StringIO()
+    buffer = Pieces()
     emit(
         report,
         output=opts.output,
@@ -140,4 +155,4 @@ def run_why(
         ),
         stream=buffer,
     )
-    return buffer.getvalue(), report.exit_code(opts.fail_on)
+    return buffer, report.exit_code(opts.fail_on)

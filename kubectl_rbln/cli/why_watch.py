@@ -17,6 +17,7 @@ import click
 
 from kubectl_rbln.cli.options import Options
 from kubectl_rbln.errors import InputError
+from kubectl_rbln.render.json_text import json_line
 
 
 def watch_pod(
@@ -120,4 +121,4 @@ def _json_line(stamp: str, changed: list[str], pod: dict, code: int) -> None:
         "findings": [f["slug"] for f in pod["findings"]],
         "exitCode": code,
     }
-    click.echo(json.dumps(entry, ensure_ascii=False))
+    click.echo(json_line(entry))  # DEL, C1 and bidi controls escaped, as in -o json

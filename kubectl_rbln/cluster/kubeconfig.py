@@ -9,6 +9,7 @@ The Kubernetes client is imported inside the functions, never at module import.
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -166,6 +167,17 @@ def bearer_token(configuration: Any) -> str:
     # kubernetes >= 30 files it under "BearerToken"; older clients under "authorization"
     value = str(keys.get("BearerToken") or keys.get("authorization") or "")
     return value.split(" ", 1)[1] if value.lower().startswith("bearer ") else value
+
+
+def remove_credential_files() -> None:
+    """Delete the temp files the client wrote a kubeconfig's `client-key-data` (a private key) and
+    certificate data into. Why: it removes them from an atexit hook, and the CLI leaves with
+    os._exit (cli/main.py `_leave`), which runs none: every command against an HTTPS cluster left
+    the user's private key in $TMPDIR."""
+    module = sys.modules.get("kubernetes.config.kube_config")  # never imported: nothing was written
+    cleanup = getattr(module, "_cleanup_temp_files", None)
+    if callable(cleanup):
+        cleanup()
 
 
 def _one_line(exc: BaseException) -> str:

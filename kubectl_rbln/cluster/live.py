@@ -22,10 +22,13 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 from kubectl_rbln.cluster.kubeconfig import KubeContext, bearer_token, load_configuration, new_api_client
 from kubectl_rbln.cluster.lists import list_answer_problem
 from kubectl_rbln.errors import ClusterError
+from kubectl_rbln.terminal import register_secret
+from kubectl_rbln.text import strip_controls
 
 PAGE_SIZE = 500
 JSON = "application/json"
@@ -119,6 +122,9 @@ class LiveClient:
                     self._configuration = load_configuration(self.ctx)
                     self.server = str(self._configuration.host)
                     self._token = bearer_token(self._configuration)
+                    # the terminal writer masks them in whatever is printed, after stripping controls
+                    register_secret(self._token)
+                    register_secret(_url_password(self.server))
             api = new_api_client(self._configuration)
             self._local.api = api
         return api
@@ -323,7 +329,9 @@ class LiveClient:
         return ClusterError(f"cannot reach the cluster at {self.server}: {_short(text)}")
 
     def _scrub(self, text: str) -> str:
-        """Never print the bearer token, whatever a server or library put into a message."""
+        """Never print the bearer token, whatever a server or library put into a message: controls
+        go first, so a BEL a proxy slipped into an echoed token cannot hide it from the replace."""
+        text = strip_controls(text)
         return text.replace(self._token, "<token>") if self._token else text
 
 
@@ -360,6 +368,14 @@ class _Prefetch:
 
 
 _CONTINUE = b'"continue":"'
+
+
+def _url_password(url: str) -> str:
+    """The password of a `https://user:password@host` server URL, "" without one."""
+    try:
+        return urlsplit(url).password or ""
+    except ValueError:  # an unparsable URL fails where it is used, with its own message
+        return ""
 
 
 def _continue_token(body: bytes) -> str | None:

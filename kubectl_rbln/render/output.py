@@ -6,7 +6,7 @@ pyjq). Each result prints as jq prints it: one JSON document per line.
 
 from __future__ import annotations
 
-import json
+import re
 import sys
 from collections.abc import Callable
 from typing import Any, Protocol, TextIO
@@ -15,11 +15,18 @@ import yaml
 
 from kubectl_rbln.catalog import machine_document
 from kubectl_rbln.errors import InputError
-from kubectl_rbln.render.json_text import indented_json
+from kubectl_rbln.render.json_text import indented_json, json_line
+from kubectl_rbln.terminal import vouch
+
+# What YAML must not carry raw: C0 but tab and newline, DEL, C1, the line and paragraph separators,
+# the bidi controls. PyYAML escapes all but the bidi ones in a double-quoted scalar, and only there.
+_YAML_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
 
 
 def to_json(document: Any) -> str:
-    """`json.dumps(document, indent=2, ensure_ascii=False, default=str)`: UTF-8 text stays readable."""
+    """`json.dumps(document, indent=2, ensure_ascii=False, default=str)`: UTF-8 text stays readable;
+    DEL, C1 and bidi controls escaped (render/json_text.py)."""
     return indented_json(document, 2, default=str)
 
 
@@ -30,8 +37,22 @@ class _PlainDumper(yaml.SafeDumper):
         return True
 
 
+def _represent_str(dumper: yaml.SafeDumper, data: str) -> yaml.ScalarNode:
+    """A string with a control character is double-quoted, the one YAML style with escapes."""
+    if _YAML_UNSAFE.search(data):
+        return dumper.represent_scalar("tag:yaml.org,2002:str", data, style='"')
+    return dumper.represent_str(data)
+
+
+_PlainDumper.add_representer(str, _represent_str)
+
+
 def to_yaml(document: Any) -> str:
-    return yaml.dump(document, Dumper=_PlainDumper, sort_keys=False, allow_unicode=True, width=120)
+    """The document as YAML, UTF-8 readable, no control character raw: PyYAML escapes C0, DEL and C1
+    in the double quotes `_represent_str` chose, and a bidi control left raw there is one of those
+    strings' characters, so `\\uXXXX` in its place is the same value."""
+    text = yaml.dump(document, Dumper=_PlainDumper, sort_keys=False, allow_unicode=True, width=120)
+    return _BIDI.sub(lambda m: f"\\u{ord(m.group()):04X}", text) if not text.isascii() else text
 
 
 def _jq_message(exc: ValueError) -> str:
@@ -58,17 +79,17 @@ def emit_document(document: Any, output: str, jq_expr: str | None, stream: TextI
     out = stream or sys.stdout
     if jq_expr:
         for result in apply_jq(jq_expr, document):
-            if isinstance(result, str) and output != "yaml":
-                out.write(json.dumps(result, ensure_ascii=False) + "\n")
-            elif output == "yaml":
+            if output == "yaml":
                 out.write(to_yaml(result))
             else:
-                out.write(json.dumps(result, ensure_ascii=False) + "\n")
+                out.write(json_line(result))
+                out.write("\n")
         return
     if output == "yaml":
         out.write(to_yaml(document))
     else:
-        out.write(to_json(document) + "\n")
+        out.write(vouch(to_json(document)))  # escaped: the terminal writer passes it without a second scan
+        out.write("\n")
 
 
 class Report(Protocol):

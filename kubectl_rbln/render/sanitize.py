@@ -3,15 +3,19 @@
 The rules (what counts as a control sequence) are kubectl_rbln/text.py's, shared
 with the source layer, which cleans what a Pod printed; what is here only
 matters when drawing: cleaning a whole JSON-like report once before the table
-views add their own colours, and keeping those colours while removing the rest.
+views add their own colours, and keeping those colours while removing the rest (the palette is
+kubectl_rbln/terminal.py's, the writer under stdout and stderr that applies the same rules to
+everything printed, whatever a renderer did).
 """
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
+from kubectl_rbln.terminal import strip_controls_keep_color
 from kubectl_rbln.text import strip_controls
+
+__all__ = ["clean_tree", "strip_controls_keep_color"]
 
 
 def clean_tree(value: Any) -> Any:
@@ -24,13 +28,3 @@ def clean_tree(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [clean_tree(v) for v in value]
     return value
-
-
-_SGR = re.compile(r"(\x1b\[[0-9;]*m)")
-
-
-def strip_controls_keep_color(text: str) -> str:
-    """`strip_controls` for text we already coloured: SGR colour codes stay, every other sequence
-    goes (no cursor moves, titles, hyperlinks or clipboard writes can survive)."""
-    parts = _SGR.split(text)
-    return "".join(part if index % 2 else strip_controls(part) for index, part in enumerate(parts))

@@ -14,7 +14,7 @@ command that hangs; the wait ends early when the client closes the connection.
 from __future__ import annotations
 
 import json
-import select
+import selectors
 import socket
 import time
 from dataclasses import dataclass
@@ -138,16 +138,17 @@ def stream(
 def _hold(sock: socket.socket, reader: ByteReader, seconds: float) -> bool:
     """Wait `seconds` (capped) before answering; False when the client closed meanwhile."""
     deadline = time.monotonic() + min(seconds, MAX_DELAY)
-    while (remaining := deadline - time.monotonic()) > 0:
-        readable, _, _ = select.select([sock], [], [], remaining)
-        if not readable:
-            continue
-        try:
-            opcode, _ = read_frame(reader)
-        except (OSError, ConnectionError, ValueError):
-            return False
-        if opcode == OP_CLOSE:
-            return False
+    with selectors.DefaultSelector() as watch:  # not select(): a busy server's descriptors pass 1024
+        watch.register(sock, selectors.EVENT_READ)
+        while (remaining := deadline - time.monotonic()) > 0:
+            if not watch.select(remaining):
+                continue
+            try:
+                opcode, _ = read_frame(reader)
+            except (OSError, ConnectionError, ValueError):
+                return False
+            if opcode == OP_CLOSE:
+                return False
     return True
 
 

@@ -11,13 +11,13 @@ from __future__ import annotations
 import json
 import socket
 from email.utils import format_datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from kubectl_rbln import __version__
 from kubectl_rbln.replay import exec as replay_exec
 from kubectl_rbln.replay.audit import READ_METHODS, Audit, AuditEntry, is_exec_path
+from kubectl_rbln.replay.connections import Limits, PooledHTTPServer, PooledRequestHandler
 from kubectl_rbln.replay.discovery import (
     api_group,
     api_group_list,
@@ -35,26 +35,34 @@ from kubectl_rbln.replay.store import ContinueError, ObjectStore, Stored, encode
 from kubectl_rbln.replay.ws import accept_key, choose_protocol, parse_protocol_header
 from kubectl_rbln.selectors import SelectorError, parse_label_selector
 
-MAX_DISCARDED_BODY = 16 * 1024 * 1024
+READ_ONLY = (
+    "the replay server is read-only: {method} is not allowed "
+    "(it serves a recorded bundle; nothing can be changed)"
+)
 
 
 class BadRequest(Exception):
     """A request the apiserver would answer with 400 and this message."""
 
 
-class ReplayHTTPServer(ThreadingHTTPServer):
-    """The listening socket, with what handlers need: the store, the audit, the public address."""
+class ReplayHTTPServer(PooledHTTPServer):
+    """The listening socket, with what handlers need: the store, the audit, the public address.
+    Connections are bounded (replay/connections.py): idle ones cost no thread."""
 
-    daemon_threads = True
     allow_reuse_address = True
-    request_queue_size = 128
+    request_queue_size = 1024  # a burst of clients waits in the backlog, not in SYN retries (1 s each)
 
     def __init__(
-        self, address: tuple[str, int], store: ObjectStore, audit: Audit, faults: Faults | None = None
+        self,
+        address: tuple[str, int],
+        store: ObjectStore,
+        audit: Audit,
+        faults: Faults | None = None,
+        limits: Limits | None = None,
     ) -> None:
         if ":" in address[0]:
             self.address_family = socket.AF_INET6
-        super().__init__(address, ReplayHandler)
+        super().__init__(address, ReplayHandler, limits or Limits())
         self.store = store
         self.audit = audit
         self.reloader: BundleReloader | None = None  # serve: re-read the bundle when it changes
@@ -71,7 +79,7 @@ class ReplayHTTPServer(ThreadingHTTPServer):
         return {"0.0.0.0": "127.0.0.1", "": "127.0.0.1", "::": "::1"}.get(host, host)
 
 
-class ReplayHandler(BaseHTTPRequestHandler):
+class ReplayHandler(PooledRequestHandler):
     """Routes one request; every reply is a Status or a document, never a traceback."""
 
     protocol_version = "HTTP/1.1"
@@ -123,7 +131,8 @@ class ReplayHandler(BaseHTTPRequestHandler):
         self._code = 0
         self._audited = False
         try:
-            self._discard_body()
+            if self._refuse_body():
+                return
             reloader = self.server.reloader
             if reloader is not None:
                 reloader.refresh(self.server.install)
@@ -152,18 +161,36 @@ class ReplayHandler(BaseHTTPRequestHandler):
         )
         self.server.audit.record(entry)
 
-    def _discard_body(self) -> None:
-        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
-            self.close_connection = True
-            return
+    def _refuse_body(self) -> bool:
+        """A body is never buffered: one up to `max_drained_body` (a refused write's JSON) is read and
+        dropped, so the connection stays usable; a larger or chunked one is refused before a byte of
+        it is read (405 for a write, 413 otherwise), and the pool drops what still comes, bounded."""
+        chunked = "chunked" in self.headers.get("Transfer-Encoding", "").lower()
         try:
             length = int(self.headers.get("Content-Length") or 0)
         except ValueError:
             raise BadRequest("invalid Content-Length") from None
-        if length > MAX_DISCARDED_BODY or length < 0:
-            self.close_connection = True
-        elif length:
-            self.rfile.read(length)
+        if length < 0:
+            raise BadRequest("invalid Content-Length")
+        if not chunked and length <= self.server.limits.max_drained_body:
+            if length:
+                self.rfile.read(length)
+            return False
+        self.close_connection = True
+        self.linger = True
+        if self.command not in READ_METHODS and not is_exec_path(_segments(self.path)):
+            self._send_json(
+                405,
+                status(405, "MethodNotAllowed", READ_ONLY.format(method=self.command)),
+                {"Allow": "GET, HEAD, OPTIONS", "Connection": "close"},
+            )
+        else:
+            limit = self.server.limits.max_drained_body
+            message = (
+                f"request bodies are not accepted (the replay server is read-only; at most {limit} bytes)"
+            )
+            self._send_json(413, status(413, "RequestEntityTooLarge", message), {"Connection": "close"})
+        return True
 
     def _send_body(
         self, code: int, body: bytes, content_type: str, headers: dict[str, str] | None = None
@@ -187,7 +214,7 @@ class ReplayHandler(BaseHTTPRequestHandler):
 
     def _route(self) -> None:
         parts = urlsplit(self.path)
-        segments = [unquote(s) for s in parts.path.split("/") if s]
+        segments = _segments(self.path)
         query = _parse_query(parts.query)
         store = self.server.store
         exec_target = is_exec_path(segments)
@@ -199,12 +226,7 @@ class ReplayHandler(BaseHTTPRequestHandler):
         if self.command not in READ_METHODS and not exec_target:
             self._send_json(
                 405,
-                status(
-                    405,
-                    "MethodNotAllowed",
-                    f"the replay server is read-only: {self.command} is not allowed "
-                    "(it serves a recorded bundle; nothing can be changed)",
-                ),
+                status(405, "MethodNotAllowed", READ_ONLY.format(method=self.command)),
                 {"Allow": "GET, HEAD, OPTIONS"},
             )
             return
@@ -409,6 +431,10 @@ class ReplayHandler(BaseHTTPRequestHandler):
 
 
 # ---------------------------------------------------------------- helpers
+
+
+def _segments(path: str) -> list[str]:
+    return [unquote(s) for s in urlsplit(path).path.split("/") if s]
 
 
 def _at(items: list[str], index: int) -> str | None:

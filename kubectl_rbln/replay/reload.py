@@ -2,14 +2,16 @@
 
 A user replaying an incident, or a test of `why --watch`, writes the next state of the cluster
 over the bundle (or into its folder) and the server answers from it on the next request, as a
-live API server answers from its latest state. A file caught half-written does not load; the
-old objects are kept and the next request tries again, so write the new bundle beside it and
-rename it over the old one (`mv` is atomic) to never be caught.
+live API server answers from its latest state. A file caught half-written, or broken, does not
+load: the old objects are kept, one line on stderr says so, and that state of the files is not
+read again (not on every request): the next change on disk is. Write the new bundle beside it
+and rename it over the old one (`mv` is atomic) to never be caught.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -40,31 +42,53 @@ def stamp(paths: tuple[str, ...]) -> Stamp:
     return tuple(found)
 
 
+def _stderr(line: str) -> None:
+    sys.stderr.write(line + "\n")
+    sys.stderr.flush()
+
+
 class BundleReloader:
     """Calls `install(objects)` with the re-read bundle after a file changed; at most every `interval` s."""
 
-    def __init__(self, paths: tuple[str, ...], interval: float = 0.2) -> None:
+    def __init__(
+        self, paths: tuple[str, ...], interval: float = 0.2, warn: Callable[[str], None] = _stderr
+    ) -> None:
         self.paths = tuple(p for p in paths if p != "-")  # stdin is read once
         self.interval = interval
+        self.warn = warn
         self.generation = 0  # how many times the bundle was re-read
+        self.failures = 0  # how many changed states of the files did not load
         self._stamp = stamp(self.paths)
         self._checked = time.monotonic()
         self._lock = threading.Lock()
 
     def refresh(self, install: Callable[[list[dict[str, Any]]], None]) -> bool:
-        """Re-read if a file changed since the last read; True when new objects were installed."""
+        """Re-read if a file changed since the last look; True when new objects were installed.
+
+        One request re-reads; the others meanwhile answer from the objects they have (no waiting
+        on a 100 MB bundle's parse). A state of the files that fails is remembered as looked at,
+        so it costs one read and one line on stderr, not one per request."""
         if not self.paths or time.monotonic() - self._checked < self.interval:
             return False
-        with self._lock:
+        if not self._lock.acquire(blocking=False):
+            return False
+        try:
             self._checked = time.monotonic()
             now = stamp(self.paths)
             if now == self._stamp:
                 return False
+            self._stamp = now
             try:
                 objects = load_objects(list(self.paths))
-            except RblnError:
-                return False  # half-written or broken: keep serving the last good bundle
+            except RblnError as exc:
+                self.failures += 1
+                self.warn(
+                    f"warning: the bundle changed on disk and does not load ({exc.message}); "
+                    "still serving the last good one"
+                )
+                return False
             install(objects)
-            self._stamp = now
             self.generation += 1
             return True
+        finally:
+            self._lock.release()

@@ -24,12 +24,13 @@ import yaml
 
 from kubectl_rbln.errors import InputError
 from kubectl_rbln.replay.audit import Audit, AuditEntry
+from kubectl_rbln.replay.connections import Limits
 from kubectl_rbln.replay.faults import Faults
 from kubectl_rbln.replay.http import ReplayHTTPServer
 from kubectl_rbln.replay.reload import BundleReloader
 from kubectl_rbln.replay.store import ObjectStore
 
-__all__ = ["AuditEntry", "Faults", "ReplayServer", "run"]
+__all__ = ["AuditEntry", "Faults", "Limits", "ReplayServer", "run"]
 
 
 class ReplayServer:
@@ -42,13 +43,14 @@ class ReplayServer:
         port: int = 0,
         faults: Faults | None = None,
         reload_paths: tuple[str, ...] = (),
+        limits: Limits | None = None,
     ) -> None:
         self._audit = Audit()
         self._thread: threading.Thread | None = None
         self._serving = False
         self._life_lock = threading.Lock()
         try:
-            self._httpd = ReplayHTTPServer((host, port), ObjectStore(objects), self._audit, faults)
+            self._httpd = ReplayHTTPServer((host, port), ObjectStore(objects), self._audit, faults, limits)
         except OSError as exc:  # port taken, address not local: the user's to fix, not a traceback
             raise InputError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
         if reload_paths:
@@ -58,6 +60,15 @@ class ReplayServer:
     def store(self) -> ObjectStore:
         """What is served now (a new one after the bundle changed on disk, see replay/reload.py)."""
         return self._httpd.store
+
+    @property
+    def threads(self) -> int:
+        """Threads answering connections now (workers and the reactor; idle connections hold none)."""
+        return self._httpd.pool.threads
+
+    @property
+    def open_connections(self) -> int:
+        return self._httpd.pool.open_connections
 
     @property
     def reloads(self) -> int:
@@ -176,7 +187,9 @@ def run(
     `on_ready` runs once the port is bound and before serving starts: print the
     kubeconfig there. Connections queue in the listen backlog meanwhile.
     """
-    server = ReplayServer(objects, host, port, reload_paths=reload_paths)
+    files = _more_files()
+    limits = Limits(max_connections=max(64, min(Limits.max_connections, files - 64)))
+    server = ReplayServer(objects, host, port, reload_paths=reload_paths, limits=limits)
     try:
         if on_ready is not None:
             on_ready(server)
@@ -185,3 +198,21 @@ def run(
         pass
     finally:
         server._httpd.server_close()
+
+
+def _more_files() -> int:
+    """The soft limit of open files raised to the hard one, as Go servers do since 1.19 (idle
+    clients must not exhaust a default of 1,024); the limit now in force."""
+    try:
+        import resource  # noqa: PLC0415 - not on every platform
+    except ImportError:
+        return Limits.max_connections + 64
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = hard if hard != resource.RLIM_INFINITY else 1 << 20
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+            soft = wanted
+        except (OSError, ValueError):  # not allowed here: serve with what there is
+            pass
+    return soft if soft != resource.RLIM_INFINITY else 1 << 20

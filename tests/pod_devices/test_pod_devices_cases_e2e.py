@@ -193,7 +193,7 @@ def test_progress_on_a_terminal_when_slow(cases: tuple[Path, Path, dict[str, str
         bundle.parent, *base, names["hang"], names["healthy-prefill"], "--timeout", "3s"
     )
     assert took >= 3 and "probing Pods: 1/2" in slow  # the quick Pod done, the hanging one waited for
-    assert slow.rstrip(" ").endswith("\r")  # the line is cleared before the table
+    assert slow.endswith("\r\x1b[K")  # the line is cleared (carriage return, erase-line) before the table
 
 
 def test_pods_are_probed_concurrently_within_the_bound(cases: tuple[Path, Path, dict[str, str]]) -> None:

@@ -259,7 +259,8 @@ def test_progress_waits_a_second_then_shows_and_clears(capsys) -> None:  # type:
         time.sleep(Progress.DELAY + 0.5)
         progress.update(2, 3)
     err = capsys.readouterr().err
-    assert err.startswith("\rprobing Pods: 1/3\rprobing Pods: 2/3") and err.endswith(" " * 40 + "\r")
+    # each redraw: a carriage return and erase-line (terminal.redraw_line), the only controls let through
+    assert err.startswith("\r\x1b[Kprobing Pods: 1/3\r\x1b[Kprobing Pods: 2/3") and err.endswith("\r\x1b[K")
     with Progress(3, "probing Pods", enabled=False) as progress:  # stderr is not a terminal
         time.sleep(Progress.DELAY + 0.3)
         progress.update(3, 3)

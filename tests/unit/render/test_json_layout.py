@@ -1,4 +1,5 @@
-"""`-o json` and `dump` are laid out by msgspec from json.dumps' compact text: the same bytes as `indent`.
+"""`-o json` and `dump` are laid out by msgspec from json.dumps' compact text: the same bytes as `indent`,
+with DEL, C1 and the bidi controls escaped (json escapes C0 itself).
 
 Every command's document of every synthetic scenario (en, ko), every scenario's bundle in every API
 version (as `dump` writes it), and values a document could carry only by accident, are written both
@@ -30,9 +31,15 @@ from testing.synthetic.scenarios import SCENARIOS
 NS, RCT = "serving", "npu-rdma"
 
 
+# What json leaves raw and a terminal would obey: each written as \\uXXXX, one character at a time.
+_ESCAPED = {
+    c: f"\\u{c:04x}" for c in [0x7F, *range(0x80, 0xA0), *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
+}
+
+
 def reference(document: Any) -> str:
-    """What `-o json` printed before: the pure-Python encoder `indent` selects."""
-    return json.dumps(document, indent=2, ensure_ascii=False, default=str)
+    """What `-o json` printed before (the pure-Python encoder `indent` selects), controls escaped."""
+    return json.dumps(document, indent=2, ensure_ascii=False, default=str).translate(_ESCAPED)
 
 
 def documents(lang: str) -> Iterator[tuple[str, Any]]:
@@ -77,6 +84,11 @@ class Opaque:
 
 HOSTILE: list[Any] = [
     {"control": "".join(map(chr, range(0x20))) + '\x7f \u2028\u2029 "quoted" back\\slash /'},
+    {
+        "c1": "".join(map(chr, range(0x7F, 0xA1))),
+        "bidi \u202e key": "\u202a\u202b\u202c\u202d\u202e\u2066\u2069 x",
+    },
+    {"ascii with del": "a\x7fb", "clean": "plain"},
     {"astral": "😀 𝔘 \U0010ffff", "ko": "파드가 대기 중입니다"},
     {"ints": [0, -1, 2**63, -(2**63) - 1, 10**40, True, False, None]},
     {"floats": [1.0, -0.0, 1e-05, 1e16, 1.5e300, 5e-324, 0.1, 123456789012345680.0]},
@@ -117,3 +129,11 @@ def test_what_json_cannot_encode_fails_as_before() -> None:
     loop.append(loop)
     with pytest.raises(ValueError, match="Circular reference"):
         to_json(loop)
+
+
+def test_escaped_controls_read_back_as_the_same_values() -> None:
+    """\\uXXXX is the same string to every JSON reader: nothing is lost for scripts, nothing raw is left."""
+    document = HOSTILE[1]
+    text = to_json(document)
+    assert json.loads(text) == document
+    assert not any(chr(c) in text for c in _ESCAPED)

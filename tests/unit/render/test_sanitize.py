@@ -16,8 +16,14 @@ RED, RESET = f"{ESC}[31m", f"{ESC}[0m"
 
 
 def test_our_colours_stay_every_other_sequence_goes():
-    text = f"{RED}FAIL{RESET} pod {ESC}]0;title\x07decode-0{ESC}[2K {ESC}[1;32mok{ESC}[m"
-    assert strip_controls_keep_color(text) == f"{RED}FAIL{RESET} pod decode-0 {ESC}[1;32mok{ESC}[m"
+    text = f"{RED}FAIL{RESET} pod {ESC}]0;title\x07decode-0{ESC}[2K {ESC}[1m{ESC}[32mok{ESC}[0m"
+    assert strip_controls_keep_color(text) == f"{RED}FAIL{RESET} pod decode-0 {ESC}[1m{ESC}[32mok{ESC}[0m"
+
+
+def test_only_the_palette_click_style_writes_for_us_survives():
+    """Conceal (8) hides text, reverse and 256-colour forms are never ours, nor compound codes."""
+    for foreign in ("[8m", "[7m", "[5m", "[38;5;16m", "[1;32m", "[m", "[30;40m"):
+        assert strip_controls_keep_color(f"a{ESC}{foreign}b") == "ab", foreign
 
 
 def test_colour_codes_cannot_smuggle_other_sequences():
