@@ -21,7 +21,7 @@ from email.utils import parsedate_to_datetime
 from typing import Any
 
 from kubectl_rbln import progress
-from kubectl_rbln.cluster.files import expand_paths, load_objects
+from kubectl_rbln.cluster.files import AliasBudget, expand_paths, load_objects
 from kubectl_rbln.cluster.kubeconfig import KubeContext, resolve_context
 from kubectl_rbln.cluster.lists import (
     CORE_LISTS,
@@ -595,9 +595,10 @@ def read_inputs(paths: Sequence[str], label: str) -> Snapshot:
     inputs from different clusters (another dump's ClusterInfo, or no Node in common) are an error."""
     builder = SnapshotBuilder(label)
     inputs: list[_Input] = []
+    budget = AliasBudget()  # one bound on YAML aliases over every input
     for path in expand_paths(paths):
         seen = _Input("<stdin>" if path == "-" else path)
-        for obj, checked in iter_checked(path, _file_progress(seen.path)):
+        for obj, checked in iter_checked(path, _file_progress(seen.path), budget):
             kind = obj.get("kind")
             raw_meta = obj.get("metadata")
             meta: dict[str, Any] = raw_meta if isinstance(raw_meta, dict) else {}

@@ -20,7 +20,7 @@ from typing import Any, TypedDict
 import msgspec
 
 from kubectl_rbln.cluster import sigbus
-from kubectl_rbln.cluster.files import flatten, open_regular, parse_documents, read_text
+from kubectl_rbln.cluster.files import AliasBudget, flatten, open_regular, parse_documents, read_text
 from kubectl_rbln.dra.normalize_claims import claim_spec_of
 from kubectl_rbln.dra.normalize_pods import pod_parts_of
 from kubectl_rbln.dra.wire import WIRE_SHAPES, HeadWire
@@ -49,8 +49,9 @@ _KIND_WINDOW = 256
 _BATCH = 64  # items between two progress reports (and checks for pages to hand back)
 
 
-def iter_checked(path: str, progress: Any = None) -> Iterator[Checked]:
-    """Every object of one input (`-` is stdin), each with whether it was decoded into its wire shape."""
+def iter_checked(path: str, progress: Any = None, budget: AliasBudget | None = None) -> Iterator[Checked]:
+    """Every object of one input (`-` is stdin), each with whether it was decoded into its wire shape;
+    `budget` bounds YAML aliases across the inputs of one read (files.py)."""
     name = "<stdin>" if path == "-" else path
     opened = None if path == "-" else _read_bytes(path)
     if opened is not None:
@@ -61,7 +62,7 @@ def iter_checked(path: str, progress: Any = None) -> Iterator[Checked]:
                 yield from _items(data, envelope, name, progress)
                 _unchanged(path, before)
                 return
-    for document in parse_documents(read_text(path), name):  # the plain way: same objects, same errors
+    for document in parse_documents(read_text(path), name, budget):  # the plain way: same objects and errors
         for obj in flatten(document, name):
             yield obj, False
 
