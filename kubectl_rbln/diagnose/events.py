@@ -170,8 +170,7 @@ def required_literal(pattern: str) -> str:
                 cut()
             continue
         if c == "[":
-            end = pattern.find("]", i + 2)  # `[]...]` and `[^]...]` hold a literal "]"
-            i = len(pattern) if end < 0 else end + 1
+            i = _class_end(pattern, i)
             cut()
             continue
         if c == "(":
@@ -191,6 +190,18 @@ def required_literal(pattern: str) -> str:
         i += 1
     cut()
     return max(runs, key=len, default="")
+
+
+def _class_end(pattern: str, start: int) -> int:
+    """The index after the character class opened at `start` (`[^]x]`, `[\\]]` hold a "]")."""
+    i = start + 1
+    if i < len(pattern) and pattern[i] == "^":
+        i += 1
+    if i < len(pattern) and pattern[i] == "]":
+        i += 1
+    while i < len(pattern) and pattern[i] != "]":
+        i += 2 if pattern[i] == "\\" else 1
+    return i + 1
 
 
 # Order matters: more specific texts come before texts they contain.
