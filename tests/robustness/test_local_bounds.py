@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import stat
 import subprocess
@@ -52,43 +53,71 @@ class _Result:
         return lines[0]
 
 
+# A small launcher runs the CLI and reports its rusage: a child forked straight from this (large)
+# pytest process would report this process's peak RSS as its own (Linux keeps the high-water mark of
+# the image it replaced at exec).
+LAUNCHER = """
+import json, os, subprocess, sys
+proc = subprocess.Popen(json.loads(sys.argv[1]))
+print(proc.pid, file=open(sys.argv[2] + ".pid", "w"), flush=True)
+_, status, usage = os.wait4(proc.pid, 0)
+json.dump({"code": os.waitstatus_to_exitcode(status), "maxrss": usage.ru_maxrss}, open(sys.argv[2], "w"))
+"""
+
+
 def run_bounded(
     *args: str,
     env: dict[str, str] | None = None,
     stdin: Any = subprocess.DEVNULL,
     started: Callable[[int], None] | None = None,
 ) -> _Result:
-    """`python -m kubectl_rbln ARGS` with its wall time and its own peak RSS (os.wait4); killed
-    (and the test failed) past SECONDS. `started` is told the child's pid."""
+    """`python -m kubectl_rbln ARGS` with its wall time and its own peak RSS (os.wait4, in a small
+    launcher); killed (and the test failed) past SECONDS. `started` is told the CLI's pid."""
     full_env = {k: v for k, v in os.environ.items() if k not in ("KUBECONFIG", "LANG", "LC_ALL")}
     full_env.update({"NO_COLOR": "1", "LANG": "C.UTF-8", **(env or {})})
-    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
-        begin = time.monotonic()
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "kubectl_rbln", *args],
-            stdout=out,
-            stderr=err,
-            stdin=stdin,
-            env=full_env,
-            cwd=REPO,
-        )
-        timer = threading.Timer(SECONDS, proc.kill)
-        timer.start()
-        try:
-            if started is not None:
-                started(proc.pid)
-            _, status, usage = os.wait4(proc.pid, 0)
-        finally:
-            timer.cancel()
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        seconds = time.monotonic() - begin
+    argv = json.dumps([sys.executable, "-m", "kubectl_rbln", *args])
+    with tempfile.TemporaryDirectory() as tmp, open(Path(tmp) / "out", "w+") as out:
+        report = Path(tmp) / "report.json"
+        with open(Path(tmp) / "err", "w+") as err:
+            begin = time.monotonic()
+            launcher = subprocess.Popen(
+                [sys.executable, "-I", "-S", "-c", LAUNCHER, argv, str(report)],
+                stdout=out,
+                stderr=err,
+                stdin=stdin,
+                env=full_env,
+                cwd=REPO,
+                start_new_session=True,  # the CLI with it, killed together past SECONDS
+            )
+            timer = threading.Timer(SECONDS, os.killpg, (launcher.pid, signal.SIGKILL))
+            timer.start()
+            try:
+                if started is not None:
+                    started(_child_pid(report, launcher))
+                launcher.wait()
+            finally:
+                timer.cancel()
+            seconds = time.monotonic() - begin
+            err.seek(0)
+            err_text = err.read()
         out.seek(0)
-        err.seek(0)
-        result = _Result(proc.returncode, out.read(), err.read(), seconds, usage.ru_maxrss)
+        assert report.exists(), f"killed after {SECONDS} s: {args} {err_text}"
+        measured = json.loads(report.read_text())
+        result = _Result(measured["code"], out.read(), err_text, seconds, measured["maxrss"])
     assert result.seconds < SECONDS, f"still running after {SECONDS} s: {args}"
     assert result.peak_mib < PEAK_MIB, f"peak {result.peak_mib:.0f} MiB: {args}"
     assert "Traceback" not in result.err and "panicked" not in result.err, result.err
     return result
+
+
+def _child_pid(report: Path, launcher: subprocess.Popen[Any]) -> int:
+    marker = Path(str(report) + ".pid")
+    deadline = time.monotonic() + SECONDS
+    while time.monotonic() < deadline and launcher.poll() is None:
+        if marker.exists() and marker.read_text().strip():
+            return int(marker.read_text())
+        time.sleep(0.001)
+    return -1
 
 
 @pytest.fixture(scope="module")
