@@ -9,32 +9,59 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import yaml
 
 from kubectl_rbln.errors import InputError
 
-# A YAML document that expands past this many nodes through aliases is refused:
-# real `kubectl get -o yaml` output never uses aliases, a "billion laughs" bomb does.
-MAX_EXPANDED_YAML_NODES = 2_000_000
+# What aliases may add to one input, over all its documents: real `kubectl get -o yaml` output never
+# uses aliases, a "billion laughs" bomb does, and a bomb just under a per-document bound repeated in
+# every document costs as much as one past it (issue 23). Counted as the nodes aliases add (expanded
+# size minus distinct nodes), so a large alias-free bundle (10 million nodes at 5,000 NPU nodes) passes.
+MAX_YAML_ALIAS_NODES = 1_000_000
 BUNDLE_SUFFIXES = (".json", ".yaml", ".yml")
 
 _BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
+class AliasBudget:
+    """The nodes aliases may still add across the documents (and files) of one read."""
+
+    def __init__(self, limit: int = MAX_YAML_ALIAS_NODES) -> None:
+        self.limit = limit
+        self.added = 0
+
+    def charge(self, nodes: int) -> None:
+        self.added += nodes
+        if self.added > self.limit:
+            raise yaml.YAMLError(
+                f"aliases expand the input by more than {self.limit:,} nodes (a YAML alias bomb); refused"
+            )
+
+
 class _GuardedLoader(_BaseLoader):  # type: ignore[misc, valid-type]
-    """SafeLoader that counts the expanded size of each document before building it."""
+    """SafeLoader that charges what each document's aliases add to the read's AliasBudget before
+    the document is built (the loader is made per input by `yaml.load_all`; the budget is passed in)."""
+
+    budget: AliasBudget
 
     def construct_document(self, node: yaml.Node) -> Any:
-        _check_expansion(node)
+        _check_expansion(node, self.budget)
         return super().construct_document(node)
 
 
-def _check_expansion(root: yaml.Node) -> None:
+def _guarded_loader(budget: AliasBudget) -> type:
+    return type("_BudgetLoader", (_GuardedLoader,), {"budget": budget})
+
+
+def _check_expansion(root: yaml.Node, budget: AliasBudget) -> None:
+    """Charge the nodes that aliases add to this document: its expanded size minus its distinct
+    nodes, computed over the distinct nodes only (each once), never by expanding."""
     sizes: dict[int, int] = {}
     stack: list[tuple[yaml.Node, bool]] = [(root, False)]
     while stack:
@@ -48,17 +75,18 @@ def _check_expansion(root: yaml.Node) -> None:
             children = [part for pair in node.value for part in pair]
         if done or not children:
             sizes[id(node)] = 1 + sum(sizes.get(id(c), 1) for c in children)
-            if sizes[id(node)] > MAX_EXPANDED_YAML_NODES:
-                raise yaml.YAMLError(
-                    f"document expands past {MAX_EXPANDED_YAML_NODES:,} nodes through aliases; refused"
-                )
+            if sizes[id(node)] - len(sizes) > budget.limit - budget.added:
+                budget.charge(sizes[id(node)] - len(sizes))  # raises: past the budget already
             continue
         stack.append((node, True))
         stack.extend((c, False) for c in children if id(c) not in sizes)
+    budget.charge(sizes.get(id(root), 1) - len(sizes))
 
 
 def expand_paths(paths: Iterable[str]) -> list[str]:
-    """Files named directly, files of named folders (sorted, recursive), or `-` for stdin."""
+    """Files named directly, files of named folders (sorted, recursive), or `-` for stdin. A named
+    path must be a regular file (or a folder): a FIFO blocks until someone writes, a device such as
+    /dev/zero never ends, a socket cannot be opened; a stream goes to `-f -` instead."""
     out: list[str] = []
     for raw in paths:
         if raw == "-":
@@ -73,26 +101,87 @@ def expand_paths(paths: Iterable[str]) -> list[str]:
                 raise InputError(f"{raw}: folder holds no .json, .yaml or .yml file")
             out.extend(found)
         elif path.exists():
+            _require_regular(raw)
             out.append(str(path))
         else:
             raise InputError(f"{raw}: no such file or folder")
     return out
 
 
+def _require_regular(path: str) -> None:
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as exc:
+        raise InputError(f"{path}: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(mode):
+        raise InputError(_not_regular(path, mode))
+
+
+def _not_regular(path: str, mode: int) -> str:
+    return (
+        f"{path}: not a regular file but a {_file_type(mode)}; -f reads files and folders"
+        " (a stream goes to `-f -`: ... | kubectl rbln <command> -f -)"
+    )
+
+
+def _file_type(mode: int) -> str:
+    for test, name in (
+        (stat.S_ISFIFO, "FIFO"),
+        (stat.S_ISCHR, "character device"),
+        (stat.S_ISBLK, "block device"),
+        (stat.S_ISSOCK, "socket"),
+    ):
+        if test(mode):
+            return name
+    return "special file"
+
+
+def open_regular(path: str) -> BinaryIO:
+    """`path` opened for reading if it is a regular file, else the one-line InputError. Opened
+    without blocking, then checked: a FIFO put in its place after `expand_paths` cannot hang us."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise InputError(f"{path}: {exc.strerror or exc}") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise InputError(_not_regular(path, mode))
+    except BaseException:
+        os.close(fd)
+        raise
+    return os.fdopen(fd, "rb")
+
+
 def read_text(path: str) -> str:
+    """The whole text of a regular file or stdin. A file that shrinks while read gives a short text,
+    which the parser refuses as truncated; stdin that is a device other than a terminal (`-f - <
+    /dev/zero`) is refused, as a named device is."""
     if path == "-":
+        _require_stream()
         return sys.stdin.read()
     try:
-        with open(path, encoding="utf-8") as handle:
-            return handle.read()
+        with open_regular(path) as handle:
+            return handle.read().decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InputError(f"{path}: not UTF-8 text (byte {exc.start})") from None
     except OSError as exc:
         raise InputError(f"{path}: {exc.strerror or exc}") from None
 
 
-def parse_documents(text: str, name: str) -> list[Any]:
-    """JSON when it looks like JSON, else (multi-document) YAML; errors name the position."""
+def _require_stream() -> None:
+    try:
+        fd = sys.stdin.fileno()
+        mode = os.fstat(fd).st_mode
+    except (OSError, ValueError, AttributeError):  # no real descriptor (a test's StringIO): nothing to check
+        return
+    if (stat.S_ISCHR(mode) or stat.S_ISBLK(mode)) and not os.isatty(fd):
+        raise InputError(f"<stdin>: a {_file_type(mode)}, not a file or a pipe: nothing to read from")
+
+
+def parse_documents(text: str, name: str, budget: AliasBudget | None = None) -> list[Any]:
+    """JSON when it looks like JSON, else (multi-document) YAML; errors name the position. `budget`
+    bounds what aliases add across the documents (and, shared, the files) of one read."""
     stripped = text.lstrip()
     if not stripped:
         return []
@@ -107,7 +196,8 @@ def parse_documents(text: str, name: str) -> list[Any]:
         except RecursionError:
             raise InputError(f"{name}: JSON nests too deeply") from None
     try:
-        return [doc for doc in yaml.load_all(text, Loader=_GuardedLoader) if doc is not None]
+        loader = _guarded_loader(budget or AliasBudget())
+        return [doc for doc in yaml.load_all(text, Loader=loader) if doc is not None]
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
@@ -118,11 +208,11 @@ def parse_documents(text: str, name: str) -> list[Any]:
         raise InputError(f"{name}: YAML nests too deeply") from None
 
 
-def documents_of(text: str, name: str) -> list[Any]:
+def documents_of(text: str, name: str, budget: AliasBudget | None = None) -> list[Any]:
     """The documents of one input. One with none (0 bytes, only comments or `---`) is an input error:
     it is what `kubectl get ... > FILE` leaves after a failed call, and read as a cluster it would
     be one with nothing wrong."""
-    documents = parse_documents(text, name)
+    documents = parse_documents(text, name, budget)
     if not documents:
         raise InputError(f"{name}: {_nothing_in(text, name)}: no Kubernetes object to read")
     return documents
@@ -172,12 +262,13 @@ def iter_objects(paths: Iterable[str]) -> Iterator[dict[str, Any]]:
     """Every object of every input, in the order given, one at a time: a consumer that normalizes and
     drops each object keeps only one parsed file in memory, not the file and all its objects. Inputs
     that hold no object at all are an input error (`documents_of`, `no_objects`)."""
+    budget = AliasBudget()
     names: list[str] = []
     found = 0
     for path in expand_paths(paths):
         name = "<stdin>" if path == "-" else os.fspath(path)
         names.append(name)
-        documents = documents_of(read_text(path), name)
+        documents = documents_of(read_text(path), name, budget)
         documents.reverse()
         while documents:  # pop: a document done with is not referenced from here any more
             for obj in flatten(documents.pop(), name):

@@ -21,7 +21,7 @@ from email.utils import parsedate_to_datetime
 from typing import Any
 
 from kubectl_rbln import progress
-from kubectl_rbln.cluster.files import expand_paths, load_objects, no_objects
+from kubectl_rbln.cluster.files import AliasBudget, expand_paths, load_objects, no_objects
 from kubectl_rbln.cluster.kubeconfig import KubeContext, resolve_context
 from kubectl_rbln.cluster.lists import (
     CORE_LISTS,
@@ -599,9 +599,10 @@ def read_inputs(paths: Sequence[str], label: str) -> Snapshot:
     builder = SnapshotBuilder(label)
     inputs: list[_Input] = []
     found = 0
+    budget = AliasBudget()  # one bound on YAML aliases over every input
     for path in expand_paths(paths):
         seen = _Input("<stdin>" if path == "-" else path)
-        for obj, checked in iter_checked(path, _file_progress(seen.path)):
+        for obj, checked in iter_checked(path, _file_progress(seen.path), budget):
             found += 1
             kind = obj.get("kind")
             raw_meta = obj.get("metadata")

@@ -14,13 +14,13 @@ import json
 import mmap
 import os
 import re
-import stat
 from collections.abc import Iterator
 from typing import Any, TypedDict
 
 import msgspec
 
-from kubectl_rbln.cluster.files import documents_of, flatten, read_text
+from kubectl_rbln.cluster import sigbus
+from kubectl_rbln.cluster.files import AliasBudget, documents_of, flatten, open_regular, read_text
 from kubectl_rbln.dra.normalize_claims import claim_spec_of
 from kubectl_rbln.dra.normalize_pods import pod_parts_of
 from kubectl_rbln.dra.wire import WIRE_SHAPES, HeadWire
@@ -49,16 +49,25 @@ _KIND_WINDOW = 256
 _BATCH = 64  # items between two progress reports (and checks for pages to hand back)
 
 
-def iter_checked(path: str, progress: Any = None) -> Iterator[Checked]:
-    """Every object of one input (`-` is stdin), each with whether it was decoded into its wire shape."""
+def iter_checked(path: str, progress: Any = None, budget: AliasBudget | None = None) -> Iterator[Checked]:
+    """Every object of one input (`-` is stdin), each with whether it was decoded into its wire shape;
+    `budget` bounds YAML aliases across the inputs of one read (files.py)."""
     name = "<stdin>" if path == "-" else path
-    data = None if path == "-" else _read_bytes(path)
-    envelope = _envelope(data) if data is not None else None
-    if data is None or envelope is None:  # the plain way: same objects, same errors
-        for document in documents_of(read_text(path), name):
-            for obj in flatten(document, name):
-                yield obj, False
-        return
+    opened = None if path == "-" else _read_bytes(path)
+    if opened is not None:
+        data, before = opened
+        with sigbus.guarded(path):  # from here on the mapping is read: a truncation is exit 2
+            envelope = _envelope(data) if _utf8(data) else None  # not UTF-8: files.py names the byte
+            if envelope is not None:
+                yield from _items(data, envelope, name, progress)
+                _unchanged(path, before)
+                return
+    for document in documents_of(read_text(path), name, budget):  # the plain way: same objects, errors
+        for obj in flatten(document, name):
+            yield obj, False
+
+
+def _items(data: Any, envelope: dict[str, Any], name: str, progress: Any) -> Iterator[Checked]:
     kind = envelope.get("kind")
     items = envelope.get("items", _MISSING)
     if not (isinstance(kind, str) and kind.endswith("List") and isinstance(items, list)):
@@ -81,14 +90,17 @@ def iter_checked(path: str, progress: Any = None) -> Iterator[Checked]:
         yield _guessed(raw) or _item(raw, item_kind, api_version, name, kind)
 
 
-def _read_bytes(path: str) -> Any:
-    """The file mapped into memory (bytes when it cannot be mapped) when it looks like one JSON object;
-    None sends it the plain way. Mapped, its pages are the page cache's: `_Release` hands back those
-    already decoded, so a 112 MB bundle is never all resident next to the Snapshot built from it."""
+_Identity = tuple[int, int, int, int]  # (device, inode, size, mtime in ns)
+
+
+def _read_bytes(path: str) -> tuple[Any, _Identity] | None:
+    """The file mapped into memory (bytes when it cannot be mapped) and what identifies its version,
+    when it looks like one JSON object; None sends it the plain way. Mapped, its pages are the page
+    cache's: `_Release` hands back those already decoded, so a 112 MB bundle is never all resident
+    next to the Snapshot built from it. Only a regular file is mapped (files.py refuses the others)."""
     try:
-        if not stat.S_ISREG(os.stat(path).st_mode):  # a pipe (`-f <(kubectl get ...)`): read once, plainly
-            return None
-        with open(path, "rb") as handle:
+        with open_regular(path) as handle:  # a FIFO or a device: the one-line InputError
+            info = os.fstat(handle.fileno())
             if handle.read(4096).lstrip()[:1] != b"{":
                 return None
             try:
@@ -98,9 +110,19 @@ def _read_bytes(path: str) -> Any:
                 data = handle.read()
     except OSError as exc:
         raise InputError(f"{path}: {exc.strerror or exc}") from None
-    if not _utf8(data):  # msgspec does not check the text it skips: files.py names the bad byte
-        return None
-    return data
+    return data, (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
+
+
+def _unchanged(path: str, before: _Identity) -> None:
+    """Refuse what was read if the file was written while it was read: a mapping shows the writes,
+    so the objects may mix two versions. A file replaced (renamed over) is fine: the old one was read."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return  # removed: what was mapped stayed whole
+    now = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
+    if now[:2] == before[:2] and now != before:
+        raise InputError(f"{path}: the file changed while it was read; read it again once it is written")
 
 
 def _utf8(data: Any, chunk: int = 1 << 18) -> bool:

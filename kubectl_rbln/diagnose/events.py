@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from kubectl_rbln.dra.model import Condition, Event
 
@@ -124,6 +125,7 @@ class _Pattern:
     versions: tuple[str, ...] = ALL_VERSIONS
     fatal: bool = False
     source: str = "scheduler"
+    literal: str = ""  # text every match contains: a text without it is not searched at all
 
 
 def _p(
@@ -134,7 +136,72 @@ def _p(
     fatal: bool = False,
     source: str = "scheduler",
 ) -> _Pattern:
-    return _Pattern(code, re.compile(pattern, re.DOTALL), versions, fatal, source)
+    return _Pattern(code, re.compile(pattern, re.DOTALL), versions, fatal, source, required_literal(pattern))
+
+
+_META = frozenset("\\.^$*+?{}[]()|")
+_QUANTIFIERS = frozenset("*+?{")
+
+
+def required_literal(pattern: str) -> str:
+    """The longest run of plain characters at the top level of `pattern` (outside groups and
+    classes, not made optional by a quantifier), which every match therefore contains; "" when the
+    pattern has a top-level alternation or no such run. Why: a table of ~100 patterns searched in
+    order costs ~100 regex scans a text; `literal in text` turns most of them into one memchr."""
+    runs: list[str] = []
+    run: list[str] = []
+    depth = 0
+    i = 0
+
+    def cut() -> None:
+        if run:
+            runs.append("".join(run))
+            run.clear()
+
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\" and i + 1 < len(pattern):
+            escaped = pattern[i + 1]
+            literal = not escaped.isalnum()  # \. \( \" are characters; \d \S \1 are not
+            i += 2
+            if depth == 0 and literal and not (i < len(pattern) and pattern[i] in _QUANTIFIERS):
+                run.append(escaped)
+            else:
+                cut()
+            continue
+        if c == "[":
+            i = _class_end(pattern, i)
+            cut()
+            continue
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+        elif c == "|" and depth == 0:
+            return ""
+        if c in _META or depth > 0:
+            if c in _QUANTIFIERS and run:
+                run.pop()  # the character before a quantifier may be absent or repeated
+            cut()
+        elif i + 1 < len(pattern) and pattern[i + 1] in _QUANTIFIERS:
+            cut()
+        else:
+            run.append(c)
+        i += 1
+    cut()
+    return max(runs, key=len, default="")
+
+
+def _class_end(pattern: str, start: int) -> int:
+    """The index after the character class opened at `start` (`[^]x]`, `[\\]]` hold a "]")."""
+    i = start + 1
+    if i < len(pattern) and pattern[i] == "^":
+        i += 1
+    if i < len(pattern) and pattern[i] == "]":
+        i += 1
+    while i < len(pattern) and pattern[i] != "]":
+        i += 2 if pattern[i] == "\\" else 1
+    return i + 1
 
 
 # Order matters: more specific texts come before texts they contain.
@@ -497,7 +564,10 @@ def _clean(text: str) -> str:
     """Bound the length and fold line breaks, as `kubectl describe` wraps long notes."""
     if not isinstance(text, str):
         text = str(text)
-    lines = (line.strip() for line in text[:MAX_TEXT].splitlines())
+    text = text[:MAX_TEXT]
+    if text.isprintable():  # one line (every line break is unprintable): most texts, at C speed
+        return text.strip()
+    lines = (line.strip() for line in text.splitlines())
     return " ".join(line for line in lines if line)
 
 
@@ -541,6 +611,8 @@ def _match_one(text: str, *, nested: bool = False) -> DraMessage | None:
     for pattern in _PATTERNS:
         if nested and pattern.code == "claim-create-failed":
             continue
+        if pattern.literal and pattern.literal not in text:
+            continue
         match = pattern.regex.search(text)
         if match is None:
             continue
@@ -565,8 +637,20 @@ def parse_dra_message(text: str) -> DraMessage | None:
 
     The message may sit inside a wrapper (`running "DynamicResources" filter plugin: ...`,
     `PodResourceClaim x: ...`, a `0/N nodes are available:` aggregate); the first message
-    in table order wins. Kubelet preparation failures are recognized too.
+    in table order wins. Kubelet preparation failures are recognized too. Parsed once per distinct
+    text (the result is frozen): the same reason recurs in thousands of events.
     """
+    if isinstance(text, str):
+        return _parse_dra_text(text)
+    return _parse_dra_uncached(text)
+
+
+@lru_cache(maxsize=8192)
+def _parse_dra_text(text: str) -> DraMessage | None:
+    return _parse_dra_uncached(text)
+
+
+def _parse_dra_uncached(text: str) -> DraMessage | None:
     try:
         cleaned = _clean(text)
         if not cleaned:
@@ -612,7 +696,22 @@ _UNSCHEDULABLE_TAINTS = ("node.kubernetes.io/unschedulable",)
 
 
 def classify_reason(count: int, text: str) -> NodeReason:
-    """Put one per-node reason into a category a user recognizes (dra, taint, resources...)."""
+    """Put one per-node reason into a category a user recognizes (dra, taint, resources...): once
+    per distinct text (the count varies from note to note, the reasons seldom do)."""
+    if not isinstance(text, str):
+        return _classify_reason(count, text)
+    reason = _reason_of_text(text)
+    if reason.count == count:
+        return reason
+    return NodeReason(count, reason.text, reason.category, reason.resource, reason.taint, reason.dra)
+
+
+@lru_cache(maxsize=4096)
+def _reason_of_text(text: str) -> NodeReason:
+    return _classify_reason(0, text)
+
+
+def _classify_reason(count: int, text: str) -> NodeReason:
     text = text.strip()
     dra = parse_dra_message(text)
     if dra is not None and dra.source != "kubelet":
@@ -668,25 +767,32 @@ def _split_histogram(body: str) -> list[tuple[int, str]]:
     """Split `K reason, K reason` at ", " followed by a count, outside braces and brackets.
 
     A reason may contain ", " itself (an old taint text, a plugin list), which is why a plain
-    split is wrong.
+    split is wrong. The scan visits brackets and split points only (found by one regex), never
+    each character: a long note costs what its punctuation costs.
     """
+    if not any(c in body for c in _OPEN):  # nothing nests: every split point counts (C speed)
+        return _histogram_entries(_HISTOGRAM_SPLIT.split(body))
     entries: list[str] = []
     depth = 0
     start = 0
-    i = 0
-    while i < len(body):
-        ch = body[i]
-        if ch in _OPEN:
+    for token in _HISTOGRAM_TOKENS.finditer(body):
+        mark = token.group()
+        if mark in _OPEN:
             depth += 1
-        elif ch in _CLOSE:
+        elif mark in _CLOSE:
             depth = max(0, depth - 1)
-        elif ch == "," and depth == 0 and body.startswith(", ", i) and _ENTRY_START.match(body, i + 2):
-            entries.append(body[start:i])
-            start = i + 2
-            i += 2
-            continue
-        i += 1
+        elif depth == 0:
+            entries.append(body[start : token.start()])
+            start = token.end()
     entries.append(body[start:])
+    return _histogram_entries(entries)
+
+
+_HISTOGRAM_TOKENS = re.compile(r"[{}\[\]()]|, (?=\d+ \S)")
+_HISTOGRAM_SPLIT = re.compile(r", (?=\d+ \S)")
+
+
+def _histogram_entries(entries: list[str]) -> list[tuple[int, str]]:
     result: list[tuple[int, str]] = []
     for entry in entries:
         entry = entry.strip()
@@ -703,6 +809,9 @@ def _split_histogram(body: str) -> list[tuple[int, str]]:
     return result
 
 
+_TAIL_TOKENS = re.compile(r"[{}\[\]()]|\. ")
+
+
 def _split_body_tail(rest: str) -> tuple[str, str | None]:
     """Separate the `<histogram>.` (or `<PreFilterMsg>.`) part from the PostFilter tail."""
     best: int | None = None
@@ -710,15 +819,16 @@ def _split_body_tail(rest: str) -> tuple[str, str | None]:
         index = rest.find(". " + start)
         if index >= 0 and (best is None or index < best):
             best = index
-    if best is None:
+    if best is None:  # the first ". " outside brackets, found among the brackets and stops only
         depth = 0
-        for i, ch in enumerate(rest):
-            if ch in _OPEN:
+        for token in _TAIL_TOKENS.finditer(rest):
+            mark = token.group()
+            if mark in _OPEN:
                 depth += 1
-            elif ch in _CLOSE:
+            elif mark in _CLOSE:
                 depth = max(0, depth - 1)
-            elif ch == "." and depth == 0 and rest.startswith(". ", i):
-                best = i
+            elif depth == 0:
+                best = token.start()
                 break
     if best is None:
         return rest.rstrip().removesuffix("."), None
@@ -748,11 +858,33 @@ def parse_scheduling_message(text: str) -> SchedulingMessage:
     the `kubectl describe` line wrapping, and event notes truncated with " ...".
     """
     raw = text if isinstance(text, str) else str(text)
+    return _copy(_scheduling_text(raw))
+
+
+@lru_cache(maxsize=4096)
+def _scheduling_text(raw: str) -> SchedulingMessage:
+    """Parsed once per distinct text (a FailedScheduling note repeats in every retry's event);
+    callers get copies (`_copy`): a message is a mutable record."""
     message = SchedulingMessage(text=raw)
     # Never let an odd text break the diagnosis: a partial result is still evidence.
     with contextlib.suppress(Exception):
         _parse_into(_clean(raw), message)
     return message
+
+
+def _copy(m: SchedulingMessage) -> SchedulingMessage:
+    return SchedulingMessage(
+        m.text,
+        m.total_nodes,
+        list(m.reasons),
+        m.prefilter,
+        m.postfilter,
+        list(m.preemption),
+        m.scheduler_error,
+        m.error_plugin,
+        list(m.dra),
+        m.truncated,
+    )
 
 
 def _parse_into(cleaned: str, message: SchedulingMessage) -> None:
@@ -812,34 +944,47 @@ _BACKOFF = re.compile(r"Back-off restarting failed container (?P<container>\S+)(
 
 
 def classify_event(event: Event) -> ParsedEvent:
-    """Dispatch on the event's reason and return its parsed structure."""
+    """Dispatch on the event's reason and return its parsed structure: the parse depends on the
+    reason and the message only, so one parse serves every event (and every call) with that pair."""
     try:
-        return _classify(event)
+        reason, text = event.reason or "", event.message or ""
+        if isinstance(reason, str) and isinstance(text, str):
+            parsed = _classify_text(reason, text)
+        else:
+            parsed = _classify(reason, text)
+        kind, scheduling, dra, fields = parsed
+        return ParsedEvent(kind, event, _copy(scheduling) if scheduling else None, list(dra), dict(fields))
     except Exception:  # same promise as parse_scheduling_message
         return ParsedEvent("other", event)
 
 
-def _classify(event: Event) -> ParsedEvent:
-    reason = event.reason or ""
-    text = event.message or ""
+_Parsed = tuple[str, SchedulingMessage | None, tuple[DraMessage, ...], dict[str, str]]
+
+
+@lru_cache(maxsize=4096)
+def _classify_text(reason: str, text: str) -> _Parsed:
+    return _classify(reason, text)
+
+
+def _classify(reason: str, text: str) -> _Parsed:
+    """(kind, scheduling message, DRA messages, fields) of an event with this reason and message."""
     if reason == "FailedScheduling":
-        scheduling = parse_scheduling_message(text)
-        return ParsedEvent("scheduling", event, scheduling, list(scheduling.dra))
+        scheduling = _scheduling_text(text if isinstance(text, str) else str(text))  # shared: copied out
+        return "scheduling", scheduling, tuple(scheduling.dra), {}
     if reason == "FailedResourceClaimCreation":
         found = parse_dra_message(text)
-        dra = [found] if found is not None else []
         pod_claim = re.match(r"\s*PodResourceClaim (?P<pod_claim>\S+):", text)
         fields = {"pod_claim": pod_claim.group("pod_claim")} if pod_claim else {}
-        return ParsedEvent("claim-creation", event, None, dra, fields)
+        return "claim-creation", None, (found,) if found is not None else (), fields
     if reason in _KUBELET_REASONS or (reason in _KUBELET_SANDBOX_REASONS and _KUBELET_MARKERS.search(text)):
         cleaned = _clean(text)
         found = _kubelet_message(cleaned) or DraMessage(
             "kubelet-prepare-failed", cleaned, {}, False, ALL_VERSIONS, "kubelet"
         )
-        return ParsedEvent("kubelet", event, None, [found], dict(found.fields))
+        return "kubelet", None, (found,), dict(found.fields)
     if reason == "BackOff":
         match = _BACKOFF.search(text)
         fields = {k: v for k, v in match.groupdict().items() if v} if match else {}
-        return ParsedEvent("backoff", event, None, [], fields)
+        return "backoff", None, (), fields
     found = parse_dra_message(text)
-    return ParsedEvent("other", event, None, [found] if found is not None else [])
+    return "other", None, (found,) if found is not None else (), {}

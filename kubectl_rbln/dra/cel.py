@@ -37,6 +37,7 @@ from functools import lru_cache
 from types import ModuleType
 from typing import Any
 
+from kubectl_rbln.dra.cel_cost import API_SIZES, SELECTOR_MAX_COST, SELECTOR_MAX_LENGTH, Sizes, estimate
 from kubectl_rbln.dra.model import Device, Version
 from kubectl_rbln.dra.quantity import compare_semver, normalize_semver, parse_quantity, parse_semver
 from kubectl_rbln.dra.references import References, find_references, tokenize
@@ -87,9 +88,14 @@ class _RustProgram:
         return list(self._program.functions())
 
     def run(self, variables: dict[str, Any]) -> Any:
-        """Evaluate; library exceptions propagate for `_runtime_message`."""
+        """Evaluate; library exceptions propagate for `_runtime_message`, a panic as RuntimeError."""
         self._context.update(variables)
-        return self._program.execute(self._context)
+        try:
+            return self._program.execute(self._context)
+        except Exception:
+            raise
+        except BaseException as err:  # pyo3_runtime.PanicException: a bug of the library
+            raise _panic(err) from None
 
 
 class _RustBackend:
@@ -100,6 +106,17 @@ class _RustBackend:
             return _RustProgram(_native.compile(source))
         except Exception as err:  # a backend reports parse errors as ValueError(message)
             raise ValueError(str(err)) from None
+        except BaseException as err:  # a panic (pyo3_runtime.PanicException) is a compile error too
+            raise ValueError(str(_panic(err))) from None
+
+
+def _panic(err: BaseException) -> BaseException:
+    """A panic of the Rust library (pyo3 raises it as a BaseException, so that `except Exception`
+    misses it) as a RuntimeError with one line of text; KeyboardInterrupt and SystemExit stay."""
+    if isinstance(err, (KeyboardInterrupt, SystemExit, GeneratorExit)):
+        return err
+    text = " ".join(str(err).split())[:200] or type(err).__name__
+    return RuntimeError(f"the CEL library failed (panic: {text})")
 
 
 _native: Any = None
@@ -488,6 +505,10 @@ class Selector:
         self._extra = self._checked_domains or refs.uses_allow_multiple
         self._memo: dict[tuple, bool | CelError] = {}
         self.evaluations = 0  # real (non-memoized) evaluations, for tests and measurements
+        # Within the limit on devices far larger than any the API server accepts: no device of a
+        # hand-made bundle needs its own estimate (most selectors; the others grow with the data)
+        roomy = estimate(expression, _ROOMY_SIZES)
+        self._sized = roomy is not None and roomy.exceeds(SELECTOR_MAX_COST)
 
     def matches(self, device: Device) -> bool:
         """True when the device is selected; raises CelError like the scheduler would."""
@@ -562,6 +583,10 @@ class Selector:
 
     def _evaluate(self, device: Device) -> bool:
         self.evaluations += 1
+        if self._sized:
+            sizes = _device_sizes(device)
+            if sizes is not API_SIZES:  # larger than the compile-time estimate assumed: again
+                _check_cost(self.expression, sizes)
         if self.references.complete:
             attrs = {n: device.attributes[n] for n in self._attr_names if n in device.attributes}
             caps = {n: device.capacity[n] for n in self._cap_names if n in device.capacity}
@@ -592,6 +617,47 @@ class Selector:
         return result
 
 
+def _check_cost(expression: str, sizes: Sizes) -> None:
+    """Refuse, before any evaluation, a selector whose worst-case cost on devices of `sizes`
+    exceeds the limit Kubernetes puts on a device selector (cel_cost.py): what the API server
+    refuses to store and the scheduler stops with "actual cost limit exceeded"."""
+    found = estimate(expression, sizes)
+    if found is not None and found.exceeds(SELECTOR_MAX_COST):
+        worst = max(found.cost, found.work)
+        raise CelError(
+            "runtime",
+            f"cost limit exceeded: the estimated worst-case cost {worst:,} is above the limit of"
+            f" {SELECTOR_MAX_COST:,} for a device selector (too complex: not evaluated)",
+        )
+
+
+_ROOMY_SIZES = Sizes(attributes=4096, domain=4096, ident=4096, value=65536, driver=4096)
+
+
+def _device_sizes(device: Device) -> Sizes:
+    """The sizes the cost estimate assumed, or larger ones where this (hand-made) device exceeds
+    what the API server accepts, rounded up to a power of two (few distinct estimates)."""
+    base = API_SIZES
+    per_domain: dict[str, int] = {}
+    ident = value = domain = 0
+    for name, attr in (*device.attributes.items(), *device.capacity.items()):
+        dom, _, key = name.partition("/")
+        per_domain[dom] = per_domain.get(dom, 0) + 1
+        domain, ident = max(domain, len(dom)), max(ident, len(key))
+        text = attr.text if isinstance(attr, Version) else attr
+        if isinstance(text, str):
+            value = max(value, len(text))
+    count = max([len(per_domain), *per_domain.values()], default=0)
+    wanted = (count, domain, ident, value, len(device.driver))
+    limits = (base.attributes, base.domain, base.ident, base.value, base.driver)
+    if all(w <= limit for w, limit in zip(wanted, limits, strict=True)):
+        return base
+    bigger = [
+        limit if w <= limit else 1 << (w - 1).bit_length() for w, limit in zip(wanted, limits, strict=True)
+    ]
+    return Sizes(*bigger)
+
+
 def compile_selector(expression: str, *, consumable_capacity: bool = False) -> Selector:
     """Compile (cached) a DRA selector; raises CelError(kind="compile") like the scheduler's cache."""
     return compile_selector_with(BACKEND, expression, consumable_capacity=consumable_capacity)
@@ -614,6 +680,13 @@ def _compile_cached(expression: str, consumable_capacity: bool, backend: Any) ->
 
 
 def _compile(expression: str, consumable_capacity: bool, backend: Any) -> Selector:
+    length = len(expression.encode("utf-8", "surrogatepass"))
+    if length > SELECTOR_MAX_LENGTH:  # the API server refuses it (TooLong); the library may panic on it
+        raise CelError(
+            "compile",
+            f"Too long: the expression has {length:,} bytes, more than the {SELECTOR_MAX_LENGTH:,} the"
+            " API server accepts (CELSelectorExpressionMaxLength)",
+        )
     try:
         backend.compile(expression)
     except ValueError as err:
@@ -626,6 +699,7 @@ def _compile(expression: str, consumable_capacity: bool, backend: Any) -> Select
         | ({"allowMultipleAllocations"} if refs.uses_allow_multiple and not consumable_capacity else set())
     ):
         raise CelError("compile", f"ERROR: <input>:1:{_column(expression, name)}: undefined field '{name}'")
+    _check_cost(expression, API_SIZES)
     rewritten = _rewrite_maps(_rewrite_bind(expression))
     try:
         program = backend.compile(rewritten)
@@ -649,7 +723,7 @@ def _compile(expression: str, consumable_capacity: bool, backend: Any) -> Select
     if not program.variables():  # a constant: check its type now, as the Kubernetes type checker would
         try:
             value = program.run({})
-        except Exception:
+        except Exception:  # the Rust backend turns a library panic into RuntimeError
             value = True  # a runtime error in a constant is reported when evaluated
         if not isinstance(value, bool):
             raise CelError("compile", f"must evaluate to bool or the unknown type, not {_type_name(value)}")

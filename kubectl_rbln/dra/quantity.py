@@ -34,27 +34,56 @@ QUANTITY_FORMAT_ERROR = (
 )
 
 
+# The range of a quantity: "no quantity may represent a number greater than 2^63-1 in magnitude"
+# (k8s.io/apimachinery pkg/api/resource/quantity.go, the Quantity doc comment). apimachinery reads an
+# exponent of any size (`1e999999999`) and then works with a number of that many digits; here the
+# magnitude is judged from the digits and the exponent first, so no big number is ever built.
+QUANTITY_MAX = 2**63 - 1
+_MAX_ORDER = 18  # 10^19 > 2^63-1: a first significant digit at 10^19 or above is out of range
+_NANO_ORDER = -9
+# More significant digits than int64 and nano precision together could use (28): a quantity from a
+# cluster is the API server's canonical text, so only a hand-written one can have them.
+_MAX_DIGITS = 64
+
+
+class QuantityRangeError(ValueError):
+    """A quantity that parses but lies outside what a Kubernetes quantity may represent (a magnitude
+    past 2^63-1, or more digits than it carries): no cluster holds it, so what names it is malformed."""
+
+
 @lru_cache(maxsize=4096)
 def parse_quantity(text: str) -> Fraction:
     """Parse a Kubernetes quantity ("1.5Gi", "100m", "1e3") to an exact value.
 
-    Like `resource.ParseQuantity`, precision below 1n is rounded up.
-    Raises ValueError with the apimachinery message on bad input.
+    Like `resource.ParseQuantity`, precision below 1n is rounded up (away from zero).
+    Raises ValueError with the apimachinery message on bad input, and QuantityRangeError (a
+    ValueError) for a magnitude past 2^63-1 or more than 64 significant digits, judged before any
+    big number is built: `1e999999999` costs what `1e9` costs.
     """
     match = _QUANTITY.match(text.strip()) if text else None
     if not match:
         raise ValueError(QUANTITY_FORMAT_ERROR)
     number, suffix = match.groups()
-    value = Fraction(number)
+    exponent = 0
     if suffix in _BINARY:
-        value *= _BINARY[suffix]
+        scale = Fraction(_BINARY[suffix])
     elif suffix in _DECIMAL:
-        value *= _DECIMAL[suffix]
+        scale = _DECIMAL[suffix]
     else:
         exp = _EXPONENT.match(suffix)
         if not exp:
             raise ValueError("unable to parse quantity's suffix")
-        value *= Fraction(10) ** int(exp.group(1))
+        scale, exponent = Fraction(1), _exponent(exp.group(1))
+    order = _order(number, text)
+    if order is None:  # zero, whatever the exponent
+        return Fraction(0)
+    if order + exponent > _MAX_ORDER:
+        raise QuantityRangeError(f"quantity {text.strip()!r} is out of range: its magnitude exceeds 2^63-1")
+    if order + exponent < _NANO_ORDER - 1:  # below 1n whatever the digits: rounds up to 1n
+        return -_NANO if number.startswith("-") else _NANO
+    value = Fraction(number) * scale * Fraction(10) ** exponent
+    if abs(value) > QUANTITY_MAX:
+        raise QuantityRangeError(f"quantity {text.strip()!r} is out of range: its magnitude exceeds 2^63-1")
     scaled = value / _NANO
     if scaled.denominator != 1:  # round up to the nano scale, away from zero
         whole = (
@@ -64,6 +93,33 @@ def parse_quantity(text: str) -> Fraction:
         )
         value = whole * _NANO
     return value
+
+
+def _exponent(digits: str) -> int:
+    """The exponent of `<n>e<digits>`; one of more than 6 digits is only known to be huge (int() of a
+    long digit string is itself slow), which `parse_quantity` judges by its sign."""
+    if len(digits.lstrip("+-").lstrip("0")) > 6:
+        return -(10**7) if digits.startswith("-") else 10**7
+    return int(digits)
+
+
+def _order(number: str, text: str) -> int | None:
+    """The decimal order of the mantissa's first significant digit (None for zero); more significant
+    digits than a quantity carries are refused."""
+    whole, _, fraction = number.lstrip("+-").partition(".")
+    whole = whole.lstrip("0")
+    if whole:
+        order = len(whole) - 1
+    else:
+        stripped = fraction.lstrip("0")
+        if not stripped:
+            return None
+        order = len(stripped) - len(fraction) - 1
+    if len((whole + fraction).strip("0")) > _MAX_DIGITS:
+        raise QuantityRangeError(
+            f"quantity {text.strip()!r} is out of range: more than {_MAX_DIGITS} significant digits"
+        )
+    return order
 
 
 _SEMVER = re.compile(

@@ -192,26 +192,16 @@ def test_bad_utf8_is_named_as_before(tmp_path):
     assert fast_error.value.message == plain_error.value.message
 
 
-def test_a_pipe_is_read_once_the_plain_way(tmp_path):
-    """`-f <(kubectl get ... -o json)` names a FIFO: it cannot be mapped, nor read twice."""
+def test_a_fifo_is_refused_without_waiting_for_a_writer(tmp_path):
+    """`-f` reads regular files only (issue 23): a FIFO (`-f <(kubectl get ...)`) is the one-line
+    input error at once, even with no writer (opening it for reading would block); a stream goes to
+    `-f -`."""
     import os
-    import threading
 
-    objects = next(iter(SCENARIOS.values())).build("v1")
-    text = dumps_bundle(objects)
     fifo = tmp_path / "pipe.json"
     os.mkfifo(fifo)
-
-    def feed() -> None:
-        with open(fifo, "w", encoding="utf-8") as handle:
-            handle.write(text)
-
-    writer = threading.Thread(target=feed)
-    writer.start()
-    got = [obj for obj, _ in iter_checked(str(fifo))]
-    writer.join(10)
-    assert len(got) == len(objects)
-    assert json.dumps(got, sort_keys=True) == json.dumps(objects, sort_keys=True)
+    with pytest.raises(InputError, match=r"pipe\.json: not a regular file but a FIFO"):
+        list(iter_checked(str(fifo)))
 
 
 def _live_page_models(kind, objects):
