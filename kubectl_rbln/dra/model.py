@@ -493,7 +493,9 @@ class SourceProblem:
 
     kind: str  # e.g. "ResourceClaim"
     message: str  # one line: "list resourceclaims.resource.k8s.io at the cluster scope: forbidden"
-    code: str = "error"  # "forbidden" | "not-served" | "error" | "malformed" (an object of the wrong shape)
+    # "forbidden" | "not-served" | "error" | "malformed" (an object of the wrong shape) | "timeout" |
+    # "too-large" | "encoding" (a live list that broke a bound of cluster/bounded.py)
+    code: str = "error"
     name: str = ""  # "malformed": the object's namespace/name
 
 
