@@ -169,7 +169,7 @@ def _bounded_load(handle: Any, path: str) -> Any:
         if _expanded_nodes(node, MAX_KUBECONFIG_NODES) > MAX_KUBECONFIG_NODES:
             raise KubeconfigError(
                 f"kubeconfig {path} is refused: its YAML aliases expand to more than "
-                f"{MAX_KUBECONFIG_NODES:,} nodes (MAX_KUBECONFIG_NODES; an alias bomb?)"
+                f"{MAX_KUBECONFIG_NODES:,} nodes (an alias bomb?)"
             )
         return loader.construct_document(node)
     finally:

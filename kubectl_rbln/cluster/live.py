@@ -426,7 +426,7 @@ class LiveClient:
             verb,
             resource,
             f"{verb} {resource}: the answer of {self.server} {size}, more than the {_size(exc.limit)} "
-            "one answer may hold (MAX_RESPONSE_BYTES); not read",
+            "one answer may hold; not read",
         )
 
     def _scrub(self, text: str) -> str:

@@ -5,7 +5,7 @@ basic bundle, except the one it plays a fault on (drips, an endless chunked body
 huge body, a gzip bomb). The CLI runs as a subprocess, as a user runs it, with a short
 --request-timeout; each case asserts the exit code (or the degraded list), one line on stderr, the
 liveness bound (it ends within a few seconds of the timeout) and the peak memory of the CLI's
-process (its own rusage, from os.wait4), far below a gigabyte. The kubeconfig's server URL carries
+process (getrusage(RUSAGE_CHILDREN) around it), far below a gigabyte. The kubeconfig's server URL carries
 a password and its user a token: neither may appear anywhere in what the CLI prints.
 """
 
@@ -243,38 +243,43 @@ class Run:
     peak: int  # bytes: the CLI process's maximum resident set (its own rusage)
 
 
+# Runs the CLI and writes its peak RSS (KiB on Linux, bytes on macOS) to argv[1]. A process of its own:
+# a child forked from pytest starts with pytest's peak in its rusage (Linux keeps it across exec), so the
+# CLI is forked from this small one instead.
+_MEASURE = """
+import resource, subprocess, sys
+code = subprocess.call(sys.argv[2:])
+with open(sys.argv[1], "w") as out:
+    out.write(str(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))
+sys.exit(code if code >= 0 else 128 - code)
+"""
+
+
 def run_measured(args: list[str], env: dict[str, str], limit: float = 30.0) -> Run:
-    """The CLI as a subprocess, with its wall time and its own peak memory (os.wait4's rusage)."""
+    """The CLI as a subprocess, with its wall time and its peak memory (getrusage(RUSAGE_CHILDREN) in
+    a process that runs nothing else)."""
     full_env = {k: v for k, v in os.environ.items() if k not in ("KUBECONFIG", "LANG", "LC_ALL")}
     full_env.update({"NO_COLOR": "1", "LANG": "C.UTF-8", **env})
+    peak_file = Path(env["HOME"]) / f"peak-{time.monotonic_ns()}"
     started = time.monotonic()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "kubectl_rbln", *args],
+        [sys.executable, "-c", _MEASURE, str(peak_file), sys.executable, "-m", "kubectl_rbln", *args],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env=full_env,
         cwd=REPO,
+        start_new_session=True,  # its own process group: a hang is ended whole, by that group's id
     )
-    output: dict[str, bytes] = {}
-    readers = [
-        threading.Thread(target=lambda n=name, s=stream: output.__setitem__(n, s.read()), daemon=True)
-        for name, stream in (("out", proc.stdout), ("err", proc.stderr))
-    ]
-    for reader in readers:
-        reader.start()
-    killer = threading.Timer(limit, proc.kill)  # a hang fails the test instead of holding the suite
-    killer.start()
     try:
-        _, status, usage = os.wait4(proc.pid, 0)
-    finally:
-        killer.cancel()
+        out, err = proc.communicate(timeout=limit)
+    except subprocess.TimeoutExpired:  # a hang fails the test instead of holding the suite
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, err = proc.communicate()
     seconds = time.monotonic() - started
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    for reader in readers:
-        reader.join(5)
-    peak = usage.ru_maxrss * (1 if sys.platform == "darwin" else 1024)
-    return Run(proc.returncode, output["out"].decode(), output["err"].decode(), seconds, peak)
+    unit = 1 if sys.platform == "darwin" else 1024
+    peak = int(peak_file.read_text()) * unit if peak_file.exists() else 0
+    return Run(proc.returncode, out.decode(), err.decode(), seconds, peak)
 
 
 def kubeconfig_text(server: str, user: dict[str, Any] | None = None) -> str:
@@ -315,7 +320,7 @@ class Cluster:
         assert TOKEN not in everything, "the bearer token was printed"
         assert "Traceback" not in run.stderr, run.stderr
         assert run.seconds < TIMEOUT + SLACK, f"took {run.seconds:.1f}s with --request-timeout {TIMEOUT:g}s"
-        assert run.peak < PEAK_LIMIT, f"peak memory {run.peak / 2**20:.0f} MiB"
+        assert 0 < run.peak < PEAK_LIMIT, f"peak memory {run.peak / 2**20:.0f} MiB"
         return run
 
 
@@ -468,7 +473,7 @@ def test_a_huge_body_is_refused_when_announced(cluster: Callable[..., Any]) -> N
     assert run.returncode == 0, run.stderr
     message = (
         f"list resourceslices.resource.k8s.io at the cluster scope: the answer of {c.shown} announces "
-        f"{8 << 30:,} bytes, more than the 1 GiB one answer may hold (MAX_RESPONSE_BYTES); not read"
+        f"{8 << 30:,} bytes, more than the 1 GiB one answer may hold; not read"
     )
     assert run.stderr.splitlines() == [f"warning: {message}"]
     assert problems(run) == [{"kind": "ResourceSlice", "code": "too-large", "message": message}]
@@ -593,9 +598,9 @@ def test_a_kubeconfig_alias_bomb_is_refused_at_once(tmp_path: Path, command: lis
     assert run.returncode == 3, run.stderr
     assert one_error(run) == (
         f"error: kubeconfig {kubeconfig} is refused: its YAML aliases expand to more than 200,000 nodes "
-        "(MAX_KUBECONFIG_NODES; an alias bomb?)"
+        "(an alias bomb?)"
     )
-    assert run.seconds < SLACK and run.peak < PEAK_LIMIT, (run.seconds, run.peak)
+    assert run.seconds < SLACK and 0 < run.peak < PEAK_LIMIT, (run.seconds, run.peak)
 
 
 def test_a_kubeconfig_with_a_few_aliases_still_works(tmp_path: Path, replay: ReplayServer) -> None:
