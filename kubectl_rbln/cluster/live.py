@@ -7,8 +7,9 @@ one shared Configuration: a shared client corrupts concurrent calls
 (ecosystem-facts.md 6.4). Only GET is ever sent from this module.
 
 Bounds (cluster/bounded.py): --request-timeout is one deadline per request (credentials, connect,
-headers, body), and per list (every page of one list shares it); a body is read a piece at a time
-under MAX_RESPONSE_BYTES, and a compressed one is refused (we ask for `identity`).
+headers, body), and per list (every page of one list shares it); a body larger than
+MAX_RESPONSE_BYTES is refused (when announced, or once it grows past), and so is a compressed one
+(we ask for `identity`).
 
 Failures: 429 (and 5xx with Retry-After) are retried as client-go does, at most
 MAX_TRIES times and never past --request-timeout; 400/403/404 become ApiRefusal
@@ -33,9 +34,9 @@ from kubectl_rbln.cluster.bounded import (
     Encoded,
     Late,
     Oversized,
+    exchange_within,
     interrupt_response,
     read_body,
-    run_within,
 )
 from kubectl_rbln.cluster.kubeconfig import (
     KubeContext,
@@ -162,9 +163,8 @@ class LiveClient:
     def _send(self, path: str, query: dict[str, Any], accept: str, deadline: float | None) -> Reply:
         """One HTTP exchange, whole by `deadline`; the network's failures become ClusterError here."""
         api = self._api()
-        reading: list[Any] = []  # the response whose body is being read, to interrupt when late
 
-        def exchange() -> Reply:
+        def start() -> Any:
             method, url, headers, _, _ = api.param_serialize(  # may refresh an exec plugin's token
                 "GET",
                 path,
@@ -173,8 +173,9 @@ class LiveClient:
                 auth_settings=["BearerToken"],
             )
             timeout = None if deadline is None else max(deadline - time.monotonic(), 0.001)
-            response = api.call_api(method, url, header_params=headers, _request_timeout=timeout)
-            reading.append(response.response)
+            return api.call_api(method, url, header_params=headers, _request_timeout=timeout)
+
+        def read(response: Any) -> Reply:
             status = int(response.status)
             ok = 200 <= status < 300
             limit = MAX_RESPONSE_BYTES if ok else ERROR_BODY_BYTES
@@ -184,9 +185,9 @@ class LiveClient:
 
         try:
             if deadline is None:
-                reply = exchange()
+                reply = read(start())
             else:
-                reply = run_within(deadline, exchange, lambda: _interrupt(reading))
+                reply = exchange_within(deadline, start, read, lambda r: interrupt_response(r.response))
         except Late:
             self._local.api = None  # the late exchange may still use this client: the next gets its own
             raise self._late(path) from None
@@ -486,11 +487,6 @@ def _continue_token(body: bytes) -> str | None:
     if not token or b"\\" in token or not token.isascii():
         return None
     return token.decode("ascii")
-
-
-def _interrupt(responses: list[Any]) -> None:
-    for response in responses:
-        interrupt_response(response)
 
 
 def _is_api_exception(exc: BaseException) -> bool:
