@@ -4,16 +4,30 @@
 names one. The client's `persist_config=True` default would write refreshed tokens
 back into the user's kubeconfig: we always pass False (ecosystem-facts.md 6.1).
 The Kubernetes client is imported inside the functions, never at module import.
+
+Bounded: every file is parsed here first, refused when its YAML aliases expand past
+MAX_KUBECONFIG_NODES (a 544-byte alias bomb otherwise takes the client's loader 2 GB), and the
+client's loading (which runs `exec:` credential plugins) ends at --request-timeout.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
+import time
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
+from kubectl_rbln.cluster.bounded import Late, run_within
+from kubectl_rbln.cluster.redact import redact
 from kubectl_rbln.errors import KubeconfigError
+
+# Nodes of a kubeconfig once every alias is expanded. kubectl writes no anchors at all, and a
+# kubeconfig of 1,000 clusters, users and contexts is about 15,000 nodes; nested aliases can make
+# a few hundred bytes expand to billions (a "billion laughs"), which the client's loader walks.
+MAX_KUBECONFIG_NODES = 200_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,6 +37,7 @@ class KubeContext:
     namespace: str
     cluster: str
     user: str = ""
+    exec_command: str = ""  # the user's `exec:` credential plugin, if any (for a message naming it)
 
 
 def _config_location(explicit: str | None) -> str:
@@ -71,13 +86,26 @@ def resolve_context(kubeconfig: str | None, context: str | None, namespace: str 
         known = ", ".join(sorted(str(n) for n in by_name)) or "none"
         raise KubeconfigError(f'context "{name}" not found in {location} (contexts: {known})')
     body = by_name[name].get("context") or {}
+    user = str(body.get("user", ""))
     return KubeContext(
         config_file=location,
         context=name,
         namespace=namespace or body.get("namespace") or "default",
         cluster=str(body.get("cluster", "")),
-        user=str(body.get("user", "")),
+        user=user,
+        exec_command=_exec_command(docs, user),
     )
+
+
+def _exec_command(docs: list[dict[str, Any] | None], user: str) -> str:
+    """The `exec:` plugin command of `user`, as the first file defining the user has it ("" if none)."""
+    for doc in docs:
+        for entry in (doc or {}).get("users") or []:
+            if isinstance(entry, dict) and str(entry.get("name")) == user:
+                spec = entry.get("user")
+                plugin = spec.get("exec") if isinstance(spec, dict) else None
+                return str(plugin.get("command") or "") if isinstance(plugin, dict) else ""
+    return ""
 
 
 def context_names(kubeconfig: str | None) -> list[str]:
@@ -105,7 +133,7 @@ def check_kubeconfig_file(path: str) -> dict[str, Any] | None:
 
     try:
         with open(path, encoding="utf-8") as handle:
-            doc = yaml.safe_load(handle)
+            doc = _bounded_load(handle, path)
     except OSError as exc:
         raise KubeconfigError(f"cannot read kubeconfig {path}: {exc.strerror or exc}") from None
     except UnicodeDecodeError:
@@ -130,12 +158,86 @@ def check_kubeconfig_file(path: str) -> dict[str, Any] | None:
     return doc
 
 
-def load_configuration(ctx: KubeContext) -> Any:
+def _bounded_load(handle: Any, path: str) -> Any:
+    """yaml.safe_load, but the composed document is measured before anything is built from it."""
+    import yaml  # noqa: PLC0415
+
+    loader = yaml.SafeLoader(handle)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        if _expanded_nodes(node, MAX_KUBECONFIG_NODES) > MAX_KUBECONFIG_NODES:
+            raise KubeconfigError(
+                f"kubeconfig {path} is refused: its YAML aliases expand to more than "
+                f"{MAX_KUBECONFIG_NODES:,} nodes (an alias bomb?)"
+            )
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()
+
+
+def _expanded_nodes(root: Any, limit: int) -> int:
+    """How many nodes the document holds with every alias expanded, counted over its distinct nodes
+    (each once, memoized), so the count costs what the file's size does; past `limit` (or a
+    recursive alias, which expands forever) it stops and answers limit + 1."""
+    sizes: dict[int, int] = {}
+    open_nodes: set[int] = set()
+    stack: list[tuple[Any, bool]] = [(root, False)]
+    while stack:
+        node, closing = stack.pop()
+        key = id(node)
+        if closing:
+            open_nodes.discard(key)
+            total = 1 + sum(sizes[id(child)] for child in _children(node))
+            if total > limit:
+                return limit + 1
+            sizes[key] = total
+            continue
+        if key in sizes:
+            continue
+        if key in open_nodes:  # an alias to a node it is inside of
+            return limit + 1
+        open_nodes.add(key)
+        stack.append((node, True))
+        stack.extend((child, False) for child in _children(node) if id(child) not in sizes)
+    return sizes[id(root)]
+
+
+def _children(node: Any) -> list[Any]:
+    value = node.value
+    if not isinstance(value, list):
+        return []  # a scalar
+    if value and isinstance(value[0], tuple):  # a mapping: (key, value) pairs
+        return [part for pair in value for part in pair]
+    return value
+
+
+def load_configuration(ctx: KubeContext, timeout: float = 0.0) -> Any:
     """The context's client Configuration, loaded once per command: never the global one, never persisted.
 
     Retries are off: a dead cluster must fail within --request-timeout, and the
-    polite 429 retry lives in `live.py`, where it can honour Retry-After.
+    polite 429 retry lives in `live.py`, where it can honour Retry-After. Loading runs the user's
+    `exec:` credential plugin (and OIDC or gcp refreshes): with `timeout` (--request-timeout), it
+    ends then, one line, exit 3. A plugin still running then is left to itself: the client keeps its
+    process to itself.
     """
+    if not timeout:
+        return _load_configuration(ctx)
+    try:
+        return run_within(
+            time.monotonic() + timeout, lambda: _load_configuration(ctx), name="rbln-credentials"
+        )
+    except Late:
+        plugin = f"its exec credential plugin {ctx.exec_command!r} " if ctx.exec_command else ""
+        user = f' (user "{ctx.user}")' if ctx.user else ""
+        raise KubeconfigError(
+            f"the credentials of context {ctx.context}{user} were not ready within {timeout:g}s "
+            f"(--request-timeout): {plugin or 'loading them '}did not finish"
+        ) from None
+
+
+def _load_configuration(ctx: KubeContext) -> Any:
     from kubernetes import client  # noqa: PLC0415
     from kubernetes.config import kube_config  # noqa: PLC0415
 
@@ -161,12 +263,18 @@ def new_api_client(configuration: Any) -> Any:
     return client.ApiClient(configuration=configuration)
 
 
-def bearer_token(configuration: Any) -> str:
-    """The token the Configuration sends, so error text can be scrubbed of it."""
-    keys = getattr(configuration, "api_key", None) or {}
-    # kubernetes >= 30 files it under "BearerToken"; older clients under "authorization"
-    value = str(keys.get("BearerToken") or keys.get("authorization") or "")
-    return value.split(" ", 1)[1] if value.lower().startswith("bearer ") else value
+def configuration_secrets(configuration: Any) -> tuple[str, ...]:
+    """What error text must be scrubbed of: the token the Configuration sends (with and without its
+    `Bearer `/`Basic ` prefix), its password, and the password of its server URL; longest first."""
+    found: set[str] = set()
+    # kubernetes >= 30 files the token under "BearerToken"; older clients under "authorization"
+    for value in (getattr(configuration, "api_key", None) or {}).values():
+        text = str(value or "")
+        found.update((text, text.split(" ", 1)[-1]))
+    found.add(str(getattr(configuration, "password", "") or ""))
+    with contextlib.suppress(ValueError):  # an unparsable URL: its userinfo is masked by pattern anyway
+        found.add(urlsplit(str(configuration.host)).password or "")
+    return tuple(sorted((s for s in found if s), key=len, reverse=True))
 
 
 def remove_credential_files() -> None:
@@ -181,5 +289,5 @@ def remove_credential_files() -> None:
 
 
 def _one_line(exc: BaseException) -> str:
-    text = str(exc).strip() or type(exc).__name__
+    text = redact(str(exc).strip() or type(exc).__name__)
     return text.splitlines()[0] if text else type(exc).__name__

@@ -6,10 +6,15 @@ and `json.loads`, paginated with `limit`/`continue`. One ApiClient per thread ov
 one shared Configuration: a shared client corrupts concurrent calls
 (ecosystem-facts.md 6.4). Only GET is ever sent from this module.
 
+Bounds (cluster/bounded.py): --request-timeout is one deadline per request (credentials, connect,
+headers, body), and per list (every page of one list shares it); a body larger than
+MAX_RESPONSE_BYTES is refused (when announced, or once it grows past), and so is a compressed one
+(we ask for `identity`).
+
 Failures: 429 (and 5xx with Retry-After) are retried as client-go does, at most
 MAX_TRIES times and never past --request-timeout; 400/403/404 become ApiRefusal
-(the caller degrades one list); everything else is a one-line ClusterError (exit 3)
-that never carries the bearer token.
+(the caller degrades one list), and so does a list or a log that broke a bound (ReadAbandoned);
+everything else is a one-line ClusterError (exit 3) that never carries a credential (redact.py).
 """
 
 from __future__ import annotations
@@ -22,10 +27,25 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
 
-from kubectl_rbln.cluster.kubeconfig import KubeContext, bearer_token, load_configuration, new_api_client
+from kubectl_rbln.cluster.bounded import (
+    ERROR_BODY_BYTES,
+    MAX_RESPONSE_BYTES,
+    Encoded,
+    Late,
+    Oversized,
+    exchange_within,
+    interrupt_response,
+    read_body,
+)
+from kubectl_rbln.cluster.kubeconfig import (
+    KubeContext,
+    configuration_secrets,
+    load_configuration,
+    new_api_client,
+)
 from kubectl_rbln.cluster.lists import list_answer_problem
+from kubectl_rbln.cluster.redact import redact
 from kubectl_rbln.errors import ClusterError
 from kubectl_rbln.terminal import register_secret
 from kubectl_rbln.text import strip_controls
@@ -59,6 +79,17 @@ class ApiRefusal(ClusterError):
 class WrongAnswer(ApiRefusal):
     """A 200 whose body is not the list asked for (a Status, another kind): read as a list it would have
     no items, an all-clear. The caller degrades that list, as on a 403 (cluster/lists.py)."""
+
+
+class ReadAbandoned(ApiRefusal):
+    """A read that broke a bound: no whole answer within --request-timeout, or a body past
+    MAX_RESPONSE_BYTES or compressed against our ask. A list or a log is then a problem entry of its
+    kind (its checks say `source-degraded`), not the end of the command; `get` (the first contact,
+    discovery) turns it into a ClusterError: a cluster that cannot answer those is exit 3."""
+
+    def __init__(self, code: str, verb: str, resource: str, message: str) -> None:
+        super().__init__(0, verb, resource, message)
+        self.code = code  # "timeout" | "too-large" | "encoding": the problem entry's code
 
 
 class ListExpired(ClusterError):
@@ -107,7 +138,8 @@ class LiveClient:
         self._local = threading.local()
         self._config_lock = threading.Lock()
         self._configuration: Any = None
-        self._token = ""
+        self._config_error: ClusterError | None = None
+        self._secrets: tuple[str, ...] = ()
         self.server = ""
         self.date = ""  # the Date header of the first answer: when the read started, by the server's clock
         self.on_page: Callable[[str, int], None] | None = None  # (path, items): a progress line
@@ -118,44 +150,91 @@ class LiveClient:
         api = getattr(self._local, "api", None)
         if api is None:
             with self._config_lock:
+                if self._config_error is not None:  # a plugin that hung once is not run again
+                    raise self._config_error
                 if self._configuration is None:
-                    self._configuration = load_configuration(self.ctx)
-                    self.server = str(self._configuration.host)
-                    self._token = bearer_token(self._configuration)
-                    # the terminal writer masks them in whatever is printed, after stripping controls
-                    register_secret(self._token)
-                    register_secret(_url_password(self.server))
+                    try:
+                        self._configuration = load_configuration(self.ctx, timeout=self.timeout)
+                    except ClusterError as exc:
+                        self._config_error = exc
+                        raise
+                    self._secrets = configuration_secrets(self._configuration)
+                    self.server = redact(str(self._configuration.host), self._secrets)
+                    for secret in self._secrets:  # the terminal writer masks them too
+                        register_secret(secret)
             api = new_api_client(self._configuration)
             self._local.api = api
         return api
 
-    def _send(self, path: str, query: dict[str, Any], accept: str, timeout: float | None) -> Reply:
-        """One HTTP exchange; the network's failures become ClusterError here."""
+    def _deadline(self) -> float | None:
+        """When a request (or a list, all its pages) started now must have ended; None: never."""
+        return time.monotonic() + self.timeout if self.timeout else None
+
+    def _send(self, path: str, query: dict[str, Any], accept: str, deadline: float | None) -> Reply:
+        """One HTTP exchange, whole by `deadline`; the network's failures become ClusterError here."""
         api = self._api()
-        try:
-            method, url, headers, _, _ = api.param_serialize(
+
+        def start() -> Any:
+            method, url, headers, _, _ = api.param_serialize(  # may refresh an exec plugin's token
                 "GET",
                 path,
                 query_params=list(query.items()),
-                header_params={"Accept": accept},
+                header_params={"Accept": accept, "Accept-Encoding": "identity"},
                 auth_settings=["BearerToken"],
             )
-            response = api.call_api(method, url, header_params=headers, _request_timeout=timeout)
-            body = response.read()
-            retry_after = _retry_after(response.getheader("Retry-After"))
-            date = response.getheader("Date") or ""
+            timeout = None if deadline is None else max(deadline - time.monotonic(), 0.001)
+            return api.call_api(method, url, header_params=headers, _request_timeout=timeout)
+
+        def read(response: Any) -> Reply:
+            status = int(response.status)
+            ok = 200 <= status < 300
+            limit = MAX_RESPONSE_BYTES if ok else ERROR_BODY_BYTES
+            body = read_body(response.response, deadline, limit, cut=not ok)
+            date = str(response.getheader("Date") or "")
+            return Reply(status, body, _retry_after(response.getheader("Retry-After")), date)
+
+        try:
+            if deadline is None:
+                reply = read(start())
+            else:
+                reply = exchange_within(deadline, start, read, lambda r: interrupt_response(r.response))
+        except Late:
+            self._local.api = None  # the late exchange may still use this client: the next gets its own
+            raise self._late(path) from None
+        except Oversized as exc:
+            raise self._oversized(path, exc) from None
+        except Encoded as exc:
+            verb, resource = describe_resource(path)
+            raise ReadAbandoned(
+                "encoding",
+                verb,
+                resource,
+                self._scrub(
+                    f"{verb} {resource}: {self.server} sent a body compressed with {_short(exc.encoding)} "
+                    "although we asked for none (Accept-Encoding: identity); not read"
+                ),
+            ) from None
+        except ClusterError:
+            raise
         except Exception as exc:  # urllib3 connection, TLS, timeout and protocol errors
             raise self._network_error(path, exc) from None
-        if date and not self.date:
-            self.date = str(date)
-        return Reply(int(response.status), body or b"", retry_after, str(date))
+        if reply.date and not self.date:
+            self.date = reply.date
+        return reply
 
-    def fetch(self, path: str, query: dict[str, Any] | None = None, accept: str = JSON) -> bytes:
-        """The body of a 2xx reply, retrying 429 / Retry-After politely within --request-timeout."""
-        deadline = time.monotonic() + self.timeout if self.timeout else None
+    def fetch(
+        self,
+        path: str,
+        query: dict[str, Any] | None = None,
+        accept: str = JSON,
+        deadline: float | None = None,
+    ) -> bytes:
+        """The body of a 2xx reply, retrying 429 / Retry-After politely within the deadline (by default
+        --request-timeout from now; a list passes its own, shared by its pages)."""
+        if deadline is None:
+            deadline = self._deadline()
         for attempt in range(1, MAX_TRIES + 1):
-            remaining = None if deadline is None else max(deadline - time.monotonic(), 0.001)
-            reply = self._send(path, dict(query or {}), accept, remaining)
+            reply = self._send(path, dict(query or {}), accept, deadline)
             if 200 <= reply.status < 300:
                 return reply.body
             retryable = reply.status == 429 or (reply.status >= 500 and reply.retry_after is not None)
@@ -168,8 +247,14 @@ class LiveClient:
         raise AssertionError("unreachable")  # pragma: no cover
 
     def get(self, path: str, query: dict[str, Any] | None = None) -> Any:
-        """One GET of a JSON document."""
-        return self._json(path, self.fetch(path, query))
+        """One GET of a JSON document (/version, discovery): one that breaks a bound is exit 3."""
+        try:
+            body = self.fetch(path, query)
+        except ReadAbandoned as abandoned:
+            if abandoned.code == "timeout":
+                raise ClusterError(self._no_answer()) from None
+            raise ClusterError(abandoned.message) from None
+        return self._json(path, body)
 
     def _json(self, path: str, body: bytes) -> Any:
         try:
@@ -200,11 +285,12 @@ class LiveClient:
         so a 5,000-node list never holds every raw item at once. `decoder` (a msgspec Decoder of the
         page's wire shape, dra/wire.py) decodes only the fields the Snapshot reads; a page it does not
         fit is decoded whole, as without it."""
+        deadline = self._deadline()  # the list's: every page, and a restart after 410, share it
         try:
-            return self._list_once(path, query, keep, decoder)
+            return self._list_once(path, query, keep, decoder, deadline)
         except ListExpired:
             try:
-                return self._list_once(path, query, keep, decoder)
+                return self._list_once(path, query, keep, decoder, deadline)
             except ListExpired as again:
                 raise ClusterError(
                     f"{again.message}, twice; the cluster changes faster than we can list, try again"
@@ -216,23 +302,30 @@ class LiveClient:
         query: dict[str, Any] | None,
         keep: Callable[[dict[str, Any]], Any] | None,
         decoder: Any = None,
+        deadline: float | None = None,
     ) -> builtins.list[Any]:
         # resourceVersion=0 lets the apiserver answer from its cache (cheap, possibly a little stale,
         # fine for a diagnosis); it is not allowed together with a continue token.
         params: dict[str, Any] = {**(query or {}), "limit": PAGE_SIZE, "resourceVersion": "0"}
         items: list[Any] = []
-        ahead = _Prefetch(self, path)
-        body = self.fetch(path, params)
+        ahead = _Prefetch(self, path, deadline)
+        pages = 0
         try:
+            body = self.fetch(path, params, JSON, deadline)
             while True:
                 # the next page is asked for while this one is decoded and normalized: the server
                 # prepares it meanwhile, instead of waiting for us page after page (issue 16)
                 following = ahead.start(_continue_token(body), query)
                 page = self._decode(path, body, decoder)
                 token = self._take(path, page, keep, items)
+                pages += 1
                 if not token:
                     return items
                 body = ahead.result(following, token, query)
+        except ReadAbandoned as abandoned:
+            if pages and abandoned.code == "timeout":  # endless pagination says so
+                abandoned.message = f"{abandoned.message}, after {pages:,} pages ({len(items):,} objects)"
+            raise
         finally:
             ahead.close()
 
@@ -320,19 +413,40 @@ class LiveClient:
             why = "connection refused" if "refused" in lowered else _short(text.split(": ", 1)[-1])
             return ClusterError(f"cannot reach the cluster at {self.server}: {why}")
         if isinstance(exc, (u3.TimeoutError, TimeoutError)) or "timed out" in lowered:
-            return ClusterError(
-                f"the cluster at {self.server} did not answer within {self.timeout:g}s (--request-timeout)"
-            )
+            return self._late(path)
         if isinstance(exc, u3.ProtocolError):
             verb, resource = describe_resource(path)
             return ClusterError(f"{verb} {resource}: the connection to {self.server} broke: {_short(text)}")
         return ClusterError(f"cannot reach the cluster at {self.server}: {_short(text)}")
 
+    def _late(self, path: str) -> ReadAbandoned:
+        verb, resource = describe_resource(path)
+        return ReadAbandoned(
+            "timeout",
+            verb,
+            resource,
+            f"{verb} {resource}: no whole answer from {self.server} within {self.timeout:g}s "
+            "(--request-timeout)",
+        )
+
+    def _no_answer(self) -> str:
+        return f"the cluster at {self.server} did not answer within {self.timeout:g}s (--request-timeout)"
+
+    def _oversized(self, path: str, exc: Oversized) -> ReadAbandoned:
+        verb, resource = describe_resource(path)
+        size = f"announces {exc.declared:,} bytes" if exc.declared is not None else "grew past the cap"
+        return ReadAbandoned(
+            "too-large",
+            verb,
+            resource,
+            f"{verb} {resource}: the answer of {self.server} {size}, more than the {_size(exc.limit)} "
+            "one answer may hold; not read",
+        )
+
     def _scrub(self, text: str) -> str:
-        """Never print the bearer token, whatever a server or library put into a message: controls
-        go first, so a BEL a proxy slipped into an echoed token cannot hide it from the replace."""
-        text = strip_controls(text)
-        return text.replace(self._token, "<token>") if self._token else text
+        """Never print a credential (token, password, URL userinfo), whatever a server or library put
+        into a message: controls go first, so a BEL a proxy slipped into an echoed token cannot hide it."""
+        return redact(strip_controls(text), self._secrets)
 
 
 class _Prefetch:
@@ -340,9 +454,10 @@ class _Prefetch:
     caller decodes and normalizes the page before it. Its result, or its error, is the page the
     plain loop would have read next: the same GET with the same continue token."""
 
-    def __init__(self, client: LiveClient, path: str) -> None:
+    def __init__(self, client: LiveClient, path: str, deadline: float | None) -> None:
         self.client = client
         self.path = path
+        self.deadline = deadline  # the list's
         self.pool: Any = None
 
     def start(self, token: str | None, query: dict[str, Any] | None) -> Any:
@@ -353,14 +468,14 @@ class _Prefetch:
 
             self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rbln-page")
         params = {**(query or {}), "limit": PAGE_SIZE, "continue": token}
-        return (token, self.pool.submit(self.client.fetch, self.path, params))
+        return (token, self.pool.submit(self.client.fetch, self.path, params, JSON, self.deadline))
 
     def result(self, started: Any, token: Any, query: dict[str, Any] | None) -> bytes:
         """The page after the one whose continue token is `token` (read ahead when it was started)."""
         if started is not None and started[0] == token:
             return started[1].result()
         params = {**(query or {}), "limit": PAGE_SIZE, "continue": token}
-        return self.client.fetch(self.path, params)
+        return self.client.fetch(self.path, params, JSON, self.deadline)
 
     def close(self) -> None:
         if self.pool is not None:
@@ -368,14 +483,6 @@ class _Prefetch:
 
 
 _CONTINUE = b'"continue":"'
-
-
-def _url_password(url: str) -> str:
-    """The password of a `https://user:password@host` server URL, "" without one."""
-    try:
-        return urlsplit(url).password or ""
-    except ValueError:  # an unparsable URL fails where it is used, with its own message
-        return ""
 
 
 def _continue_token(body: bytes) -> str | None:
@@ -421,6 +528,14 @@ def _status_message(body: bytes) -> str:
 def _ssl_reason(text: str) -> str:
     match = re.search(r"\[SSL[^\]]*\][^(\n]*", text)
     return _short(match.group(0).strip() if match else text.replace("SSLError", "").strip(" :\n"))
+
+
+def _size(count: int) -> str:
+    """1073741824 -> "1 GiB"."""
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if count >= scale:
+            return f"{count / scale:g} {unit}"
+    return f"{count} bytes"
 
 
 def _short(text: str) -> str:

@@ -33,7 +33,7 @@ from kubectl_rbln.cluster.lists import (
     list_path,
     stage_lists,
 )
-from kubectl_rbln.cluster.live import ApiRefusal, LiveClient, WrongAnswer
+from kubectl_rbln.cluster.live import ApiRefusal, LiveClient, ReadAbandoned, WrongAnswer
 from kubectl_rbln.cluster.options import SourceOptions
 from kubectl_rbln.cluster.read_gaps import NEEDS_PODS, read_gaps
 from kubectl_rbln.cluster.wire_read import iter_checked
@@ -193,6 +193,9 @@ class LiveCollector:
         case other-namespace); when that list is forbidden, ours alone, and nothing is lost."""
         try:
             return self.client.list(list_path(spec, version, None), keep=keep)
+        except ReadAbandoned as abandoned:  # out of time: a second list would be too
+            self._problem(spec.kind, abandoned)
+            return []
         except ApiRefusal:
             return self._read(spec, version, keep)
 
@@ -217,7 +220,7 @@ class LiveCollector:
         try:
             return self.client.list(list_path(spec, version, None), keep=keep, decoder=decoder)
         except ApiRefusal as refusal:
-            if self.namespace is None:
+            if self.namespace is None or isinstance(refusal, ReadAbandoned):
                 self._problem("ResourceClaim", refusal)
                 return []
             note = f"{refusal.message}; claims in other namespaces are invisible, devices they hold look free"
@@ -506,6 +509,8 @@ def _kept(spec: ListSpec, keep: Keep | None, read: set[tuple[str, str]]) -> Keep
 def _code(refusal: ApiRefusal) -> str:
     if isinstance(refusal, WrongAnswer):
         return "missing"  # answered, but not with the list: as if the cluster held none (an error)
+    if isinstance(refusal, ReadAbandoned):
+        return refusal.code  # timeout, too-large, encoding: the list broke a bound (cluster/bounded.py)
     return {403: "forbidden", 404: "not-served"}.get(refusal.status, "error")
 
 

@@ -498,6 +498,7 @@ class SourceProblem:
     message: str  # one line: "list resourceclaims.resource.k8s.io at the cluster scope: forbidden"
     # "forbidden" | "not-served" | "error" | "malformed" (an object of the wrong shape or an impossible
     # value) | "missing" (answered, but with none of this kind where some must be: cluster/read_gaps.py)
+    # | "timeout" | "too-large" | "encoding" (a live list that broke a bound of cluster/bounded.py)
     code: str = "error"
     name: str = ""  # "malformed": the object's namespace/name
 

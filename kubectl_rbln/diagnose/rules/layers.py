@@ -65,6 +65,8 @@ STAGE_RESOURCE_NAMES = {
     "LimitRange": "limitranges",
 }
 NO_DEVICES_KINDS = ("no-devices", "incomplete-pool", "invalid-pool")
+# problem codes of a live list that broke a bound of the read (cluster/bounded.py), not a refusal
+UNREAD_CODES = ("timeout", "too-large", "encoding")
 
 
 def requested_classes(ctx: PodContext) -> list[tuple[str, str]]:
@@ -428,6 +430,9 @@ def source_degraded(ctx: PodContext) -> Iterator[Finding]:
             continue
         values = {"kind": problem.kind, "message": problem.message, "resource": resource}
         evidence = {"kind": problem.kind, "code": problem.code, "message": problem.message}
+        if problem.code in UNREAD_CODES:  # not a permission: a list too slow, too large or compressed
+            yield Finding("source-degraded", ctx.values(**values), evidence, case="unread")
+            continue
         yield Finding("source-degraded", values, evidence)
 
 
