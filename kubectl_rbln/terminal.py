@@ -167,6 +167,9 @@ def _colour_terminal(stream: Any) -> bool:
 def guarded() -> Iterator[None]:
     """sys.stdout and sys.stderr behind a `TerminalWriter` for the block (once; nested blocks reuse it)."""
     saved = sys.stdout, sys.stderr
+    if not isinstance(sys.stdout, TerminalWriter):  # a new command: the secrets of an earlier one (a
+        with _secrets_lock:  # test runs many in one process) are not this one's to mask
+            _secrets.clear()
     if sys.stdout is not None and not isinstance(sys.stdout, TerminalWriter):
         sys.stdout = TerminalWriter(sys.stdout, _colour_terminal(sys.stdout))
     if sys.stderr is not None and not isinstance(sys.stderr, TerminalWriter):
