@@ -19,6 +19,7 @@ from kubectl_rbln.cluster.source import cluster_info
 from kubectl_rbln.domain import NIC_DRIVER, PCIE_ROOT_ATTR
 from testing.synthetic import ClusterBuilder, Knobs
 from testing.synthetic.builder import build_cluster
+from testing.synthetic.scenario_kit import pod_condition
 from testing.synthetic.scenarios import SCENARIOS
 from testing.synthetic.upstream_binding import fabric_cluster
 
@@ -44,16 +45,7 @@ def _pod_scheduled(objects: Objects, pod: str, reason: str, message: str) -> Obj
     """The Pod's PodScheduled condition set to `reason: message`, the scheduler's events of it gone."""
     status = _of(objects, "Pod", pod)[0]["status"]
     conditions = [c for c in status.get("conditions") or [] if c.get("type") != "PodScheduled"]
-    conditions.append(
-        {
-            "type": "PodScheduled",
-            "status": "False",
-            "reason": reason,
-            "message": message,
-            "lastTransitionTime": "2026-09-14T05:00:09Z",
-            "lastProbeTime": None,
-        }
-    )
+    conditions.append(pod_condition("PodScheduled", "False", "2026-09-14T05:00:09Z", reason, message))
     status["conditions"] = conditions
     return [
         o

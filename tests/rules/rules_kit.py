@@ -18,6 +18,7 @@ from kubectl_rbln.diagnose.findings import Finding
 from kubectl_rbln.dra.model import Snapshot
 from kubectl_rbln.dra.normalize import build_snapshot
 from testing.synthetic import ClusterBuilder, Knobs
+from testing.synthetic.scenario_kit import pod_condition
 from testing.synthetic.scenarios import SCENARIOS
 
 SEED = 7
@@ -117,16 +118,7 @@ def set_pod_scheduled(c: Cluster, reason: str, message: str) -> None:
     """Rewrite the target Pod's PodScheduled condition (what `kubectl get pod -o json` shows)."""
     pod = c.raw("Pod", c.pod)
     conditions = [x for x in pod["status"].get("conditions", []) if x.get("type") != "PodScheduled"]
-    conditions.append(
-        {
-            "type": "PodScheduled",
-            "status": "False",
-            "reason": reason,
-            "message": message,
-            "lastTransitionTime": "2026-09-14T05:00:09Z",
-            "lastProbeTime": None,
-        }
-    )
+    conditions.append(pod_condition("PodScheduled", "False", "2026-09-14T05:00:09Z", reason, message))
     pod["status"]["conditions"] = conditions
     # the scheduler's events for this Pod said the same; keep only the condition
     c.objects = [
