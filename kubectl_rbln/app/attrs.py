@@ -14,6 +14,7 @@ from kubectl_rbln.catalog import said_in
 from kubectl_rbln.diagnose.attrs import AttrsDiagnosis, examine, node_of, rct_source
 from kubectl_rbln.diagnose.features import allocator_features, choose_features
 from kubectl_rbln.diagnose.findings import SCHEMA_VERSION, Finding
+from kubectl_rbln.diagnose.rules.layers import malformed_findings
 from kubectl_rbln.dra.model import ResourceClaimTemplate, Snapshot
 from kubectl_rbln.errors import NotFoundError
 from kubectl_rbln.remedy.attach import Remedies
@@ -74,6 +75,9 @@ def attrs(snapshot: Snapshot, request: AttrsRequest) -> AttrsReport:
         raise NotFoundError(missing_rct_message(snapshot, request.namespace, request.rct))
     source = rct_source(snapshot, request.namespace, request.rct, request.rct_file)
     diagnosis = examine(snapshot, source)
+    if source.origin == "cluster":  # a stored RCT with an impossible count: compared, and an error
+        rct = ("ResourceClaimTemplate", source.namespace, source.name)
+        diagnosis.findings[:0] = malformed_findings(snapshot, *rct)
     if request.rct_file is None:  # a file not applied yet has no owners to re-create: its findings say so
         features = allocator_features(choose_features(snapshot, None, None))
         Remedies(snapshot, features).attach(diagnosis.findings)

@@ -8,11 +8,12 @@ exactly what the command calls. Renderers (render/topo_text.py, render/topo_svg.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from kubectl_rbln.diagnose.features import allocator_features, choose_features
 from kubectl_rbln.diagnose.findings import Finding
+from kubectl_rbln.diagnose.rules.layers import malformed_findings
 from kubectl_rbln.diagnose.topology import (
     NodeTopology,
     RctChoice,
@@ -53,13 +54,11 @@ class TopoRequest:
 
 @dataclass(slots=True)
 class TopoReport:
-    """The laid-out nodes; `topo` reports no findings (its exit code is 0)."""
+    """The laid-out nodes; `topo` prints no findings, and its exit code is 0 but for `findings`: the
+    `malformed` errors of the RCT it counts with (an impossible count fits nowhere, and says why not)."""
 
     topology: Topology
-
-    @property
-    def findings(self) -> list[Finding]:
-        return []
+    findings: list[Finding] = field(default_factory=list)
 
     def to_document(self, lang: str) -> dict[str, Any]:
         """The `-o json` document (the same in every language: topo prints no sentences)."""
@@ -109,7 +108,11 @@ def topo(snapshot: Snapshot, request: TopoRequest) -> TopoReport:
     features = choose_features(snapshot, request.k8s_version, request.feature_gates)
     nodes = select_nodes(snapshot, request.nodes, request.selector)
     topology = build_topology(snapshot, nodes, choice, allocator_features(features), features.describe())
-    return TopoReport(topology)
+    stored = request.rct_template is None and choice.spec is not None
+    found = (
+        malformed_findings(snapshot, "ResourceClaimTemplate", choice.namespace, choice.name) if stored else []
+    )
+    return TopoReport(topology, found)
 
 
 @dataclass(slots=True)

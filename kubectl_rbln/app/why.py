@@ -191,7 +191,8 @@ def why(snapshot: Snapshot, request: WhyRequest) -> WhyReport:
     diagnoses = [diagnose_pod(snapshot, pod, options) for pod in pods]
     Remedies(snapshot, options.features).attach(f for d in diagnoses for f in d.findings)
     hint = "" if request.pods else empty_scope_hint(snapshot, request.namespace)
-    unread = source_findings(snapshot) if not diagnoses else []
+    # "no stuck device Pod" rests on the Pod list: refused, it is no answer
+    unread = source_findings(snapshot, ("Pod",), "why", request.namespace) if not diagnoses else []
     return WhyReport(
         snapshot.source, request.namespace, assumptions, diagnoses, request.with_rct, options, hint, unread
     )

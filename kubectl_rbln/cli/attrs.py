@@ -38,7 +38,7 @@ def attrs(opts: Options, rct: str, rct_file: str | None) -> int:
     from kubectl_rbln.render.attrs_table import render_attrs  # noqa: PLC0415
     from kubectl_rbln.render.output import emit  # noqa: PLC0415
 
-    from_file = load_rct_file(rct_file) if rct_file else None
+    from_file = load_rct_file(rct_file, "--rct-file") if rct_file else None
     snapshot, collected = load_snapshot(replace(opts.source, kinds=ATTRS_KINDS), needs=NEEDS_DEVICES)
     named = click.get_current_context().get_parameter_source("rct") is not ParameterSource.DEFAULT
     namespace = default_namespace(opts.source, collected, snapshot, _warn)

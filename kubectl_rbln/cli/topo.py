@@ -92,11 +92,13 @@ def run_topo(
     feature_gates: str | None = None,
 ) -> int:
     """Read once (and the --rct-file), lay the nodes out (app.topo), print in the chosen format; the exit
-    code is 0 but for a read that came back incomplete (cluster/read_gaps.py)."""
+    code is 0 but for a read that came back incomplete (cluster/read_gaps.py) or an RCT it counts with
+    that the API server would never store (an impossible count: 1)."""
     from kubectl_rbln.app.topo import TopoRequest, topo  # noqa: PLC0415
     from kubectl_rbln.cli.rct_file import load_rct_file  # noqa: PLC0415
     from kubectl_rbln.cluster.read_gaps import NEEDS_DEVICES, degraded_exit  # noqa: PLC0415
     from kubectl_rbln.cluster.source import default_namespace, load_snapshot  # noqa: PLC0415
+    from kubectl_rbln.diagnose.findings import exit_code_for  # noqa: PLC0415
     from kubectl_rbln.render.output import emit  # noqa: PLC0415
 
     template = load_rct_file(rct_file, "--rct-file") if rct_file else None
@@ -125,7 +127,7 @@ def run_topo(
         return render_topology(report.topology, color=opts.color, wide=opts.output == "wide", lang=opts.lang)
 
     emit(report, output=opts.output, jq_expr=opts.jq, lang=opts.lang, text=text)
-    return degraded_exit(snapshot, 0)
+    return degraded_exit(snapshot, exit_code_for(report.findings, "error"))
 
 
 def _warn(line: str) -> None:

@@ -39,7 +39,7 @@ from kubectl_rbln.cluster.read_gaps import NEEDS_PODS, read_gaps
 from kubectl_rbln.cluster.wire_read import iter_checked
 from kubectl_rbln.domain import DEVICE_RESOURCE_PREFIXES, KUBELET_PLUGINS
 from kubectl_rbln.dra.fields import _d, _i, _l
-from kubectl_rbln.dra.model import Snapshot
+from kubectl_rbln.dra.model import REFUSED_CODES, Snapshot
 from kubectl_rbln.dra.normalize import (
     NORMALIZERS,
     PLUGIN_API_VERSION,
@@ -658,12 +658,12 @@ def _stderr(line: str) -> None:
 
 def input_warnings(snapshot: Snapshot) -> list[str]:
     """What reading the inputs decided or could not read: malformed objects, lists that came back
-    with nothing where something must be (`source-degraded`), duplicates kept."""
+    with nothing where something must be or not at all (`source-degraded`), duplicates kept."""
     lines = [f"warning: malformed {p.message}" for p in snapshot.problems if p.code == "malformed"]
     lines += [
         f"warning: {p.message}: checked on partial data (source-degraded)"
         for p in snapshot.problems
-        if p.code == "missing"
+        if p.code == "missing" or p.code in REFUSED_CODES
     ]
     return lines + [f"note: {note}" for note in snapshot.notes]
 

@@ -8,7 +8,7 @@ catalog and severities as `why`) that make the exit code.
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,6 +31,7 @@ from kubectl_rbln.diagnose.rules.layers import (
     drivers_of,
     missing_class_findings,
     nodes_lacking,
+    refused_kinds,
     requested_classes,
     slices_missing,
     source_findings,
@@ -252,10 +253,41 @@ def item_rds(snapshot: Snapshot, namespace: str | None, pods: list[Pod] | None =
     )
 
 
-def item_read(snapshot: Snapshot) -> CheckItem | None:
-    """A list that came back with nothing where something must be (cluster/read_gaps.py): the whole
-    checklist ran without it, so it is said first; None when every list was read."""
-    findings = source_findings(snapshot)
+# The lists each checklist item reads: an item whose list was refused is not run (a refused slice list
+# is not "no driver publishes slices"), and item N0 says which list and why, as an error.
+ITEM_READS = {
+    "1": ("DeviceClass",),
+    "2": ("ResourceSlice", "DeviceClass", "Node"),
+    "3": ("ResourceClaimTemplate",),
+    "4": ("Pod", "ResourceClaim"),
+    "5": ("ResourceSlice", "ResourceClaimTemplate", "DeviceClass"),
+    "N1": ("Node", "Pod"),
+    "N2": ("Node", "ResourceSlice"),
+    "N3": ("ResourceClaimTemplate",),
+}
+
+
+def unread_kinds(snapshot: Snapshot, item: CheckItem) -> list[str]:
+    """The lists `item` reads that were refused, in the order the item names them."""
+    refused = refused_kinds(snapshot)
+    return [kind for kind in ITEM_READS.get(item.id, ()) if kind in refused]
+
+
+def not_run(snapshot: Snapshot, item: CheckItem) -> CheckItem:
+    """`item` skipped, with its own findings dropped, when a list it reads was refused: they were
+    drawn from nothing read, not from the cluster."""
+    kinds = unread_kinds(snapshot, item)
+    if not kinds:
+        return item
+    found = Phrase("check-not-run", {"kinds": ", ".join(kinds)})
+    return CheckItem(item.id, item.title, item.expected, found, applicable=False)
+
+
+def item_read(snapshot: Snapshot, namespace: str, blind: Collection[str] = ()) -> CheckItem | None:
+    """A list that came back with nothing where something must be (cluster/read_gaps.py), or one refused
+    that an item of `blind` reads: the checklist ran without it, so it is said first; None when every
+    list it needs was read."""
+    findings = source_findings(snapshot, blind, "check", namespace)
     if not findings:
         return None
     kinds = ", ".join(dict.fromkeys(str(f.values["kind"]) for f in findings))
@@ -336,21 +368,20 @@ def checklist_items(snapshot: Snapshot, namespace: str, rct: str, options: WhyOp
     The Pods' `why` runs before item 4 is built, which counts the claims each `why` resolved (a
     diagnosis changes a claim's spec, never which claim it is or whether it is allocated)."""
     pods = device_pods(snapshot, namespace)
-    read = item_read(snapshot)
     items = [
-        *([read] if read is not None else []),
         item_device_classes(snapshot, namespace, rct),
         item_slices(snapshot, namespace, rct),
         item_rct(snapshot, namespace, rct),
     ]
     whys = why_items(snapshot, namespace, options, pods)
     resolved = [(item.diagnosis.pod, item.diagnosis.context.claims) for item in whys if item.diagnosis]
-    return [
-        *items,
+    items += [
         item_claims(snapshot, namespace, resolved),
         item_attributes(snapshot, namespace, rct),
         item_rds(snapshot, namespace, pods),
         item_device_plugin(snapshot),
         item_consumable_gate(snapshot, namespace, rct),
-        *whys,
     ]
+    blind = {kind for item in items for kind in unread_kinds(snapshot, item)}
+    read = item_read(snapshot, namespace, blind)
+    return [*([read] if read is not None else []), *(not_run(snapshot, item) for item in items), *whys]

@@ -345,6 +345,11 @@ def resimulate_failed(ctx: PodView, failed: list[str], features: Features) -> li
     return _run(ctx, nodes, claims, features)[0]
 
 
+# The lists without which no node is simulated at all: one refused is no list, not a list of none, so
+# the simulation would find "no devices" everywhere (source-degraded, case unchecked, says which).
+SIMULATION_KINDS = ("ResourceSlice", "DeviceClass", "Node")
+
+
 def simulate_pod(ctx: PodView) -> SimulationFacts:
     """Every node, the Pod's unallocated claims, devices other claims hold taken out."""
     pairs = claims_to_allocate(ctx)
@@ -352,6 +357,8 @@ def simulate_pod(ctx: PodView) -> SimulationFacts:
         return SimulationFacts()
     if any(claim.spec.impossible for _, claim in pairs):  # a count or quantity the API server refuses:
         return SimulationFacts()  # nothing to simulate (source-degraded, case malformed, says which)
+    if any(ctx.snapshot.refused(kind) for kind in SIMULATION_KINDS):
+        return SimulationFacts()
     nodes = sorted(ctx.snapshot.nodes.values(), key=lambda n: n.name)
     results, memo = _run(ctx, nodes, [c for _, c in pairs], ctx.features)
     snapshot = ctx.snapshot

@@ -19,11 +19,12 @@ NOT_A_CAUSE = frozenset({"claim-not-allocated", "pod-crashing"})
 def stage_verdict(
     ctx: PodContext, life: Life, findings: list[Finding], by_stage: Mapping[str, Sequence[Rule]]
 ) -> list[Finding]:
-    """`findings` when a rule of the stuck stage (or of a stage it may be at as well) named its cause;
-    else cause-not-recognised first. A cause found at one of the `also` stages makes it the stage."""
+    """`findings` when a rule of the stuck stage (or of a stage it may be at as well) named its cause,
+    or when an error says the input it rests on could not be read or trusted; else cause-not-recognised
+    first. A cause found at one of the `also` stages makes it the stage."""
     stuck = life.stuck
-    if stuck is None:
-        return findings
+    if stuck is None or any(f.slug == "source-degraded" and f.severity == "error" for f in findings):
+        return findings  # the input it rests on is unread or malformed: that error is the verdict
     for stage in (stuck.stage, *stuck.also):
         known = {slug for rule in by_stage.get(stage, ()) for slug in rule.emits} - NOT_A_CAUSE
         if any(f.slug in known and f.severity in ("error", "warning") for f in findings):

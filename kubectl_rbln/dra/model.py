@@ -503,6 +503,10 @@ class SourceProblem:
     name: str = ""  # "malformed": the object's namespace/name
 
 
+# The codes of a SourceProblem whose list never came back (cluster/bounded.py's bounds included).
+REFUSED_CODES = frozenset({"forbidden", "error", "timeout", "too-large", "encoding"})
+
+
 @dataclass(slots=True)
 class Snapshot:
     """Everything one command reads, taken once; every check is a pure function of it."""
@@ -555,6 +559,14 @@ class Snapshot:
     def template(self, namespace: str, name: str) -> ResourceClaimTemplate | None:
         index = self.memo("templates-by-key", lambda: {(t.namespace, t.name): t for t in self.templates})
         return index.get((namespace, name))
+
+    def refused(self, kind: str) -> SourceProblem | None:
+        """The problem that says the list of `kind` was refused or not read whole: no list at all, which
+        is not a list of none ("not-served" is an answer: the API is not there)."""
+        for problem in self.problems:
+            if problem.kind == kind and problem.code in REFUSED_CODES:
+                return problem
+        return None
 
     def problem_for(self, kind: str) -> SourceProblem | None:
         for problem in self.problems:

@@ -24,7 +24,7 @@ import yaml
 
 from kubectl_rbln.cluster.files import load_objects
 from kubectl_rbln.replay.server import ReplayServer
-from tests.conftest import DATA, run_rbln
+from tests.conftest import DATA, REPO, run_rbln
 from tests.robustness.bundles import NPU_DRIVER, claim_spec, pending_pod_bundle, resource_slice
 
 BASIC = DATA / "replay-basic.json"
@@ -397,6 +397,7 @@ COUNTS = {
 }
 SHOWN_QUANTITY = {"1e309": "Infinity"}
 Run = Callable[..., tuple[int, str, str]]
+EXAMPLE_BUNDLE = REPO / "kubectl_rbln" / "examples" / "pending-decode.json"
 SHOWN = {
     "nan": "NaN",
     "huge": "Infinity",
@@ -494,3 +495,46 @@ def test_an_impossible_capacity_request_is_malformed(inprocess_rbln: Run, tmp_pa
     assert code == 1, (out, err)
     assert f"exactly.capacity.requests.memory is {SHOWN_QUANTITY.get(value, value)}" in err
     assert "✗ error   source-degraded" in out
+
+
+def test_a_stuck_pod_with_an_impossible_count_has_that_verdict_alone(
+    inprocess_rbln: Run, tmp_path: Path
+) -> None:
+    """The malformed claim is the verdict: no cause-not-recognised beside it (the stage's rules could not
+    run on a claim that is never simulated, so "no rule knows" would be a second, wrong answer)."""
+    path = _count_bundle(tmp_path / "b.json", "1.5", flat=False)
+    code, out, _ = inprocess_rbln("why", "-f", path, "-o", "json")
+    assert code == 1
+    [pod] = json.loads(out)["pods"]
+    slugs = [f["slug"] for f in pod["findings"]]
+    assert slugs[0] == "source-degraded" and "cause-not-recognised" not in slugs
+    assert "is malformed" in pod["verdict"]
+
+
+@pytest.mark.parametrize("command", [["topo"], ["attrs", "-n", "ml", "--rct", "big"]])
+def test_topo_and_attrs_on_an_rct_with_an_impossible_count_exit_1(
+    inprocess_rbln: Run, tmp_path: Path, command: list[str]
+) -> None:
+    code, out, err = inprocess_rbln(*command, "-f", _count_bundle(tmp_path / "b.json", "0", flat=False))
+    assert code == 1, (out, err)
+    assert "warning: malformed ResourceClaimTemplate ml/big: " in err
+    if command[0] == "attrs":
+        assert (
+            "source-degraded: Checked on partial data: ResourceClaimTemplate ml/big in the input is malformed"
+            in out
+        )
+
+
+def test_an_rct_file_with_an_impossible_count_is_an_input_error(inprocess_rbln: Run, tmp_path: Path) -> None:
+    bundle = json.loads(Path(_count_bundle(tmp_path / "b.json", "1.5", flat=False)).read_text())
+    [template] = [o for o in bundle["items"] if o["kind"] == "ResourceClaimTemplate"]
+    rct = tmp_path / "rct.json"
+    rct.write_text(json.dumps(template), encoding="utf-8")
+    for command in ("topo", "attrs"):
+        code, out, err = inprocess_rbln(
+            command, "-f", str(EXAMPLE_BUNDLE), "-n", "serving", "--rct-file", str(rct)
+        )
+        assert code == 2 and out == ""
+        assert err.strip().splitlines() == [
+            f"error: --rct-file {rct}: devices.requests[0].exactly.count is 1.5, not a positive integer"
+        ]

@@ -7,7 +7,8 @@ these rules do not need them (claim-not-created also reads the claim controller'
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import shlex
+from collections.abc import Collection, Iterator
 from typing import Any
 
 from kubectl_rbln.catalog import Names, Phrase, Said
@@ -17,6 +18,7 @@ from kubectl_rbln.diagnose.findings import Finding
 from kubectl_rbln.diagnose.placement import exclusions
 from kubectl_rbln.diagnose.quoting import quoted_or_expected
 from kubectl_rbln.diagnose.registry import rule
+from kubectl_rbln.diagnose.simulation import SIMULATION_KINDS
 from kubectl_rbln.domain import (
     CLASS_CREATORS,
     KUBELET_PLUGINS,
@@ -422,6 +424,12 @@ def source_degraded(ctx: PodContext) -> Iterator[Finding]:
         if problem.code == "missing":
             yield missing_finding(problem)
             continue
+        if problem.kind in said:
+            continue
+        if blinds(ctx, problem):
+            said.add(problem.kind)
+            yield unchecked_finding(problem, "why", ctx.pod.namespace, ctx.pod.name)
+            continue
         resource = RESOURCE_NAMES.get(problem.kind)
         if resource is None and problem.kind in STAGE_RESOURCE_NAMES and stuck and problem.kind not in said:
             resource = STAGE_RESOURCE_NAMES[problem.kind]
@@ -436,6 +444,22 @@ def source_degraded(ctx: PodContext) -> Iterator[Finding]:
         yield Finding("source-degraded", values, evidence)
 
 
+def malformed_findings(snapshot: Snapshot, kind: str, namespace: str, name: str) -> list[Finding]:
+    """The `malformed` errors of one object a report rests on (the RCT `attrs` compares, `topo` lays
+    out): an impossible count is named and is an error, never a warning beside a verdict."""
+    key = f"{namespace}/{name}"
+    return [
+        Finding(
+            "source-degraded",
+            {"kind": kind, "name": key, "message": p.message, "namespace": namespace},
+            {"kind": kind, "name": key, "code": p.code},
+            case="malformed",
+        )
+        for p in snapshot.problems
+        if p.code == "malformed" and p.kind == kind and p.name == key
+    ]
+
+
 def missing_finding(problem: SourceProblem) -> Finding:
     """A list that came back with nothing where something must be (cluster/read_gaps.py), or with a
     wrong answer (a Status, another kind): an error, whatever else was found."""
@@ -445,9 +469,52 @@ def missing_finding(problem: SourceProblem) -> Finding:
     return Finding("source-degraded", values, evidence, case="missing")
 
 
-def source_findings(snapshot: Snapshot) -> list[Finding]:
-    """The findings of a read as a whole, for a report with no Pod to carry them: `missing` lists."""
-    return [missing_finding(p) for p in snapshot.problems if p.code == "missing"]
+def refused_kinds(snapshot: Snapshot) -> dict[str, SourceProblem]:
+    """Kind -> the first problem that says its list was refused or not read whole (no list at all)."""
+    return {kind: p for kind in RESOURCE_NAMES if (p := snapshot.refused(kind)) is not None}
+
+
+def blinds(ctx: PodContext, problem: SourceProblem) -> bool:
+    """A refused list this Pending device Pod's verdict rests on: without slices, classes or Nodes no
+    node can be simulated, so any cause named would be one drawn from nothing read."""
+    pending = ctx.pod.phase == "Pending" and not ctx.pod.node_name and is_device_pod(ctx.pod)
+    return pending and problem.kind in SIMULATION_KINDS and ctx.snapshot.refused(problem.kind) is problem
+
+
+def reread_lines(command: str, namespace: str | None, pod: str = "") -> list[str]:
+    """The same diagnosis on a bundle read with more time: `dump`, then `command -f` on it."""
+    scope = "-A" if namespace is None else f"-n {shlex.quote(namespace)}"
+    again = f"kubectl rbln {command} -f bundle.json {scope}" + (f" {shlex.quote(pod)}" if pod else "")
+    return [f"kubectl rbln dump {scope} --request-timeout 5m > bundle.json", again]
+
+
+def unchecked_finding(problem: SourceProblem, command: str, namespace: str | None, pod: str = "") -> Finding:
+    """A refused list a verdict rests on: an error (case `unchecked`), never a warning beside a guess.
+    `command`, `namespace` and `pod` say what to run again once the list can be read."""
+    kind = problem.kind
+    values = {
+        "kind": kind,
+        "message": problem.message,
+        "resource": RESOURCE_NAMES[kind],
+        "code": problem.code,
+        "reread": reread_lines(command, namespace, pod),
+    }
+    evidence = {"kind": kind, "code": problem.code, "message": problem.message}
+    case = "unchecked" if problem.code == "forbidden" else "unchecked-unread"
+    return Finding("source-degraded", values, evidence, case=case)
+
+
+def source_findings(
+    snapshot: Snapshot, blind: Collection[str] = (), command: str = "why", namespace: str | None = None
+) -> list[Finding]:
+    """The findings of a read as a whole, for a report with no Pod to carry them: `missing` lists, and
+    each refused list of the kinds in `blind`, the ones the report's own verdict rests on (`why`'s "no
+    stuck device Pod" rests on the Pod list, `check`'s items on theirs): not read is not none, so the
+    run is no all-clear (case `unchecked`, an error)."""
+    findings = [missing_finding(p) for p in snapshot.problems if p.code == "missing"]
+    refused = refused_kinds(snapshot)
+    blinding = [refused[kind] for kind in refused if kind in blind]
+    return findings + [unchecked_finding(problem, command, namespace) for problem in blinding]
 
 
 # Objects every Pod's simulation reads: a malformed one can hide the devices or the node that fit.
