@@ -39,8 +39,34 @@ PROBE_HEADER_V1 = "@@rbln-probe v1"
 PROBE_HEADER_V2 = "@@rbln-probe v2"
 PROBE_HEADER = "@@rbln-probe v3"
 PROBE_VERSION = 3
-# The v1 script, kept verbatim: bundles taken before v2 recorded it, and -f finds a capture by argv.
+# The v1 script exactly as v1 sent it (76704013d5, tests/data/probes/v1.sh): the backslash-newline
+# in the uverbs loop is a Python line continuation, so the shell got that loop as one line. Bundles
+# taken before v2 recorded this argv, and -f and serve find a capture by its argv.
 PROBE_SCRIPT_V1 = """\
+echo '@@rbln-probe v1'
+echo '@@infiniband'
+for f in /sys/class/infiniband/*; do [ -e "$f" ] && echo "${f##*/}"; done
+echo '@@uverbs'
+for f in /dev/infiniband/uverbs*; do [ -e "$f" ] || continue; n="${f##*/}"; d=''; \
+read -r d 2>/dev/null < "/sys/class/infiniband_verbs/$n/ibdev"; echo "$n $d"; done
+echo '@@npu'
+for f in /dev/rbln[0-9]*; do [ -e "$f" ] && echo "${f##*/}"; done
+echo '@@rsd'
+for f in /dev/rsd*; do [ -e "$f" ] && echo "${f##*/}"; done
+echo '@@rds'
+for f in /dev/rblnfs*; do [ -e "$f" ] && echo "${f##*/}"; done
+echo '@@memlock'
+ulimit -H -l
+echo '@@uid'
+id -u 2>/dev/null
+echo '@@netns'
+m=''; read -r m 2>/dev/null < /sys/module/ib_core/parameters/netns_mode; echo "$m"
+echo '@@end'
+"""
+# The copy of v1 that 38b52810fb kept for reading (tests/data/probes/v1-kept.sh): it escaped the
+# backslash, so its argv differs from every real v1 capture; it was committed on main (the old-capture
+# Pods of testing/pod_devices_cases.py recorded it), so it is still accepted, never sent.
+PROBE_SCRIPT_V1_KEPT = """\
 echo '@@rbln-probe v1'
 echo '@@infiniband'
 for f in /sys/class/infiniband/*; do [ -e "$f" ] && echo "${f##*/}"; done
@@ -148,8 +174,10 @@ echo '@@end'
 PROBE_COMMAND: tuple[str, ...] = ("sh", "-c", PROBE_SCRIPT)
 PROBE_COMMAND_V2: tuple[str, ...] = ("sh", "-c", PROBE_SCRIPT_V2)
 PROBE_COMMAND_V1: tuple[str, ...] = ("sh", "-c", PROBE_SCRIPT_V1)
-# newest first: what -f accepts from a bundle
-PROBE_COMMANDS = (PROBE_COMMAND, PROBE_COMMAND_V2, PROBE_COMMAND_V1)
+PROBE_COMMAND_V1_KEPT: tuple[str, ...] = ("sh", "-c", PROBE_SCRIPT_V1_KEPT)
+# newest first: what -f and serve accept from a bundle, every probe text ever committed on main
+# (tests/data/probes/ holds them as the history has them; tests/pod_devices/test_probe_history.py)
+PROBE_COMMANDS = (PROBE_COMMAND, PROBE_COMMAND_V2, PROBE_COMMAND_V1, PROBE_COMMAND_V1_KEPT)
 SECTIONS = (
     "net", "rdma", "infiniband", "uverbs", "npu", "rsd", "rds", "memlock", "uid", "netns", "capeff", "uidmap"
 )  # fmt: skip
@@ -465,7 +493,7 @@ def interpret(run: ProbeRun) -> tuple[ProbeResult | None, ProbeProblem | None]:
         return None, ProbeProblem(kind, _SHORT.get(kind, "error"), run.error, run.values)
     stderr = one_line(run.stderr)
     values: dict[str, Any] = {"exit_code": run.exit_code, "detail": stderr}
-    if run.exit_code in NO_SHELL_EXIT_CODES and not run.stdout.startswith((PROBE_HEADER, PROBE_HEADER_V1)):
+    if run.exit_code in NO_SHELL_EXIT_CODES and not run.stdout.startswith(tuple(HEADERS)):
         detail = f": {stderr}" if stderr else ""
         return None, ProbeProblem(
             "no-shell",

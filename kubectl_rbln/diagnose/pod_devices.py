@@ -14,8 +14,11 @@ rules are the by-hand checks of seeds 000-002 and ecosystem-facts.md 1.4 / 2.3:
   NIC then needs its RDMA device (same PCI address, else `dra.net/rdmaDevice`), an
   ACTIVE port and a uverbs character device that opens, whatever the RDMA netns mode:
   dranet injects /dev/infiniband/uverbsN through NRI apart from moving the netdev
-  (pkg/driver/nri_hooks.go), so it can go missing on its own. A v1 capture (no links)
-  is still read the old way: uverbs devices counted in shared mode, HCAs otherwise;
+  (pkg/driver/nri_hooks.go), so it can go missing on its own. A v1 capture (no links,
+  no PCI addresses) is judged like v3 where it holds the same facts: each of the Pod's
+  RDMA devices without a uverbs device is `uverbs-missing` (named by its HCA when sysfs
+  names the uverbs devices), and the Pod's RDMA devices are counted (HCAs in exclusive
+  mode; in shared mode the host's are all visible, so only too many uverbs devices is a count);
 - RDS: /dev/rblnfs* exactly when the node carries the RDS label (and NPUs were allocated);
 - memlock: `unlimited` when the Pod has RDMA NICs and runs non-root.
 - health: the container's `allocatedResourcesStatus` (KEP-4680, beta in 1.36) shown
@@ -121,6 +124,8 @@ class Seen:
     nic_count: int
     nic_names: list[str]  # HCA names behind what was counted, when all are known
     links: list[NicLink] = field(default_factory=list)  # probe v2: each allocated NIC as the Pod sees it
+    present: int | None = None  # v1: the Pod's RDMA devices, with or without a uverbs device
+    no_uverbs: list[str] = field(default_factory=list)  # v1: those without one, by HCA ("" unnamed)
 
 
 @dataclass(frozen=True, slots=True)
@@ -302,11 +307,41 @@ def seen_devices(result: ProbeResult, expected: Expected | None = None) -> Seen:
         opened = [u for u in result.uverbs if result.openable(u)]
         names = [result.uverbs_hca.get(u, "") for u in opened]
         return Seen(result, mode, source, len(opened), sorted(names) if all(names) else [])
+    if expected is not None and expected.source == "extended-resources":  # v1: as v3, those that exist
+        hcas = [result.uverbs_hca.get(u, "") for u in result.uverbs]
+        return Seen(result, mode, source, len(result.uverbs), sorted(hcas) if all(hcas) else [])
+    if expected is not None and expected.source == "claims":
+        return _seen_v1(result, mode, source, expected)
     if mode == "shared":
         hcas = [result.uverbs_hca.get(u, "") for u in result.uverbs]
         names = hcas if all(hcas) else []
         return Seen(result, mode, source, len(result.uverbs), sorted(names))
     return Seen(result, mode, source, len(result.infiniband), list(result.infiniband))
+
+
+def _seen_v1(result: ProbeResult, mode: str, source: str, expected: Expected) -> Seen:
+    """A v1 capture of a Pod with claims: its RDMA devices and those without a uverbs device, which v1
+    tells apart only by the HCA each uverbs device names (sysfs ibdev); without those names, by count.
+    Exclusive mode: /sys/class/infiniband holds the Pod's HCAs only. Shared mode: it holds the host's,
+    so the Pod's are the allocation's (`dra.net/rdmaDevice` where published), else only counted."""
+    named = set(result.uverbs_hca.values())
+    unnamed = [u for u in result.uverbs if not result.uverbs_hca.get(u)]
+    if mode == "shared":
+        published = expected.rdma_devices if len(expected.rdma_devices) == expected.nic_count else []
+        if published and not unnamed:
+            missing = [h for h in published if h not in named]
+        else:
+            missing = [""] * max(0, expected.nic_count - len(result.uverbs))
+        hcas = [result.uverbs_hca.get(u, "") for u in result.uverbs]
+        present = max(len(result.uverbs), expected.nic_count)  # fewer uverbs is uverbs-missing, not a count
+        usable = present - len(missing)
+        return Seen(result, mode, source, usable, sorted(hcas) if all(hcas) else [], [], present, missing)
+    hcas = list(result.infiniband)
+    if unnamed:
+        missing = [""] * max(0, len(hcas) - len(result.uverbs))
+    else:
+        missing = [h for h in hcas if h not in named]
+    return Seen(result, mode, source, len(hcas) - len(missing), hcas, [], len(hcas), missing)
 
 
 def link_nics(nics: list[NicExpect], result: ProbeResult) -> list[NicLink]:
@@ -406,7 +441,7 @@ def compare(
     if seen.links or (result.knows_links and expected.source == "claims"):
         nic_findings = nic_link_findings(where, seen)
     else:
-        nic_findings = [nic_count_mismatch(where, expected, seen)]
+        nic_findings = [nic_count_mismatch(where, expected, seen), uverbs_missing_v1(where, expected, seen)]
     if expected.source == "claims":  # named NPUs: each one missing, or seen and not allocated
         npu_findings = [npu_missing(where, expected, result), npu_not_allocated(where, expected, result)]
     else:
@@ -586,15 +621,39 @@ def nic_count_mismatch(where: Where, expected: Expected, seen: Seen) -> Finding 
         "uverbs": [_uverbs(result, u) for u in result.uverbs],
         "counted": Said(Phrase(f"pod-devices-counted-{'uverbs' if seen.rdma_mode == 'shared' else 'hcas'}")),
     }
-    if seen.nic_count != expected.nic_count:
-        values = {**where.values(), "seen": seen.nic_count, "expected": expected.nic_count}
+    counted = seen.nic_count if seen.present is None else seen.present  # v1: with or without uverbs
+    if counted != expected.nic_count:
+        values = {**where.values(), "seen": counted, "expected": expected.nic_count}
         case = "extended" if expected.source == "extended-resources" else None  # device-plugin mode
         return Finding("nic-count-mismatch", values, evidence, case=case)
-    comparable = expected.rdma_devices and len(expected.rdma_devices) == expected.nic_count and seen.nic_names
+    comparable = bool(expected.rdma_devices) and len(expected.rdma_devices) == expected.nic_count
+    comparable = comparable and bool(seen.nic_names) and not seen.no_uverbs  # v1: no uverbs is said once
     if comparable and set(expected.rdma_devices) != set(seen.nic_names):
         values = {**where.values(), "seen": list(seen.nic_names), "expected": sorted(expected.rdma_devices)}
         return Finding("nic-count-mismatch", values, evidence, case="names")
     return None
+
+
+def uverbs_missing_v1(where: Where, expected: Expected, seen: Seen) -> Finding | None:
+    """`uverbs-missing` from a v1 capture: the fact v3 reports under this slug, an RDMA device of the Pod
+    without its /dev/infiniband/uverbsN. v1 has no PCI addresses to tie it to its NIC, so it names the
+    HCA (and its NIC where `dra.net/rdmaDevice` is published), or only counts it when sysfs named none."""
+    if not seen.no_uverbs:
+        return None
+    result = seen.result
+    nic_of = {n.rdma_device: n.device for n in expected.nic_devices if n.rdma_device}
+    named = [
+        f"{hca} ({nic_of[hca]}): " if hca in nic_of else f"{hca}: " if hca else "" for hca in seen.no_uverbs
+    ]
+    devices = [f"{name}/dev/infiniband/uverbs?" for name in named]
+    values = {**where.values(), **where.driver_values(NIC_DRIVER), "devices": devices, "count": len(devices)}
+    evidence = {
+        "rdmaMode": rdma_mode(seen),
+        "allocated": expected.nics or expected.nic_count,
+        "sysClassInfiniband": result.infiniband,
+        "uverbs": [_uverbs(result, u) for u in result.uverbs],
+    }
+    return Finding("uverbs-missing", values, evidence)
 
 
 def _rds_evidence(expected: Expected, result: ProbeResult) -> dict[str, Any]:
