@@ -13,6 +13,7 @@ client's loading (which runs `exec:` credential plugins) ends at --request-timeo
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import sys
 import time
@@ -21,6 +22,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from kubectl_rbln.cluster.bounded import Late, run_within
+from kubectl_rbln.cluster.children import children, end_children
 from kubectl_rbln.cluster.redact import redact
 from kubectl_rbln.errors import KubeconfigError
 
@@ -219,16 +221,20 @@ def load_configuration(ctx: KubeContext, timeout: float = 0.0) -> Any:
     Retries are off: a dead cluster must fail within --request-timeout, and the
     polite 429 retry lives in `live.py`, where it can honour Retry-After. Loading runs the user's
     `exec:` credential plugin (and OIDC or gcp refreshes): with `timeout` (--request-timeout), it
-    ends then, one line, exit 3. A plugin still running then is left to itself: the client keeps its
-    process to itself.
+    ends then, one line, exit 3, and the plugin still running is ended (cluster/children.py).
     """
     if not timeout:
         return _load_configuration(ctx)
+    before = children()
     try:
         return run_within(
             time.monotonic() + timeout, lambda: _load_configuration(ctx), name="rbln-credentials"
         )
     except Late:
+        # the plugin, and nothing of ours started before it; the loader's thread then logs "exec: process
+        # returned -15" through the root logger, which nothing of ours reads: our one line says it all
+        logging.disable(logging.ERROR)
+        end_children(before)
         plugin = f"its exec credential plugin {ctx.exec_command!r} " if ctx.exec_command else ""
         user = f' (user "{ctx.user}")' if ctx.user else ""
         raise KubeconfigError(

@@ -574,6 +574,17 @@ def test_a_hanging_credential_plugin_ends_at_the_deadline(tmp_path: Path) -> Non
         f"(--request-timeout): its exec credential plugin {str(plugin)!r} did not finish"
     )
     assert run.seconds >= TIMEOUT, "the plugin was not waited for"
+    # and it does not outlive the command: an orphan would hold its terminal or its port
+    pid = int(pid_file.read_text())
+    assert not plugin_alive(pid), f"the credential plugin {pid} still runs after the command ended"
+
+
+def plugin_alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
 
 
 # ---------------------------------------------------------------- the kubeconfig itself
