@@ -145,6 +145,7 @@ def _why_pieces(
         report,
         output=opts.output,
         jq_expr=opts.jq,
+        raw_output=opts.jq_raw,
         lang=opts.lang,
         text=lambda: render_why(
             report.to_document(opts.lang),
