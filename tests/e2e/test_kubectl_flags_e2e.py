@@ -274,3 +274,15 @@ def test_jq_raw_output_prints_strings_as_text(
     assert raw.returncode == 0 and raw.stdout == "v1.34.2\n"
     lonely = plugin("version", "-r", kubeconfig=kubeconfig)
     assert lonely.returncode == 2 and "--jq" in lonely.stderr
+
+
+def test_why_chooses_pods_by_label(
+    plugin: Plugin, basic_server: ReplayServer, kubeconfig_for: Callable[[ReplayServer], Path]
+) -> None:
+    kubeconfig = kubeconfig_for(basic_server)
+    every = plugin("why", "-A", "-o=json", "--jq", ".pods[].pod", "-r", kubeconfig=kubeconfig)
+    assert every.stdout.split() == ["serving/decode-0", "serving/prefill-0"], every.stderr
+    chosen = plugin("why", "-A", "-l=role=decode", "--jq", ".pods[].pod", "-r", kubeconfig=kubeconfig)
+    assert chosen.stdout.split() == ["serving/decode-0"], chosen.stderr
+    bad = plugin("why", "-A", "-l", "role in decode", kubeconfig=kubeconfig)
+    assert bad.returncode == 2 and bad.stderr.startswith("error: -l role in decode:"), bad.stderr
