@@ -32,6 +32,7 @@ class WhyRequest:
     with_rct: ResourceClaimTemplate | None = None
     k8s_version: str | None = None
     feature_gates: str | None = None
+    selector: tuple[Any, ...] = ()  # `-l`: only Pods whose labels match every requirement (selectors.py)
 
 
 @dataclass(slots=True)
@@ -183,6 +184,8 @@ def empty_scope_hint(snapshot: Snapshot, namespace: str | None) -> str:
 def why(snapshot: Snapshot, request: WhyRequest) -> WhyReport:
     """Diagnose the chosen Pods: every rule, the simulation once per Pod."""
     pods = select_pods(snapshot, request.pods, request.namespace)
+    if request.selector:
+        pods = [p for p in pods if all(req.matches(p.labels) for req in request.selector)]
     choice = choose_features(snapshot, request.k8s_version, request.feature_gates)
     assumptions = choice.describe()
     options = WhyOptions(

@@ -48,6 +48,7 @@ def attrs(opts: Options, rct: str, rct_file: str | None) -> int:
         report,
         output=opts.output,
         jq_expr=opts.jq,
+        raw_output=opts.jq_raw,
         lang=opts.lang,
         text=lambda: render_attrs(report, lang=opts.lang, color=opts.color, wide=opts.output == "wide"),
     )

@@ -39,6 +39,7 @@ def check(opts: Options, rct: str, k8s_version: str | None, feature_gates: str |
         report,
         output=opts.output,
         jq_expr=opts.jq,
+        raw_output=opts.jq_raw,
         lang=opts.lang,
         text=lambda: render_check(
             report.to_document(opts.lang), color=opts.color, wide=opts.output == "wide", lang=opts.lang
@@ -75,6 +76,7 @@ def _fleet(opts: Options, rct: str, k8s_version: str | None, feature_gates: str 
         report,
         output=opts.output,
         jq_expr=opts.jq,
+        raw_output=opts.jq_raw,
         lang=opts.lang,
         text=lambda: render_fleet(
             report.to_document(opts.lang), color=opts.color, wide=opts.output == "wide", lang=opts.lang

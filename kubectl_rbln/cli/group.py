@@ -14,6 +14,7 @@ import importlib
 import click
 
 from kubectl_rbln import __version__
+from kubectl_rbln.cli.argv import kubectl_style
 from kubectl_rbln.errors import InputError
 
 # name -> (module, attribute, one-line help shown by --help without importing the module)
@@ -70,7 +71,8 @@ class LazyGroup(click.Group):
     ) -> tuple[str | None, click.Command | None, list[str]]:
         name = args[0] if args else ""
         if name in COMMANDS or name.startswith("-") or ctx.resilient_parsing:
-            return super().resolve_command(ctx, args)
+            found, command, rest = super().resolve_command(ctx, args)
+            return found, command, kubectl_style(rest)
         raise InputError(unknown_command_message(name))
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
@@ -93,7 +95,9 @@ EPILOG = """\b
 Exit codes: 0 nothing to fix, 1 findings at or above --fail-on,
 2 usage or input error, 3 cluster unreachable or refused.
 Every command takes --kubeconfig, --context, -n/--namespace, -f/--filename,
--o/--output table|wide|json|yaml and --jq. See `kubectl rbln COMMAND --help`."""
+-o/--output table|wide|json|yaml and --jq, and kubectl's connection flags
+(--as, --token, --server, --certificate-authority, --insecure-skip-tls-verify,
+--user, --cluster...). See `kubectl rbln COMMAND --help`."""
 
 
 @click.group(cls=LazyGroup, epilog=EPILOG, context_settings={"help_option_names": ["-h", "--help"]})

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -16,6 +17,7 @@ from typing import Any
 import click
 
 from kubectl_rbln import progress
+from kubectl_rbln.cluster.client_flags import ClientFlags
 from kubectl_rbln.cluster.options import SourceOptions
 from kubectl_rbln.domain import DEFAULT_RCT
 
@@ -35,11 +37,13 @@ class Options:
     filenames: list[str] = field(default_factory=list)
     output: str = "table"
     jq: str | None = None
+    jq_raw: bool = False  # -r: a string result of --jq printed as text, as `jq -r` prints it
     color: bool = True
     fail_on: str = "error"
     lang: str = "en"
     contexts: tuple[str, ...] = ()  # `check --context A --context B`: every one named (fleet mode)
     all_contexts: bool = False  # `check --all-contexts`: every context of the kubeconfig
+    flags: ClientFlags = field(default_factory=ClientFlags)  # --as, --token, --server, TLS, --user...
 
     @property
     def fleet(self) -> bool:
@@ -60,20 +64,45 @@ class Options:
             all_namespaces=self.all_namespaces,
             request_timeout=self.request_timeout,
             filenames=tuple(self.filenames),
+            flags=self.flags,
         )
 
 
+# Go's time.ParseDuration units, which kubectl's --request-timeout takes
+_DURATION_UNITS = {
+    "ns": 1e-9,
+    "us": 1e-6,
+    "\u00b5s": 1e-6,
+    "\u03bcs": 1e-6,
+    "ms": 1e-3,
+    "s": 1.0,
+    "m": 60.0,
+    "h": 3600.0,
+}
+_DURATION_PART = re.compile(r"(\d+\.?\d*|\.\d+)(ns|us|\u00b5s|\u03bcs|ms|s|m|h)")
+
+
 def parse_timeout(value: str, flag: str = "--request-timeout") -> float:
-    """A duration as kubectl's --request-timeout takes it: `30`, `30s`, `1m`, `500ms`; 0 means none.
-    `flag` is the option the user typed, so the error names it."""
-    text = value.strip().lower()
-    units = (("ms", 0.001), ("s", 1.0), ("m", 60.0), ("h", 3600.0))
-    for suffix, scale in units:
-        if text.endswith(suffix) and text[: -len(suffix)].replace(".", "", 1).isdigit():
-            return float(text[: -len(suffix)]) * scale
-    if text.replace(".", "", 1).isdigit():
+    """A duration as kubectl's --request-timeout takes it (client-go tools/clientcmd/helpers.go
+    `ParseTimeout`): a whole number of seconds (`30`), else Go's duration syntax (`30s`, `1m30s`,
+    `1h2m3s`, `500ms`, `1.5h`); 0 means none. `flag` is the option the user typed, so the error names it."""
+    text = value.strip()
+    if text.isdigit():
         return float(text)
-    raise click.BadParameter(f"{value!r} is not a duration such as 30s, 1m or 500ms", param_hint=flag)
+    position, total = 0, 0.0
+    while text and position < len(text):
+        match = _DURATION_PART.match(text, position)
+        if match is None:
+            break
+        total += float(match.group(1)) * _DURATION_UNITS[match.group(2)]
+        position = match.end()
+    else:
+        if text:
+            return total
+    raise click.BadParameter(
+        f"{value!r} is not a duration such as 30s, 1m30s or 500ms (or whole seconds)",
+        param_hint=flag,
+    )
 
 
 def default_lang() -> str:
@@ -116,10 +145,14 @@ def common_options(
                 filenames=list(kwargs.pop("filenames")),
                 output=kwargs.pop("output", "table"),
                 jq=kwargs.pop("jq_expr", None),
+                jq_raw=kwargs.pop("jq_raw", False),
                 color=color_enabled(kwargs.pop("no_color")),
                 fail_on=kwargs.pop("fail_on", "error"),
                 lang=kwargs.pop("lang") or default_lang(),
+                flags=_client_flags(kwargs),
             )
+            if opts.jq_raw and not opts.jq:
+                raise click.UsageError("-r/--raw-output prints --jq results; give --jq EXPR with it")
             if opts.jq and opts.output in ("table", "wide"):
                 opts.output = "json"
             if progress.wanted(opts.output):  # a progress line on a terminal (issue 16)
@@ -142,6 +175,7 @@ def common_options(
                     else "Kubeconfig context to use."
                 ),
             ),
+            *connection_options(),
             click.option(
                 "-n",
                 "--namespace",
@@ -154,7 +188,8 @@ def common_options(
                 default="30s",
                 show_default=True,
                 metavar="DURATION",
-                help="Give up on a cluster that does not answer (exit 3).",
+                help="Give up on a request the cluster does not answer (exit 3): 30, 30s, 1m30s, "
+                "1h2m3s; 0 waits forever.",
             ),
             click.option(
                 "-f",
@@ -198,6 +233,7 @@ def common_options(
                 click.option(
                     "--jq", "jq_expr", metavar="EXPR", help="Filter the JSON output with a jq expression."
                 ),
+                raw_output_option(),
                 click.option(
                     "--fail-on",
                     type=click.Choice(SEVERITIES),
@@ -211,6 +247,78 @@ def common_options(
         return wrapper
 
     return decorate
+
+
+def raw_output_option() -> Callable[..., Any]:
+    """`-r` / `--raw-output`: jq's own flag for a string printed as text (`--jq '.pods[].name' -r`)."""
+    return click.option(
+        "-r",
+        "--raw-output",
+        "jq_raw",
+        is_flag=True,
+        help="With --jq: print a string result as plain text, without quotes (jq -r).",
+    )
+
+
+def connection_options() -> list[Callable[..., Any]]:
+    """kubectl's connection flags (cli-runtime genericclioptions.ConfigFlags, same names and meaning);
+    cluster/client_flags.py applies them as client-go does."""
+    return [
+        click.option("--cluster", "cluster_name", metavar="NAME", help="Kubeconfig cluster to use."),
+        click.option("--user", "user_name", metavar="NAME", help="Kubeconfig user to use."),
+        click.option("-s", "--server", metavar="URL", help="Address of the Kubernetes API server."),
+        click.option("--token", metavar="TOKEN", help="Bearer token for authentication to the API server."),
+        click.option(
+            "--as", "impersonate", metavar="USER", help="Username to impersonate for the operation."
+        ),
+        click.option(
+            "--as-group",
+            "impersonate_groups",
+            multiple=True,
+            metavar="GROUP",
+            help="Group to impersonate for the operation (repeatable).",
+        ),
+        click.option(
+            "--as-uid", "impersonate_uid", metavar="UID", help="UID to impersonate for the operation."
+        ),
+        click.option(
+            "--certificate-authority",
+            metavar="PATH",
+            help="Path to a cert file for the certificate authority.",
+        ),
+        click.option(
+            "--client-certificate", metavar="PATH", help="Path to a client certificate file for TLS."
+        ),
+        click.option("--client-key", metavar="PATH", help="Path to a client key file for TLS."),
+        click.option(
+            "--insecure-skip-tls-verify",
+            is_flag=True,
+            help="Do not check the server's certificate (HTTPS connections become insecure).",
+        ),
+        click.option(
+            "--tls-server-name",
+            metavar="NAME",
+            help="Server name for the server's certificate and SNI (default: the server's host name).",
+        ),
+    ]
+
+
+def _client_flags(kwargs: dict[str, Any]) -> ClientFlags:
+    """The connection flags, popped from a command's keyword arguments."""
+    return ClientFlags(
+        cluster=kwargs.pop("cluster_name", None),
+        user=kwargs.pop("user_name", None),
+        server=kwargs.pop("server", None),
+        token=kwargs.pop("token", None),
+        impersonate=kwargs.pop("impersonate", None),
+        impersonate_groups=tuple(kwargs.pop("impersonate_groups", ())),
+        impersonate_uid=kwargs.pop("impersonate_uid", None),
+        certificate_authority=kwargs.pop("certificate_authority", None),
+        client_certificate=kwargs.pop("client_certificate", None),
+        client_key=kwargs.pop("client_key", None),
+        insecure_skip_tls_verify=bool(kwargs.pop("insecure_skip_tls_verify", False)),
+        tls_server_name=kwargs.pop("tls_server_name", None),
+    )
 
 
 def rct_option(help_text: str, *, default: str | None = DEFAULT_RCT) -> Callable[..., Any]:

@@ -95,6 +95,7 @@ def run_pod_devices(
         report,
         output=opts.output,
         jq_expr=opts.jq,
+        raw_output=opts.jq_raw,
         lang=opts.lang,
         text=lambda: render_report(
             report.to_document(opts.lang), color=color, wide=opts.output == "wide", lang=opts.lang

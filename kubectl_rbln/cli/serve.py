@@ -1,7 +1,9 @@
 """`kubectl rbln serve BUNDLE`: a customer's dump as a read-only Kubernetes API, on loopback by default.
 
-The server has no authentication: off loopback, anyone who reaches the port reads the bundle, so
-`--address` elsewhere is allowed but warned about, and the address printed is the one bound.
+By default the server has no authentication: off loopback, anyone who reaches the port reads the
+bundle, so `--address` elsewhere is allowed but warned about, and the address printed is the one bound.
+`--tls` serves HTTPS with a CA of its own (replay/tls.py); `--require-client-cert` and
+`--require-token` make it refuse whoever lacks the client certificate it made or the token.
 """
 
 from __future__ import annotations
@@ -10,11 +12,15 @@ import gc
 import ipaddress
 import os
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
 from kubectl_rbln.cli.options import default_lang
 from kubectl_rbln.cluster.files import load_objects
+
+if TYPE_CHECKING:
+    from kubectl_rbln.replay.tls import TlsSettings
 
 WILDCARDS = frozenset({"", "0.0.0.0", "::"})
 
@@ -29,8 +35,8 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def _url(host: str, port: int) -> str:
-    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+def _url(host: str, port: int, scheme: str = "http") -> str:
+    return f"{scheme}://[{host}]:{port}" if ":" in host else f"{scheme}://{host}:{port}"
 
 
 def _where(host: str, port: int) -> str:
@@ -38,9 +44,10 @@ def _where(host: str, port: int) -> str:
     return f"{shown or '0.0.0.0'}:{port}"
 
 
-def exposure_warning(host: str, port: int) -> str | None:
-    """None on loopback; else one line naming the exposure: unauthenticated, read-only, which interfaces."""
-    if is_loopback(host):
+def exposure_warning(host: str, port: int, authenticated: bool = False) -> str | None:
+    """None on loopback or with authentication; else one line naming the exposure: unauthenticated,
+    read-only, which interfaces."""
+    if is_loopback(host) or authenticated:
         return None
     where = f"every interface ({_where(host, port)})" if host in WILDCARDS else _where(host, port)
     return (
@@ -50,18 +57,41 @@ def exposure_warning(host: str, port: int) -> str | None:
 
 
 def announce(
-    listen_host: str, client_host: str, port: int, count: int, kubeconfig_out: str | None
+    listen_host: str,
+    client_host: str,
+    port: int,
+    count: int,
+    kubeconfig_out: str | None,
+    tls: TlsSettings | None = None,
 ) -> list[str]:
-    """The stderr lines once bound: the warning if any, then the address truly listened on."""
-    lines = [w for w in [exposure_warning(listen_host, port)] if w]
+    """The stderr lines once bound: the warning if any, the address truly listened on, and with TLS
+    where its CA (and the client certificate) are and what it requires."""
+    authenticated = tls is not None and (tls.require_client_cert or bool(tls.require_token))
+    lines = [w for w in [exposure_warning(listen_host, port, authenticated)] if w]
     objects = f"{count} object" + ("" if count == 1 else "s")
     scope = "every interface, read-only" if listen_host in WILDCARDS else "read-only"
-    points = f"; the kubeconfig uses {_url(client_host, port)}" if client_host != listen_host else ""
+    scheme = "https" if tls is not None else "http"
+    points = f"; the kubeconfig uses {_url(client_host, port, scheme)}" if client_host != listen_host else ""
     where = kubeconfig_out or "the kubeconfig above, saved to a file"
     lines.append(
-        f"serving {objects} at {_url(listen_host or '0.0.0.0', port)} ({scope}){points}; "
+        f"serving {objects} at {_url(listen_host or '0.0.0.0', port, scheme)} ({scope}){points}; "
         f"use KUBECONFIG={where}; Ctrl-C stops"
     )
+    if tls is not None:
+        files = tls.files
+        wants = [
+            w
+            for w, on in (
+                ("a client certificate signed by it", tls.require_client_cert),
+                ("the bearer token", bool(tls.require_token)),
+            )
+            if on
+        ]
+        needs = f"; every request needs {' and '.join(wants)}" if wants else ""
+        client = (
+            f", client certificate {files.client_cert} (key {files.client_key})" if files.client_cert else ""
+        )
+        lines.append(f"TLS: CA {files.ca_cert}{client}{needs}")
     return lines
 
 
@@ -86,7 +116,41 @@ def announce(
     metavar="PATH",
     help="Also write the kubeconfig to this file (never touches ~/.kube/config).",
 )
-def serve(bundle: tuple[str, ...], port: int, address: str, kubeconfig_out: str | None) -> int:
+@click.option(
+    "--tls",
+    is_flag=True,
+    help="Serve HTTPS: a CA of its own and a certificate for 127.0.0.1 and localhost, written to "
+    "--tls-dir (needs the openssl command); the kubeconfig carries the CA.",
+)
+@click.option(
+    "--tls-dir",
+    metavar="DIR",
+    help="Where --tls writes ca.crt, server.crt/.key (and client.crt/.key) (default: a new private "
+    "folder under $TMPDIR).",
+)
+@click.option(
+    "--require-client-cert",
+    is_flag=True,
+    help="HTTPS only to clients with a certificate signed by its CA (implies --tls); it makes one, "
+    "CN rbln-replay-user, and puts it in the kubeconfig.",
+)
+@click.option(
+    "--require-token",
+    metavar="TOKEN",
+    envvar="KUBECTL_RBLN_SERVE_TOKEN",
+    help="Answer 401 to a request without this bearer token (implies --tls; also: "
+    "$KUBECTL_RBLN_SERVE_TOKEN); the kubeconfig carries it.",
+)
+def serve(
+    bundle: tuple[str, ...],
+    port: int,
+    address: str,
+    kubeconfig_out: str | None,
+    tls: bool,
+    tls_dir: str | None,
+    require_client_cert: bool,
+    require_token: str | None,
+) -> int:
     """Serve BUNDLE (files, folders, or -) for kubectl and other tools; print a kubeconfig.
 
     \b
@@ -94,10 +158,17 @@ def serve(bundle: tuple[str, ...], port: int, address: str, kubeconfig_out: str 
     KUBECONFIG=/tmp/dump.kubeconfig kubectl get pods -A
     Writes are refused (405). Ctrl-C stops it. A bundle file that changes on disk is
     re-read on the next request (write the new one beside it, then mv it over).
+    kubectl rbln serve dump.json --tls --require-client-cert --kubeconfig-out k.yaml   HTTPS
     """
     from kubectl_rbln.replay.server import ReplayServer, run  # noqa: PLC0415
 
     objects = load_objects(bundle)
+    settings = None
+    if tls or tls_dir or require_client_cert or require_token:
+        from kubectl_rbln.replay.tls import TlsSettings, make_tls_files  # noqa: PLC0415
+
+        files = make_tls_files(tls_dir, client_cert=require_client_cert)
+        settings = TlsSettings(files, require_client_cert=require_client_cert, require_token=require_token)
 
     def ready(server: ReplayServer) -> None:
         text = server.kubeconfig_yaml()
@@ -107,14 +178,15 @@ def serve(bundle: tuple[str, ...], port: int, address: str, kubeconfig_out: str 
                 handle.write(text)
         sys.stdout.write(text)
         sys.stdout.flush()
-        for line in announce(server.listen_host, server.host, server.port, len(objects), kubeconfig_out):
+        lines = announce(server.listen_host, server.host, server.port, len(objects), kubeconfig_out, settings)
+        for line in lines:
             click.echo(line, err=True)
         store = server.store
         click.echo(versions_line(store.server_version, store.server_version_known, lang), err=True)
 
     lang = default_lang()
     gc.enable()  # main() turns it off for one-shot commands; a server runs until Ctrl-C
-    run(objects, address, port, ready, reload_paths=bundle)
+    run(objects, address, port, ready, reload_paths=bundle, tls=settings)
     return 0
 
 

@@ -16,6 +16,7 @@ from kubectl_rbln.cli.options import (
     Options,
     common_options,
     label_selector,
+    raw_output_option,
     simulation_options,
 )
 from kubectl_rbln.domain import DEFAULT_RCT
@@ -36,6 +37,7 @@ TOPO_FORMATS = (*OUTPUT_FORMATS, "svg")
     help="Output format; svg writes a picture of the same layout to stdout.",
 )
 @click.option("--jq", "jq_filter", metavar="EXPR", help="Filter the JSON output with a jq expression.")
+@raw_output_option()
 @click.option("-l", "--selector", metavar="SELECTOR", help="Only nodes with these labels (kubectl syntax).")
 @click.option(
     "--rct",
@@ -70,6 +72,8 @@ def topo(
         raise click.UsageError("--jq filters JSON; it cannot be used with -o svg")
     opts.output = "json" if jq_filter and fmt in ("table", "wide") else fmt
     opts.jq = jq_filter
+    if opts.jq_raw and not jq_filter:
+        raise click.UsageError("-r/--raw-output prints --jq results; give --jq EXPR with it")
     return run_topo(
         opts,
         list(nodes),
@@ -126,7 +130,7 @@ def run_topo(
 
         return render_topology(report.topology, color=opts.color, wide=opts.output == "wide", lang=opts.lang)
 
-    emit(report, output=opts.output, jq_expr=opts.jq, lang=opts.lang, text=text)
+    emit(report, output=opts.output, jq_expr=opts.jq, lang=opts.lang, text=text, raw_output=opts.jq_raw)
     return degraded_exit(snapshot, exit_code_for(report.findings, "error"))
 
 

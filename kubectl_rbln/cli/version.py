@@ -54,7 +54,7 @@ def _live(document: dict[str, Any], opts: Options) -> str:
 
 def _print(document: dict[str, Any], opts: Options, note: str) -> None:
     if opts.output in ("json", "yaml") or opts.jq:
-        emit_document(document, opts.output, opts.jq)
+        emit_document(document, opts.output, opts.jq, raw_output=opts.jq_raw)
         return
     click.echo(f"kubectl-rbln: v{__version__}")
     if document["cluster"]:

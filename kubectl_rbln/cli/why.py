@@ -3,10 +3,17 @@
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import click
 
-from kubectl_rbln.cli.options import Options, common_options, parse_timeout, simulation_options
+from kubectl_rbln.cli.options import (
+    Options,
+    common_options,
+    label_selector,
+    parse_timeout,
+    simulation_options,
+)
 from kubectl_rbln.terminal import Pieces
 
 EXAMPLE_HELP = "Diagnose the bundled example cluster (no cluster needed)."
@@ -15,6 +22,9 @@ EXAMPLE_HELP = "Diagnose the bundled example cluster (no cluster needed)."
 @click.command()
 @click.argument("pods", nargs=-1)
 @common_options()
+@click.option(
+    "-l", "--selector", metavar="SELECTOR", help="Only Pods with these labels (app=x,tier in (a,b))."
+)
 @click.option(
     "--with-rct",
     "with_rct",
@@ -48,6 +58,7 @@ EXAMPLE_HELP = "Diagnose the bundled example cluster (no cluster needed)."
 def why(
     opts: Options,
     pods: tuple[str, ...],
+    selector: str | None,
     with_rct: str | None,
     k8s_version: str | None,
     feature_gates: str | None,
@@ -80,6 +91,8 @@ def why(
             from kubectl_rbln.errors import InputError  # noqa: PLC0415
 
             raise InputError(sentence("watch-with-rct", opts.lang))
+        if selector:
+            raise click.UsageError("--watch follows one named Pod; -l chooses several: give one POD")
         return watch_pod(
             opts,
             list(pods),
@@ -89,7 +102,12 @@ def why(
             feature_gates=feature_gates,
         )
     printed, code = _why_pieces(
-        opts, list(pods), with_rct=with_rct, k8s_version=k8s_version, feature_gates=feature_gates
+        opts,
+        list(pods),
+        with_rct=with_rct,
+        k8s_version=k8s_version,
+        feature_gates=feature_gates,
+        selector=tuple(label_selector(selector) or ()),
     )
     printed.replay(sys.stdout)
     return code
@@ -117,6 +135,7 @@ def _why_pieces(
     with_rct: str | None,
     k8s_version: str | None,
     feature_gates: str | None,
+    selector: tuple[Any, ...] = (),
 ) -> tuple[Pieces, int]:
     """`run_why`, its text kept as written: the escaped JSON document stays the object the terminal
     writer was told about (kubectl_rbln/terminal.py `vouch`), so it is not scanned again."""
@@ -132,7 +151,7 @@ def _why_pieces(
     scope = namespace_scope(opts.source, collected, snapshot)
     if scope.note:
         click.echo(f"note: {scope.note}", err=True)
-    request = WhyRequest(tuple(names), scope.namespace, replacement, k8s_version, feature_gates)
+    request = WhyRequest(tuple(names), scope.namespace, replacement, k8s_version, feature_gates, selector)
     report = why(snapshot, request)
     if report.hint:
         click.echo(f"{sentence('label-hint', opts.lang)}: {report.hint_in(opts.lang)}", err=True)
@@ -145,6 +164,7 @@ def _why_pieces(
         report,
         output=opts.output,
         jq_expr=opts.jq,
+        raw_output=opts.jq_raw,
         lang=opts.lang,
         text=lambda: render_why(
             report.to_document(opts.lang),

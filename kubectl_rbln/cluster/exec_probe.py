@@ -12,11 +12,10 @@ uverbs device's HCA name, plus ib_core's netns_mode to tell shared from
 exclusive RDMA mode), the hard memlock limit and the uid. It prints tagged
 sections (`@@name`), one entry a line, between a versioned header and `@@end`.
 
-Live runs go through the official client's `kubernetes.stream.stream()` over
-websocket with one ApiClient per worker thread: `stream()` swaps the client's
-request method while it runs, so a shared client corrupts concurrent execs
-(ecosystem-facts.md 6.4). Everything a Pod prints is untrusted and leaves this
-module sanitized.
+Live runs open the exec websocket with one ApiClient per worker thread (ecosystem-facts.md 6.4)
+through cluster/exec_socket.py, with the headers every live read sends (User-Agent, --as); the
+Configuration is loaded as live reads load it: within --request-timeout, its credentials masked in
+every message. Everything a Pod prints is untrusted and leaves this module sanitized.
 """
 
 from __future__ import annotations
@@ -30,9 +29,18 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from kubectl_rbln.cluster.kubeconfig import KubeContext, load_configuration, new_api_client
+from kubectl_rbln.cluster.client_flags import request_headers
+from kubectl_rbln.cluster.exec_socket import open_exec
+from kubectl_rbln.cluster.kubeconfig import (
+    KubeContext,
+    configuration_secrets,
+    load_configuration,
+    new_api_client,
+)
+from kubectl_rbln.cluster.redact import redact
 from kubectl_rbln.dra.model import ExecCapture
 from kubectl_rbln.dra.normalize import PLUGIN_API_VERSION
+from kubectl_rbln.terminal import register_secret
 from kubectl_rbln.text import one_line, safe_token
 
 PROBE_HEADER_V1 = "@@rbln-probe v1"
@@ -598,20 +606,23 @@ class ExecProbeRunner:
         self.timeout = timeout if timeout > 0 else 3600.0
         self.workers = max(1, workers)
         self._local = threading.local()
-        self._configuration = load_configuration(ctx)  # a bad kubeconfig ends the command here (exit 3)
+        # a bad kubeconfig, or a credential plugin that hangs past the deadline, ends the command here
+        self._configuration = load_configuration(ctx, timeout=self.timeout)
+        self._secrets = configuration_secrets(self._configuration)
+        for secret in self._secrets:  # the terminal writer masks them too
+            register_secret(secret)
+        self._headers = request_headers(ctx.flags)
         _bound_websocket_blocking(self.timeout)
         import kubernetes.client  # noqa: PLC0415, F401 - imported here, not in the first worker: the
         import kubernetes.stream  # noqa: PLC0415, F401 - progress clock then measures only the probes
 
-    def _core(self) -> Any:
-        """This worker's CoreV1Api over its own ApiClient; the Configuration is loaded once."""
-        core = getattr(self._local, "core", None)
-        if core is None:
-            from kubernetes import client  # noqa: PLC0415 - keep --help light
-
-            core = client.CoreV1Api(new_api_client(self._configuration))
-            self._local.core = core
-        return core
+    def _api(self) -> Any:
+        """This worker's ApiClient of its own; the Configuration is loaded once."""
+        api = getattr(self._local, "api", None)
+        if api is None:
+            api = new_api_client(self._configuration)
+            self._local.api = api
+        return api
 
     def run_all(
         self, targets: list[ProbeTarget], progress: Callable[[int, int], None] | None = None
@@ -631,28 +642,22 @@ class ExecProbeRunner:
         return [results[i] for i in range(len(targets))]
 
     def run_one(self, target: ProbeTarget) -> ProbeRun:
-        from kubernetes.stream import stream  # noqa: PLC0415
-
         deadline = time.monotonic() + self.timeout
         try:
-            ws = stream(
-                self._core().connect_get_namespaced_pod_exec,
-                target.pod,
+            ws = open_exec(
+                self._api(),
                 target.namespace,
-                command=list(PROBE_COMMAND),
-                container=target.container,
-                stderr=True,
-                stdin=False,
-                stdout=True,
-                tty=False,
-                _preload_content=False,
+                target.pod,
+                target.container,
+                list(PROBE_COMMAND),
+                self._headers,
             )
-        except Exception as exc:  # ApiException(status=0) wrapping the websocket error, or a socket error
-            return _failed(target, exc, self.timeout)
+        except Exception as exc:  # the websocket handshake's error, or a socket or TLS error
+            return _failed(target, exc, self.timeout, self._secrets)
         try:
             return _collect(ws, target, deadline, self.timeout)
         except Exception as exc:  # the connection dropped mid-stream
-            return _failed(target, exc, self.timeout)
+            return _failed(target, exc, self.timeout, self._secrets)
         finally:
             ws.close()
 
@@ -716,8 +721,10 @@ def _exit_status(text: str) -> tuple[int | None, str]:
 _HANDSHAKE = re.compile(r"Handshake status (\d{3})")
 
 
-def _failed(target: ProbeTarget, exc: BaseException, timeout: float) -> ProbeRun:
-    text = str(getattr(exc, "reason", "") or exc)
+def _failed(
+    target: ProbeTarget, exc: BaseException, timeout: float, secrets: tuple[str, ...] = ()
+) -> ProbeRun:
+    text = redact(str(getattr(exc, "reason", "") or exc), secrets)  # a server may echo a token back
     kind, message = describe_exec_failure(text, target, timeout)
     match = _HANDSHAKE.search(text)
     values = {

@@ -23,6 +23,14 @@ from urllib.parse import urlsplit
 
 from kubectl_rbln.cluster.bounded import Late, run_within
 from kubectl_rbln.cluster.children import children, end_children
+from kubectl_rbln.cluster.client_flags import (
+    ClientFlags,
+    apply_to_configuration,
+    apply_to_entries,
+    in_cluster_namespace,
+    in_cluster_possible,
+    service_account_dir,
+)
 from kubectl_rbln.cluster.redact import redact
 from kubectl_rbln.errors import KubeconfigError
 
@@ -40,6 +48,10 @@ class KubeContext:
     cluster: str
     user: str = ""
     exec_command: str = ""  # the user's `exec:` credential plugin, if any (for a message naming it)
+    flags: ClientFlags = ClientFlags()  # kubectl's connection flags, applied over the kubeconfig
+    # "kubeconfig"; "in-cluster" (no kubeconfig, in a Pod: its service account); "flags" (no kubeconfig,
+    # --server given: the flags are the whole configuration, as kubectl allows)
+    mode: str = "kubeconfig"
 
 
 def _config_location(explicit: str | None) -> str:
@@ -53,15 +65,39 @@ def _existing(location: str) -> list[str]:
     return [p for p in location.split(os.pathsep) if p and os.path.exists(os.path.expanduser(p))]
 
 
-def resolve_context(kubeconfig: str | None, context: str | None, namespace: str | None) -> KubeContext:
-    """Which context, cluster and namespace a command will use; a bad kubeconfig is one clear error."""
+def resolve_context(
+    kubeconfig: str | None,
+    context: str | None,
+    namespace: str | None,
+    flags: ClientFlags | None = None,
+) -> KubeContext:
+    """Which context, cluster and namespace a command will use; a bad kubeconfig is one clear error.
+
+    Without any kubeconfig file, as kubectl (client-go tools/clientcmd/merged_client_builder.go
+    `DeferredLoadingClientConfig.ClientConfig`): in a Pod, its service account (in-cluster); with
+    `--server`, the flags alone."""
+    flags = (flags or ClientFlags()).absolute()
     location = _config_location(kubeconfig)
     if kubeconfig and not os.path.exists(os.path.expanduser(kubeconfig)):
         raise KubeconfigError(f"kubeconfig {kubeconfig} does not exist")
     if not _existing(location):
+        if not context and in_cluster_possible():
+            return KubeContext(
+                config_file=None,
+                context="in-cluster",
+                namespace=namespace or in_cluster_namespace(),
+                cluster="in-cluster",
+                user="service account",
+                flags=flags,
+                mode="in-cluster",
+            )
+        if not context and flags.server:
+            return KubeContext(
+                None, "", namespace or "default", flags.cluster or "", flags.user or "", "", flags, "flags"
+            )
         raise KubeconfigError(
             f"no kubeconfig found (looked at {location})",
-            hint="set KUBECONFIG or pass --kubeconfig, or read a bundle with -f",
+            hint="set KUBECONFIG or pass --kubeconfig (or --server), run in a Pod, or read a bundle with -f",
         )
     docs = [check_kubeconfig_file(os.path.expanduser(path)) for path in _existing(location)]
     # kubectl takes the first file's current-context; the client's merger would take the last one.
@@ -73,6 +109,11 @@ def resolve_context(kubeconfig: str | None, context: str | None, namespace: str 
     if name not in listed:
         known = ", ".join(sorted(listed)) or "none"
         raise KubeconfigError(f'context "{name}" not found in {location} (contexts: {known})')
+    for key, wanted, flag in (("clusters", flags.cluster, "--cluster"), ("users", flags.user, "--user")):
+        names = {str(e.get("name")) for d in docs if d for e in d.get(key) or [] if isinstance(e, dict)}
+        if wanted and wanted not in names:
+            known = ", ".join(sorted(names)) or "none"
+            raise KubeconfigError(f"{flag} {wanted}: no such {key[:-1]} in {location} ({key}: {known})")
     from kubernetes.config import kube_config  # noqa: PLC0415 - keep --help light
 
     try:
@@ -88,14 +129,15 @@ def resolve_context(kubeconfig: str | None, context: str | None, namespace: str 
         known = ", ".join(sorted(str(n) for n in by_name)) or "none"
         raise KubeconfigError(f'context "{name}" not found in {location} (contexts: {known})')
     body = by_name[name].get("context") or {}
-    user = str(body.get("user", ""))
+    user = flags.user or str(body.get("user", ""))
     return KubeContext(
         config_file=location,
         context=name,
         namespace=namespace or body.get("namespace") or "default",
-        cluster=str(body.get("cluster", "")),
+        cluster=flags.cluster or str(body.get("cluster", "")),
         user=user,
-        exec_command=_exec_command(docs, user),
+        exec_command="" if flags.token else _exec_command(docs, user),
+        flags=flags,
     )
 
 
@@ -245,21 +287,64 @@ def load_configuration(ctx: KubeContext, timeout: float = 0.0) -> Any:
 
 def _load_configuration(ctx: KubeContext) -> Any:
     from kubernetes import client  # noqa: PLC0415
-    from kubernetes.config import kube_config  # noqa: PLC0415
 
     configuration = client.Configuration()
     try:
-        kube_config.load_kube_config(
-            config_file=ctx.config_file,
-            context=ctx.context,
-            client_configuration=configuration,
-            persist_config=False,
-        )
+        if ctx.mode == "in-cluster":
+            _load_in_cluster(configuration, ctx.flags)
+        else:
+            _kubeconfig_loader(ctx).load_and_set(configuration)
+    except KubeconfigError:
+        raise
     except Exception as exc:  # ConfigException, exec-plugin failures, unreadable cert files...
-        raise KubeconfigError(f"cannot use context {ctx.context}: {_one_line(exc)}") from None
+        what = "the in-cluster configuration" if ctx.mode == "in-cluster" else f"context {ctx.context}"
+        raise KubeconfigError(f"cannot use {what}: {_one_line(exc)}") from None
     configuration.retries = False
     configuration.client_go_retries = False
     return configuration
+
+
+def _kubeconfig_loader(ctx: KubeContext) -> Any:
+    """The client's loader over the kubeconfig (or, with `--server` and none, over the flags alone), its
+    context's cluster and user entries replaced and overridden by the flags before anything is loaded:
+    with `--token`, the user's exec plugin never runs."""
+    from kubernetes.config import kube_config  # noqa: PLC0415
+
+    if ctx.mode == "flags":
+        entries = {
+            "clusters": [{"name": "flags", "cluster": {}}],
+            "users": [{"name": "flags", "user": {}}],
+            "contexts": [{"name": "flags", "context": {"cluster": "flags", "user": "flags"}}],
+        }
+        loader = kube_config.KubeConfigLoader(entries, active_context="flags", config_base_path=os.getcwd())
+    else:
+        loader = kube_config._get_kube_config_loader(
+            filename=ctx.config_file, persist_config=False, active_context=ctx.context
+        )
+    settings = loader._config["contexts"].get_with_name(ctx.context if ctx.mode != "flags" else "flags")
+    body = settings["context"].value
+    if ctx.flags.cluster:
+        body["cluster"] = ctx.flags.cluster
+    if ctx.flags.user:
+        body["user"] = ctx.flags.user
+    loader.set_active_context(ctx.context if ctx.mode != "flags" else "flags")
+    cluster = loader._cluster.value if loader._cluster is not None else {}
+    if loader._user is None:  # a context without a user: the flags may still bring credentials
+        loader._user = kube_config.ConfigNode("user", {})
+    apply_to_entries(cluster, loader._user.value, ctx.flags)
+    return loader
+
+
+def _load_in_cluster(configuration: Any, flags: ClientFlags) -> None:
+    """A Pod's service account through the client's in-cluster loader (token re-read as it rotates),
+    then the flags over it."""
+    from kubernetes.config.incluster_config import InClusterConfigLoader  # noqa: PLC0415
+
+    folder = service_account_dir()
+    InClusterConfigLoader(
+        token_filename=os.path.join(folder, "token"), cert_filename=os.path.join(folder, "ca.crt")
+    ).load_and_set(configuration)
+    apply_to_configuration(configuration, flags)
 
 
 def new_api_client(configuration: Any) -> Any:

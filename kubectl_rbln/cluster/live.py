@@ -38,6 +38,7 @@ from kubectl_rbln.cluster.bounded import (
     interrupt_response,
     read_body,
 )
+from kubectl_rbln.cluster.client_flags import request_headers
 from kubectl_rbln.cluster.kubeconfig import (
     KubeContext,
     configuration_secrets,
@@ -143,6 +144,7 @@ class LiveClient:
         self.server = ""
         self.date = ""  # the Date header of the first answer: when the read started, by the server's clock
         self.on_page: Callable[[str, int], None] | None = None  # (path, items): a progress line
+        self._headers = request_headers(ctx.flags)  # User-Agent, impersonation (client_flags.py)
 
     # ------------------------------------------------------------ plumbing
 
@@ -183,7 +185,8 @@ class LiveClient:
                 auth_settings=["BearerToken"],
             )
             timeout = None if deadline is None else max(deadline - time.monotonic(), 0.001)
-            return api.call_api(method, url, header_params=headers, _request_timeout=timeout)
+            sent = with_headers(headers, self._headers)
+            return api.call_api(method, url, header_params=sent, _request_timeout=timeout)
 
         def read(response: Any) -> Reply:
             status = int(response.status)
@@ -500,6 +503,19 @@ def _continue_token(body: bytes) -> str | None:
     if not token or b"\\" in token or not token.isascii():
         return None
     return token.decode("ascii")
+
+
+def with_headers(headers: dict[str, str], extra: list[tuple[str, str]]) -> Any:
+    """The client's headers with ours over them, as a urllib3 HTTPHeaderDict: one header may be sent
+    several times (each Impersonate-Group), which the client's plain dict cannot hold."""
+    from urllib3 import HTTPHeaderDict  # noqa: PLC0415
+
+    sent = HTTPHeaderDict(headers)
+    for name in {name for name, _ in extra}:
+        sent.discard(name)
+    for name, value in extra:
+        sent.add(name, value)
+    return sent
 
 
 def _is_api_exception(exc: BaseException) -> bool:

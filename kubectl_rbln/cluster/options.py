@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from kubectl_rbln.cluster.client_flags import ClientFlags
+
 
 @dataclass(frozen=True, slots=True)
 class SourceOptions:
@@ -25,6 +27,7 @@ class SourceOptions:
     # live reads: the kinds a command reads (None: every list a diagnosis needs). `attrs` reads the
     # DRA objects only: half the bytes of a 5,000-node cluster are Pods, claims and nodes it never reads.
     kinds: frozenset[str] | None = None
+    flags: ClientFlags = ClientFlags()  # kubectl's connection flags: --as, --token, --server, TLS...
 
     @property
     def offline(self) -> bool:

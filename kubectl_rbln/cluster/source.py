@@ -91,7 +91,7 @@ class LiveCollector:
     """Reads every list a diagnosis needs, in parallel, degrading per list on 403."""
 
     def __init__(self, opts: SourceOptions) -> None:
-        self.ctx = resolve_context(opts.kubeconfig, opts.context, opts.namespace)
+        self.ctx = resolve_context(opts.kubeconfig, opts.context, opts.namespace, opts.flags)
         self.client = LiveClient(self.ctx, timeout=opts.request_timeout)
         self.namespace = None if opts.all_namespaces else self.ctx.namespace
         self.kinds = opts.kinds

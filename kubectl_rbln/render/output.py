@@ -74,12 +74,22 @@ def apply_jq(expression: str, document: Any) -> list[Any]:
         raise InputError(f"--jq: {_jq_message(exc)}") from None
 
 
-def emit_document(document: Any, output: str, jq_expr: str | None, stream: TextIO | None = None) -> None:
-    """Print a document as JSON or YAML, or the results of a jq filter over it."""
+def emit_document(
+    document: Any,
+    output: str,
+    jq_expr: str | None,
+    stream: TextIO | None = None,
+    raw_output: bool = False,
+) -> None:
+    """Print a document as JSON or YAML, or the results of a jq filter over it; `raw_output` (`-r`,
+    jq's own `-r`): a string result prints as its text, without quotes, other results as JSON."""
     out = stream or sys.stdout
     if jq_expr:
         for result in apply_jq(jq_expr, document):
-            if output == "yaml":
+            if raw_output and isinstance(result, str):
+                out.write(result)  # the terminal writer scans it for control sequences (terminal.py)
+                out.write("\n")
+            elif output == "yaml":
                 out.write(to_yaml(result))
             else:
                 out.write(json_line(result))
@@ -106,12 +116,13 @@ def emit(
     lang: str,
     text: Callable[[], str],
     stream: TextIO | None = None,
+    raw_output: bool = False,
 ) -> None:
     """The one output switch of every command: table and wide draw `text()`, the rest the document."""
     out = stream or sys.stdout
     if jq_expr or output in ("json", "yaml"):
         with machine_document():  # evidence and the simulation's reasons stay English in a document
             document = report.to_document(lang)
-        emit_document(document, output, jq_expr, stream=out)
+        emit_document(document, output, jq_expr, stream=out, raw_output=raw_output)
     else:
         out.write(text())

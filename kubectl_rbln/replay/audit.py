@@ -6,6 +6,7 @@ got an answer always finds its request here.
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from dataclasses import dataclass
 
@@ -22,14 +23,30 @@ def is_exec_path(segments: list[str]) -> bool:
     )
 
 
+def token_fingerprint(token: str) -> str:
+    """What the audit keeps of a bearer token: the first 16 hex digits of its SHA-256, never the token."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()[:16]
+
+
 @dataclass(frozen=True)
 class AuditEntry:
-    """One request as the server saw it: method, path, raw query string, reply status."""
+    """One request as the server saw it: method, path, raw query string, reply status, and who asked
+    (what an API server's audit log and authentication read: the User-Agent, the impersonation
+    headers, whether a bearer token came and which, the client certificate's CN and O, the TLS SNI)."""
 
     method: str
     path: str
     query: str
     status: int
+    user_agent: str = ""
+    impersonate_user: str = ""
+    impersonate_groups: tuple[str, ...] = ()
+    impersonate_uid: str = ""
+    bearer: str = ""  # token_fingerprint of the Authorization: Bearer token; "" when none came
+    client_cn: str = ""  # HTTPS: the verified client certificate's CommonName (the user it names)
+    client_groups: tuple[str, ...] = ()  # ... and its Organizations (the groups)
+    sni: str = ""  # HTTPS: the server name the client asked for
+    tls: bool = False
 
     @property
     def is_exec(self) -> bool:

@@ -29,6 +29,7 @@ import queue
 import re
 import selectors
 import socket
+import ssl
 import threading
 import time
 from dataclasses import dataclass, field
@@ -37,6 +38,7 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 from typing import Any
 
 from kubectl_rbln.replay.discovery import status
+from kubectl_rbln.replay.tls import handshake_names
 
 _READ_SIZE = 65536
 _SCAN_EVERY = 0.25  # seconds between looks for connections past their deadline
@@ -72,6 +74,8 @@ class Connection:
     head: bytearray = field(default_factory=bytearray)  # bytes read ahead of the handler
     since: float = field(default_factory=time.monotonic)  # parked at / head begun at
     after: str = "close"  # the handler's verdict: "park" (keep-alive), "close", "linger"
+    handshaking: bool = False  # HTTPS: the TLS handshake is not finished (the reactor drives it)
+    tls: tuple[str, str, tuple[str, ...]] = ("", "", ())  # its SNI name, client CN and O groups
 
 
 @dataclass(eq=False)
@@ -139,9 +143,19 @@ class ConnectionPool:
             return self._workers + (1 if self._reactor is not None else 0)
 
     def add(self, sock: socket.socket, address: Any) -> None:
-        """A newly accepted connection: watched until its first request's head is in."""
+        """A newly accepted connection: watched until its first request's head is in (and, on HTTPS,
+        until its handshake is done: the reactor drives it without blocking, within head_timeout)."""
         sock.setblocking(False)
-        self._post(Connection(sock, address))
+        context = getattr(self.server, "ssl_context", None)
+        if context is None:
+            self._post(Connection(sock, address))
+            return
+        try:
+            wrapped = context.wrap_socket(sock, server_side=True, do_handshake_on_connect=False)
+        except (OSError, ValueError):
+            self._forget(sock)
+            return
+        self._post(Connection(wrapped, address, handshaking=True))
 
     def shed(self) -> None:
         """Out of file descriptors: the reactor closes the oldest idle connection to make room."""
@@ -271,10 +285,28 @@ class ConnectionPool:
         with contextlib.suppress(OSError, ValueError, KeyError):
             self._selector.unregister(sock)
 
+    def _handshake(self, conn: Connection) -> bool:
+        """One step of a TLS handshake; True once it is done (its names kept for the audit)."""
+        sock = conn.sock
+        assert isinstance(sock, ssl.SSLSocket)
+        try:
+            sock.do_handshake()
+        except (ssl.SSLWantReadError, ssl.SSLWantWriteError):
+            return False
+        except (OSError, ValueError):  # not TLS, a certificate refused, the client gone
+            self._drop(conn)
+            return False
+        conn.handshaking = False
+        conn.tls = handshake_names(sock)
+        return True
+
     def _read_head(self, conn: Connection) -> None:
+        if conn.handshaking and not self._handshake(conn):
+            return
         try:
             data = conn.sock.recv(_READ_SIZE)
-        except (BlockingIOError, InterruptedError):
+            data += _pending(conn.sock)
+        except (BlockingIOError, InterruptedError, ssl.SSLWantReadError, ssl.SSLWantWriteError):
             return
         except OSError:
             data = b""
@@ -334,7 +366,7 @@ class ConnectionPool:
             late = [
                 c
                 for c in self._parked
-                if now - c.since > (limits.head_timeout if c.head else limits.idle_timeout)
+                if now - c.since > (limits.head_timeout if c.head or c.handshaking else limits.idle_timeout)
             ]
             ended = [item for item in self._lingering if now >= item.deadline]
         for conn in late:
@@ -425,9 +457,19 @@ class _PrefixedReader(io.RawIOBase):
         return self._sock.recv_into(buffer)
 
     def leftover(self, buffered: io.BufferedIOBase) -> bytes:
-        """What was read ahead and not used (a pipelined request), without reading the socket again."""
-        self._sock = None
-        return buffered.read() or b""
+        """What was read ahead and not used (a pipelined request), without reading the socket again
+        (on HTTPS, what TLS already decrypted too: the reactor's selector cannot see those bytes)."""
+        sock, self._sock = self._sock, None
+        ahead = buffered.read() or b""
+        return ahead + (_pending(sock) if sock is not None else b"")
+
+
+def _pending(sock: socket.socket) -> bytes:
+    """Bytes TLS has decrypted and not handed out yet (none on plain HTTP)."""
+    data = b""
+    while isinstance(sock, ssl.SSLSocket) and sock.pending():
+        data += sock.recv(sock.pending())
+    return data
 
 
 class _SocketWriter(io.BufferedIOBase):
@@ -482,6 +524,8 @@ class PooledRequestHandler(BaseHTTPRequestHandler):
 
 class PooledHTTPServer(HTTPServer):
     """An HTTPServer whose accepted connections go to a `ConnectionPool`, not to a thread each."""
+
+    ssl_context: ssl.SSLContext | None = None  # HTTPS: every accepted socket is wrapped with it
 
     def __init__(self, address: tuple[str, int], handler: type[PooledRequestHandler], limits: Limits) -> None:
         self.limits = limits

@@ -8,6 +8,7 @@ is immutable and the audit locked, so handlers share nothing else.
 
 from __future__ import annotations
 
+import hmac
 import json
 import socket
 from email.utils import format_datetime
@@ -16,7 +17,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 from kubectl_rbln import __version__
 from kubectl_rbln.replay import exec as replay_exec
-from kubectl_rbln.replay.audit import READ_METHODS, Audit, AuditEntry, is_exec_path
+from kubectl_rbln.replay.audit import READ_METHODS, Audit, AuditEntry, is_exec_path, token_fingerprint
 from kubectl_rbln.replay.connections import Limits, PooledHTTPServer, PooledRequestHandler
 from kubectl_rbln.replay.discovery import (
     api_group,
@@ -32,6 +33,7 @@ from kubectl_rbln.replay.fields import parse_field_selector
 from kubectl_rbln.replay.reload import BundleReloader
 from kubectl_rbln.replay.resources import Group, Resource
 from kubectl_rbln.replay.store import ContinueError, ObjectStore, Stored, encode
+from kubectl_rbln.replay.tls import TlsSettings
 from kubectl_rbln.replay.ws import accept_key, choose_protocol, parse_protocol_header
 from kubectl_rbln.selectors import SelectorError, parse_label_selector
 
@@ -59,10 +61,13 @@ class ReplayHTTPServer(PooledHTTPServer):
         audit: Audit,
         faults: Faults | None = None,
         limits: Limits | None = None,
+        tls: TlsSettings | None = None,
     ) -> None:
         if ":" in address[0]:
             self.address_family = socket.AF_INET6
         super().__init__(address, ReplayHandler, limits or Limits())
+        self.tls = tls
+        self.ssl_context = tls.server_context() if tls is not None else None
         self.store = store
         self.audit = audit
         self.reloader: BundleReloader | None = None  # serve: re-read the bundle when it changes
@@ -133,6 +138,8 @@ class ReplayHandler(PooledRequestHandler):
         try:
             if self._refuse_body():
                 return
+            if not self._authenticated():
+                return
             reloader = self.server.reloader
             if reloader is not None:
                 reloader.refresh(self.server.install)
@@ -156,10 +163,46 @@ class ReplayHandler(PooledRequestHandler):
         self._audited = True
         raw = getattr(self, "path", "") or ""
         parts = urlsplit(raw)
+        headers = getattr(self, "headers", None)
+
+        def header(name: str) -> str:
+            return str(headers.get(name, "")) if headers is not None else ""
+
+        sni, cn, groups = getattr(self.request, "tls", ("", "", ()))
         entry = AuditEntry(
-            getattr(self, "command", "") or "", parts.path, parts.query, getattr(self, "_code", 0)
+            getattr(self, "command", "") or "",
+            parts.path,
+            parts.query,
+            getattr(self, "_code", 0),
+            user_agent=header("User-Agent"),
+            impersonate_user=header("Impersonate-User"),
+            impersonate_groups=tuple(headers.get_all("Impersonate-Group") or ())
+            if headers is not None
+            else (),
+            impersonate_uid=header("Impersonate-Uid"),
+            bearer=token_fingerprint(self._bearer()) if self._bearer() else "",
+            client_cn=cn,
+            client_groups=groups,
+            sni=sni,
+            tls=self.server.ssl_context is not None,
         )
         self.server.audit.record(entry)
+
+    def _bearer(self) -> str:
+        headers = getattr(self, "headers", None)
+        scheme, _, token = str(headers.get("Authorization", "") if headers is not None else "").partition(" ")
+        return token.strip() if scheme.lower() == "bearer" else ""
+
+    def _authenticated(self) -> bool:
+        """`serve --require-token`: a request without that bearer token gets 401, as an API server answers
+        one it cannot authenticate (the client certificate was checked in the handshake)."""
+        tls = self.server.tls
+        wanted = tls.require_token if tls is not None else None
+        if not wanted or hmac.compare_digest(self._bearer().encode(), wanted.encode()):
+            return True
+        self.close_connection = True
+        self._send_json(401, status(401, "Unauthorized", "Unauthorized"))
+        return False
 
     def _refuse_body(self) -> bool:
         """A body is never buffered: one up to `max_drained_body` (a refused write's JSON) is read and

@@ -16,6 +16,7 @@ cluster for tests), `audit` (the request log), and this module (the public face)
 
 from __future__ import annotations
 
+import base64
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -29,8 +30,18 @@ from kubectl_rbln.replay.faults import Faults
 from kubectl_rbln.replay.http import ReplayHTTPServer
 from kubectl_rbln.replay.reload import BundleReloader
 from kubectl_rbln.replay.store import ObjectStore
+from kubectl_rbln.replay.tls import TlsFiles, TlsSettings, make_tls_files
 
-__all__ = ["AuditEntry", "Faults", "Limits", "ReplayServer", "run"]
+__all__ = [
+    "AuditEntry",
+    "Faults",
+    "Limits",
+    "ReplayServer",
+    "TlsFiles",
+    "TlsSettings",
+    "make_tls_files",
+    "run",
+]
 
 
 class ReplayServer:
@@ -44,13 +55,17 @@ class ReplayServer:
         faults: Faults | None = None,
         reload_paths: tuple[str, ...] = (),
         limits: Limits | None = None,
+        tls: TlsSettings | None = None,
     ) -> None:
         self._audit = Audit()
+        self.tls = tls
         self._thread: threading.Thread | None = None
         self._serving = False
         self._life_lock = threading.Lock()
         try:
-            self._httpd = ReplayHTTPServer((host, port), ObjectStore(objects), self._audit, faults, limits)
+            self._httpd = ReplayHTTPServer(
+                (host, port), ObjectStore(objects), self._audit, faults, limits, tls
+            )
         except OSError as exc:  # port taken, address not local: the user's to fix, not a traceback
             raise InputError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
         if reload_paths:
@@ -140,18 +155,30 @@ class ReplayServer:
     @property
     def url(self) -> str:
         host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.port}"
+        scheme = "https" if self.tls is not None else "http"
+        return f"{scheme}://{host}:{self.port}"
 
     def kubeconfig(self, context_name: str = "rbln-replay", namespace: str | None = None) -> dict[str, Any]:
-        """A kubeconfig whose current context talks to this server (plain HTTP, a dummy token)."""
+        """A kubeconfig whose current context talks to this server: plain HTTP and a dummy token; with
+        TLS, the CA inline (and the client certificate it made, and the token it requires)."""
         context: dict[str, Any] = {"cluster": context_name, "user": context_name}
         if namespace:
             context["namespace"] = namespace
+        cluster: dict[str, Any] = {"server": self.url}
+        user: dict[str, Any] = {"token": "rbln-replay-read-only"}
+        if self.tls is not None:
+            files = self.tls.files
+            cluster["certificate-authority-data"] = _base64_file(files.ca_cert)
+            if files.client_cert and files.client_key:
+                user["client-certificate-data"] = _base64_file(files.client_cert)
+                user["client-key-data"] = _base64_file(files.client_key)
+            if self.tls.require_token:
+                user["token"] = self.tls.require_token
         return {
             "apiVersion": "v1",
             "kind": "Config",
-            "clusters": [{"name": context_name, "cluster": {"server": self.url}}],
-            "users": [{"name": context_name, "user": {"token": "rbln-replay-read-only"}}],
+            "clusters": [{"name": context_name, "cluster": cluster}],
+            "users": [{"name": context_name, "user": user}],
             "contexts": [{"name": context_name, "context": context}],
             "current-context": context_name,
             "preferences": {},
@@ -175,12 +202,18 @@ class ReplayServer:
         self._audit.clear()
 
 
+def _base64_file(path: str) -> str:
+    with open(path, "rb") as handle:
+        return base64.b64encode(handle.read()).decode("ascii")
+
+
 def run(
     objects: list[dict[str, Any]],
     host: str = "127.0.0.1",
     port: int = 0,
     on_ready: Callable[[ReplayServer], None] | None = None,
     reload_paths: tuple[str, ...] = (),
+    tls: TlsSettings | None = None,
 ) -> None:
     """Serve in the calling thread until Ctrl-C (the `kubectl rbln serve` path).
 
@@ -189,7 +222,7 @@ def run(
     """
     files = _more_files()
     limits = Limits(max_connections=max(64, min(Limits.max_connections, files - 64)))
-    server = ReplayServer(objects, host, port, reload_paths=reload_paths, limits=limits)
+    server = ReplayServer(objects, host, port, reload_paths=reload_paths, limits=limits, tls=tls)
     try:
         if on_ready is not None:
             on_ready(server)
