@@ -36,6 +36,7 @@ LAYERS: list[list[str]] = [
         "catalog",
         "example",
         "progress",
+        "schemas",  # the shipped JSON Schemas: data, and the apiVersion each document reads from them
     ],
     ["dra", "model"],  # the DRA model and engine
     ["cluster"],  # sources: kubeconfig, live reads, files, exec probes

@@ -13,11 +13,12 @@ from typing import Any
 from kubectl_rbln.catalog import said_in
 from kubectl_rbln.diagnose.attrs import AttrsDiagnosis, examine, node_of, rct_source
 from kubectl_rbln.diagnose.features import allocator_features, choose_features
-from kubectl_rbln.diagnose.findings import SCHEMA_VERSION, Finding
+from kubectl_rbln.diagnose.findings import Finding
 from kubectl_rbln.diagnose.rules.layers import malformed_findings
 from kubectl_rbln.dra.model import ResourceClaimTemplate, Snapshot
 from kubectl_rbln.errors import NotFoundError
 from kubectl_rbln.remedy.attach import Remedies
+from kubectl_rbln.schemas import api_version
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +51,7 @@ class AttrsReport:
         d = self.diagnosis
         findings = [f.to_dict(lang) for f in d.findings]
         return {
-            "apiVersion": SCHEMA_VERSION,
+            "apiVersion": api_version("AttrsReport"),
             "kind": "AttrsReport",
             "source": self.snapshot_source,
             "rct": d.source.to_dict(),

@@ -11,10 +11,11 @@ from typing import Any
 
 from kubectl_rbln.diagnose.checklist import CheckItem, checklist_items
 from kubectl_rbln.diagnose.features import allocator_features, choose_features
-from kubectl_rbln.diagnose.findings import SCHEMA_VERSION, Finding, exit_code_for
+from kubectl_rbln.diagnose.findings import Finding, exit_code_for
 from kubectl_rbln.diagnose.why import WhyOptions
 from kubectl_rbln.dra.model import Snapshot
 from kubectl_rbln.remedy.attach import Remedies
+from kubectl_rbln.schemas import api_version
 
 STATUSES = ("pass", "warn", "fail", "skip")
 
@@ -49,7 +50,7 @@ class CheckReport:
         """The CheckReport document of `-o json|yaml` (docs/output-schema.md), words in `lang`."""
         statuses = [item.status for item in self.items]  # once each: 10,000 items at 5,000 nodes
         return {
-            "apiVersion": SCHEMA_VERSION,
+            "apiVersion": api_version("CheckReport"),
             "kind": "CheckReport",
             "source": self.source,
             "namespace": self.namespace,

@@ -16,9 +16,9 @@ from typing import Any
 
 from kubectl_rbln.app.check import CheckReport, CheckRequest, run_check
 from kubectl_rbln.diagnose.checklist import device_pods
-from kubectl_rbln.diagnose.findings import SCHEMA_VERSION
 from kubectl_rbln.dra.model import Snapshot
 from kubectl_rbln.errors import RblnError
+from kubectl_rbln.schemas import api_version
 
 MAX_WORKERS = 8  # clusters read at once; each read has its own few threads
 SEVERITIES = ("error", "warning", "info")
@@ -73,7 +73,7 @@ class FleetReport:
     def to_document(self, lang: str) -> dict[str, Any]:
         """The FleetCheckReport of `-o json|yaml`: one entry per context, in the order asked."""
         return {
-            "apiVersion": SCHEMA_VERSION,
+            "apiVersion": api_version("FleetCheckReport"),
             "kind": "FleetCheckReport",
             "clusters": [c.to_document(lang, self.fail_on) for c in self.clusters],
         }

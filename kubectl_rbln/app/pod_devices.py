@@ -13,9 +13,10 @@ from typing import Any, Protocol
 
 from kubectl_rbln.cluster.exec_probe import ProbeProblem, ProbeResult, ProbeRun, ProbeTarget, interpret
 from kubectl_rbln.diagnose import pod_devices as diagnose
-from kubectl_rbln.diagnose.findings import SCHEMA_VERSION, Finding, exit_code_for
+from kubectl_rbln.diagnose.findings import Finding, exit_code_for
 from kubectl_rbln.dra.model import Pod, Snapshot
 from kubectl_rbln.errors import EXIT_CLUSTER, NotFoundError
+from kubectl_rbln.schemas import api_version
 
 SCHEMA_KIND = "PodDevicesReport"
 
@@ -59,7 +60,7 @@ class PodDevicesReport:
     def to_document(self, lang: str) -> dict[str, Any]:
         """The `-o json` document (docs/output-schema.md)."""
         document: dict[str, Any] = {
-            "apiVersion": SCHEMA_VERSION,
+            "apiVersion": api_version(SCHEMA_KIND),
             "kind": SCHEMA_KIND,
             "source": self.source,
             "container": self.container,

@@ -13,7 +13,6 @@ from typing import Any
 from kubectl_rbln.catalog import Phrase, said_in, say
 from kubectl_rbln.catalog.fix import Fix, build_fix
 from kubectl_rbln.diagnose.features import allocator_features, choose_features
-from kubectl_rbln.diagnose.findings import SCHEMA_VERSION
 from kubectl_rbln.diagnose.why import PodDiagnosis
 from kubectl_rbln.dra.model import Pod, Snapshot
 from kubectl_rbln.errors import EXIT_FINDINGS, EXIT_OK
@@ -21,7 +20,15 @@ from kubectl_rbln.recipes import chart_values
 from kubectl_rbln.remedy.attach import proof_label
 from kubectl_rbln.remedy.chart_values import ValuesCheck, check_values
 from kubectl_rbln.remedy.rct_fix import Proof, claim_fix_lines, rct_fix_lines
-from kubectl_rbln.remedy.suggest import Attempt, IntentChange, SuggestResult, suggest
+from kubectl_rbln.remedy.suggest import (
+    WITHOUT_SUBSYSTEM,
+    Attempt,
+    Candidate,
+    IntentChange,
+    SuggestResult,
+    suggest,
+)
+from kubectl_rbln.schemas import api_version
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,22 +89,45 @@ class SuggestRctReport:
         result = self.result
         current = result.current
         return {
-            "apiVersion": SCHEMA_VERSION,
+            "apiVersion": api_version("SuggestRctReport"),
             "kind": "SuggestRctReport",
             "rct": {"name": current.name, "namespace": current.namespace, "exists": current.exists},
             "servedVersion": result.api_version,
             "probes": result.probes,
             "attempts": [_attempt(a, lang) for a in result.attempts],
             "chosen": result.chosen.candidate.recipe if result.chosen else None,
+            "givesUp": given_up(result.chosen.candidate) if result.chosen else [],
             "template": result.template,
             "noFix": [
                 {"kind": r.kind, **{k: _plain(v, lang) for k, v in r.values.items()}} for r in result.no_fix
             ],
             "chartValues": self.chart_sets,
+            "valuesFile": self.values_path,
             "valuesChecks": [c.to_dict() for c in self.values_checks or []],
             "assumptions": self.assumptions,
             "fix": self.fix(lang).to_dict(),
         }
+
+
+# What a suggested recipe gives up against the reference configuration (the document's `givesUp`),
+# and the catalog sentence that says it on stderr.
+GIVES_UP: dict[str, str] = {
+    "numaAlignment": "suggest-gives-up-alignment",
+    "rdma": "suggest-gives-up-rdma",
+    "nicModelPin": "suggest-gives-up-nic-pin",
+}
+
+
+def given_up(candidate: Candidate) -> list[str]:
+    """What the candidate gives up (keys of GIVES_UP); empty: nothing of the reference is lost."""
+    out = []
+    if candidate.recipe == "numa-unaligned":
+        out.append("numaAlignment")
+    if candidate.recipe == "npu-only":
+        out.append("rdma")
+    if any(isinstance(a, Phrase) and a.key == WITHOUT_SUBSYSTEM for a in candidate.adaptations):
+        out.append("nicModelPin")
+    return out
 
 
 def blocker_text(blocker: Any, lang: str) -> str:

@@ -15,12 +15,13 @@ from kubectl_rbln.app.topo import NodeView, node_view
 from kubectl_rbln.catalog import Phrase, Said, say, sentence
 from kubectl_rbln.diagnose.context import find_pods, is_device_pod
 from kubectl_rbln.diagnose.features import allocator_features, choose_features
-from kubectl_rbln.diagnose.findings import SCHEMA_VERSION, Finding, exit_code_for
+from kubectl_rbln.diagnose.findings import Finding, exit_code_for
 from kubectl_rbln.diagnose.rules.layers import source_findings
 from kubectl_rbln.diagnose.why import PodDiagnosis, WhyOptions, diagnose_pod
 from kubectl_rbln.dra.model import Pod, ResourceClaimTemplate, Snapshot
 from kubectl_rbln.errors import NotFoundError
 from kubectl_rbln.remedy.attach import Remedies
+from kubectl_rbln.schemas import api_version
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +63,7 @@ class WhyReport:
     def to_document(self, lang: str) -> dict[str, Any]:
         """The WhyReport document of `-o json|yaml` (docs/output-schema.md), words in `lang`."""
         document: dict[str, Any] = {
-            "apiVersion": SCHEMA_VERSION,
+            "apiVersion": api_version("WhyReport"),
             "kind": "WhyReport",
             "source": self.source,
             "assumptions": self.assumptions,

@@ -1,7 +1,11 @@
 """`kubectl rbln suggest-rct`: flags to `app.suggest_rct`; YAML on stdout, the reasoning on stderr.
 
-stdout carries nothing but the ResourceClaimTemplate, so `suggest-rct > fixed.yaml` and
-`suggest-rct | kubectl apply -f -` work; everything a person should read goes to stderr.
+By default stdout carries nothing but the ResourceClaimTemplate, so `suggest-rct > fixed.yaml` and
+`suggest-rct | kubectl apply -f -` work; everything a person should read goes to stderr. `-o json|yaml`
+(or `--jq`) prints instead the `SuggestRctReport` document, the RCT embedded as `template`, with the
+reasoning as data, and nothing but warnings on stderr. The shared flags leave `-o` out here (the default
+is not a table), so this command declares its own `-o` and `--jq` under other parameter names, as
+`topo` does: the shared wrapper pops `output` and `jq_expr`.
 """
 
 from __future__ import annotations
@@ -15,11 +19,22 @@ from kubectl_rbln.domain import CHART_RECIPES  # noqa: E402
 from kubectl_rbln.recipes import API_VERSIONS  # noqa: E402
 
 RECIPE_CHOICES = CHART_RECIPES
+DOCUMENT_FORMATS = ("json", "yaml")
 
 
 @click.command(name="suggest-rct")
 @common_options(all_namespaces=False, output=False)
 @rct_option("The RCT to replace: its name and NPU count are kept.")
+@click.option(
+    "-o",
+    "--output",
+    "fmt",
+    type=click.Choice(DOCUMENT_FORMATS),
+    default=None,
+    help="Print the SuggestRctReport document (the RCT in `template`) instead of the RCT's YAML; "
+    "with --print-recipe, the RCT in this format.",
+)
+@click.option("--jq", "jq_filter", metavar="EXPR", help="Filter the JSON document with a jq expression.")
 @click.option(
     "--pod", metavar="POD", help="Verify with this Pod (default: the Pending Pods that use the RCT)."
 )
@@ -53,6 +68,8 @@ RECIPE_CHOICES = CHART_RECIPES
 def suggest_rct(
     opts: Options,
     rct: str,
+    fmt: str | None,
+    jq_filter: str | None,
     pod: str | None,
     recipe: str | None,
     print_recipe: bool,
@@ -70,9 +87,11 @@ def suggest_rct(
     kubectl -n serving apply -f npu-rdma.yaml
     kubectl rbln suggest-rct -n serving --values my-values.yaml
     kubectl rbln suggest-rct -n serving --recipe numa-unaligned --print-recipe > npu-rdma.yaml
+    kubectl rbln suggest-rct -n serving -o json --jq '.attempts[] | {recipe, fitsOn}'
     """
+    document_format = fmt or ("json" if jq_filter else None)
     if print_recipe:
-        return _print_recipe(recipe, rct, opts.namespace, api_version)
+        return _print_recipe(recipe, rct, opts.namespace, api_version, document_format, jq_filter)
     from kubectl_rbln.app.suggest_rct import SuggestRequest, suggest_rct  # noqa: PLC0415 - heavy imports
     from kubectl_rbln.app.why import select_pods  # noqa: PLC0415
     from kubectl_rbln.cluster.read_gaps import NEEDS_DEVICES, degraded_exit  # noqa: PLC0415
@@ -96,22 +115,40 @@ def suggest_rct(
         claim is not None,
     )
     report = suggest_rct(snapshot, request)
-    click.echo(render_suggest_explanation(report, opts.lang), err=True, nl=False)
-    emit(report, output="table", jq_expr=None, lang=opts.lang, text=lambda: render_suggest_yaml(report))
+    if document_format is None:  # the default, unchanged: the reasoning on stderr, the RCT on stdout
+        click.echo(render_suggest_explanation(report, opts.lang), err=True, nl=False)
+    emit(
+        report,
+        output=document_format or "table",
+        jq_expr=jq_filter,
+        lang=opts.lang,
+        text=lambda: render_suggest_yaml(report),
+    )
     return degraded_exit(snapshot, report.exit_code)
 
 
-def _print_recipe(recipe: str | None, rct: str, namespace: str | None, api_version: str) -> int:
+def _print_recipe(
+    recipe: str | None,
+    rct: str,
+    namespace: str | None,
+    api_version: str,
+    document_format: str | None,
+    jq_filter: str | None,
+) -> int:
     """The recipe the fixes apply, as a file the user can keep: no cluster read, no adaptation."""
     import yaml  # noqa: PLC0415
 
     from kubectl_rbln.recipes import recipe_devices, template_object  # noqa: PLC0415
+    from kubectl_rbln.render.output import emit_document  # noqa: PLC0415
 
     if recipe is None:
         raise click.UsageError("--print-recipe needs --recipe (" + ", ".join(RECIPE_CHOICES) + ")")
     obj = template_object(rct, namespace or "", recipe_devices(recipe), api_version)
     if not namespace:
         del obj["metadata"]["namespace"]
+    if document_format is not None:  # the RCT itself (a Kubernetes object), as kubectl -o json prints one
+        emit_document(obj, document_format, jq_filter)
+        return 0
     click.echo(yaml.safe_dump(obj, sort_keys=False, width=10_000), nl=False)
     return 0
 

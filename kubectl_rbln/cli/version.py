@@ -21,7 +21,15 @@ from kubectl_rbln.render.output import emit_document
 @common_options(all_namespaces=False)
 def version(opts: Options) -> int:
     """Print the plugin version and the cluster's version (or the bundle's)."""
-    document: dict[str, Any] = {"plugin": __version__, "cluster": None, "resourceAPI": None}
+    from kubectl_rbln.schemas import api_version  # noqa: PLC0415 - reads a package file
+
+    document: dict[str, Any] = {
+        "apiVersion": api_version("VersionReport"),
+        "kind": "VersionReport",
+        "plugin": __version__,
+        "cluster": None,
+        "resourceAPI": None,
+    }
     note = ""
     try:
         note = _offline(document, opts) if opts.offline else _live(document, opts)

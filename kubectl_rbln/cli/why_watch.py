@@ -104,7 +104,7 @@ def _stderr(line: str) -> None:
 
 def _echo(opts: Options, line: str, changed: list[str], stamp: str) -> None:
     if opts.output == "json":
-        click.echo(json.dumps({"time": stamp, "changed": changed, "found": False}))
+        click.echo(json.dumps({**_watch_kind(), "time": stamp, "changed": changed, "found": False}))
     else:
         click.echo(line)
 
@@ -112,6 +112,7 @@ def _echo(opts: Options, line: str, changed: list[str], stamp: str) -> None:
 def _json_line(stamp: str, changed: list[str], pod: dict, code: int) -> None:
     """One compact JSON object per change (JSON Lines): when, what changed, the Pod's diagnosis."""
     entry = {
+        **_watch_kind(),
         "time": stamp,
         "changed": changed,
         "found": True,
@@ -122,3 +123,10 @@ def _json_line(stamp: str, changed: list[str], pod: dict, code: int) -> None:
         "exitCode": code,
     }
     click.echo(json_line(entry))  # DEL, C1 and bidi controls escaped, as in -o json
+
+
+def _watch_kind() -> dict[str, str]:
+    """Each line is a document of its own (JSON Lines): it says what it is, as every -o json does."""
+    from kubectl_rbln.schemas import api_version  # noqa: PLC0415
+
+    return {"apiVersion": api_version("WhyWatchEvent"), "kind": "WhyWatchEvent"}

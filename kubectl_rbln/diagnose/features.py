@@ -69,10 +69,12 @@ class FeatureChoice:
         return None if phrase is None else say(phrase, "en")
 
     def describe(self) -> dict[str, Any]:
+        """The `assumptions` of a document: gates named as Kubernetes names them (`DRADeviceTaints`,
+        the keys of a `featureGates` map), never by our field names; `why` by gate too, and `minor`."""
         described: dict[str, Any] = {
             "kubernetesMinor": f"1.{self.minor}",
-            "gates": self.gates,
-            "why": self.reasons,
+            "gates": {GATE_NAMES[name]: on for name, on in self.gates.items()},
+            "why": {GATE_NAMES.get(name, name): reason for name, reason in self.reasons.items()},
         }
         if self.requested_minor is not None:
             described["clamped"] = {"requested": f"1.{self.requested_minor}", "simulated": f"1.{self.minor}"}

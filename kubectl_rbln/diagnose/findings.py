@@ -14,7 +14,6 @@ from kubectl_rbln.catalog import RenderedWords, render_words, said_in, severity_
 from kubectl_rbln.catalog.fix import Fix, build_fix
 from kubectl_rbln.catalog.fix_text import fix_text_lines
 
-SCHEMA_VERSION = "kubectl-rbln/v1"
 SEVERITY_RANK = {"error": 3, "warning": 2, "info": 1}
 
 

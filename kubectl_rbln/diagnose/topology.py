@@ -33,6 +33,7 @@ from kubectl_rbln.dra.constraints import blocking_taints, lookup_attribute, tain
 from kubectl_rbln.dra.explain import value_text
 from kubectl_rbln.dra.model import ClaimSpec, Device, DeviceClass, Node, ResourceSlice, Snapshot
 from kubectl_rbln.dra.references import cached_references, split_conjuncts
+from kubectl_rbln.schemas import api_version
 
 STANDARD_NUMA = NUMA_ATTR
 DRANET_NUMA = DRANET_NUMA_ATTR
@@ -201,11 +202,9 @@ class Topology:
     assumptions: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        from kubectl_rbln.diagnose.findings import SCHEMA_VERSION  # noqa: PLC0415
-
         return {
-            "apiVersion": SCHEMA_VERSION,
-            "kind": "Topology",
+            "apiVersion": api_version("TopoReport"),
+            "kind": "TopoReport",
             "source": self.source,
             "rct": self.rct.to_dict(),
             "assumptions": self.assumptions,

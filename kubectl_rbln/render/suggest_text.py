@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import yaml
 
-from kubectl_rbln.app.suggest_rct import SuggestRctReport, blocker_text
-from kubectl_rbln.catalog import Phrase, say, sentence
+from kubectl_rbln.app.suggest_rct import GIVES_UP, SuggestRctReport, blocker_text, given_up
+from kubectl_rbln.catalog import say, sentence
 from kubectl_rbln.catalog.fix_text import fix_text_lines
 from kubectl_rbln.domain import NIC_DRIVER, RDMA_ATTR
-from kubectl_rbln.remedy.suggest import WITHOUT_SUBSYSTEM, Attempt, IntentChange, NoFix
+from kubectl_rbln.remedy.suggest import Attempt, Candidate, IntentChange, NoFix
 from kubectl_rbln.render.why_table import fix_block
 from kubectl_rbln.text import display_width, ljust_width, strip_controls, wrap_width
 
@@ -20,6 +20,7 @@ WIDTH = 100
 
 
 FIX_MARK = "\0fix\0"
+CONSUMABLE_GATE = "DRAConsumableCapacity"  # as `assumptions.gates` names it
 
 
 def render_suggest_yaml(report: SuggestRctReport) -> str:
@@ -48,16 +49,10 @@ def _no_fix(reason: NoFix, lang: str) -> str:
     return sentence("suggest-more-variants", lang, count=values["count"])
 
 
-def gives_up(recipe: str, adaptations: tuple[str | Phrase, ...], lang: str = "en") -> list[str]:
+def gives_up(candidate: Candidate, lang: str = "en") -> list[str]:
     """What the suggested recipe gives up against the reference configuration, in the catalog's words."""
-    keys = []
-    if recipe == "numa-unaligned":
-        keys.append("suggest-gives-up-alignment")
-    if recipe == "npu-only":
-        keys.append("suggest-gives-up-rdma")
-    if any(isinstance(a, Phrase) and a.key == WITHOUT_SUBSYSTEM for a in adaptations):
-        keys.append("suggest-gives-up-nic-pin")
-    return [sentence(key, lang, attribute=RDMA_ATTR) for key in keys or ["suggest-gives-up-nothing"]]
+    keys = [GIVES_UP[k] for k in given_up(candidate)] or ["suggest-gives-up-nothing"]
+    return [sentence(key, lang, attribute=RDMA_ATTR) for key in keys]
 
 
 def change_of_intent(intent: IntentChange, lang: str = "en") -> str:
@@ -76,12 +71,12 @@ def change_of_intent(intent: IntentChange, lang: str = "en") -> str:
 def _assumptions(report: SuggestRctReport, lang: str) -> str:
     assumptions = report.assumptions
     gates = assumptions.get("gates", {})
-    state = sentence("word-on" if gates.get("consumable_capacity") else "word-off", lang)
-    reason = report.reasons.get("consumable_capacity")
+    state = sentence("word-on" if gates.get(CONSUMABLE_GATE) else "word-off", lang)
+    reason = report.reasons.get("consumable_capacity")  # phrases are keyed by the Features field
     why = (
         say(reason, lang)
         if reason is not None
-        else (assumptions.get("why") or {}).get("consumable_capacity", "the default")
+        else (assumptions.get("why") or {}).get(CONSUMABLE_GATE, "the default")
     )
     return "  " + sentence(
         "suggest-simulated", lang, minor=assumptions.get("kubernetesMinor"), state=state, why=why
@@ -124,7 +119,7 @@ def _explain(report: SuggestRctReport, lang: str) -> list[str]:
         for a in result.attempts[:-1]
     ]
     gives = sentence("suggest-label-gives-up", lang)
-    lines += [f"  {gives} {line}" for line in gives_up(chosen.recipe, chosen.adaptations, lang)]
+    lines += [f"  {gives} {line}" for line in gives_up(chosen, lang)]
     lines.append(
         "  "
         + sentence(

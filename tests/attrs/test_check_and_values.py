@@ -15,7 +15,7 @@ NS = ["-n", "serving"]
 def test_check_on_a_healthy_cluster_passes_every_item(rbln) -> None:
     code, out, _ = rbln("check", "-f", "examples/healthy.json", *NS, "-o", "json")
     report = json.loads(out)
-    assert (code, report["apiVersion"], report["kind"]) == (0, "kubectl-rbln/v1", "CheckReport")
+    assert (code, report["apiVersion"], report["kind"]) == (0, "kubectl-rbln/v2", "CheckReport")
     assert {i["id"] for i in report["items"]} >= {"1", "2", "3", "4", "5", "N1", "N2", "N3"}
     assert [i["id"] for i in report["items"] if i["status"] != "pass"] == []
     assert sum(i["id"].startswith("why ") for i in report["items"]) == 3

@@ -20,6 +20,7 @@ from kubectl_rbln.diagnose.features import (
     parse_gates,
 )
 from kubectl_rbln.dra.allocator import Features
+from kubectl_rbln.dra.gates import GATE_NAMES
 from kubectl_rbln.dra.normalize import build_snapshot
 from kubectl_rbln.errors import InputError
 from tests.conftest import EXAMPLES
@@ -172,7 +173,7 @@ def test_a_version_that_is_not_one_is_an_input_error(text):
 def test_a_newer_minor_simulates_the_newest_and_says_so():
     described = choose([cluster_info("v1.38.0")]).describe()
     assert described["kubernetesMinor"] == "1.37"
-    assert described["gates"] == EXPECTED[37]
+    assert described["gates"] == {GATE_NAMES[k]: v for k, v in EXPECTED[37].items()}
     assert described["clamped"] == {"requested": "1.38", "simulated": "1.37"}
     assert (
         described["note"] == "Kubernetes 1.38 is newer than the newest allocator known (1.37); simulated 1.37"
@@ -182,7 +183,9 @@ def test_a_newer_minor_simulates_the_newest_and_says_so():
 
 def test_an_older_minor_simulates_the_oldest_and_says_so():
     described = choose([], "1.31").describe()
-    assert described["kubernetesMinor"] == "1.32" and described["gates"] == EXPECTED[32]
+    assert described["kubernetesMinor"] == "1.32" and described["gates"] == {
+        GATE_NAMES[k]: v for k, v in EXPECTED[32].items()
+    }
     assert described["clamped"] == {"requested": "1.31", "simulated": "1.32"}
     assert "older than the oldest" in described["note"]
 

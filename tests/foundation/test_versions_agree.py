@@ -23,6 +23,7 @@ from tests.conftest import DATA, EXAMPLES, REPO, run_rbln, serving
 pytestmark = pytest.mark.slow  # the CLI and `serve` as subprocesses
 
 BASIC = DATA / "replay-basic.json"  # its ClusterInfo records Kubernetes v1.34.2
+VERSION_KIND = {"apiVersion": "kubectl-rbln/v1", "kind": "VersionReport"}
 
 
 def test_the_package_and_the_manifest_read_the_one_version() -> None:
@@ -41,7 +42,12 @@ def test_every_command_line_spelling_prints_the_same_version() -> None:
     assert text.returncode == 0 and text.stdout.splitlines()[0] == f"kubectl-rbln: v{__version__}"
     document = run_rbln("version", "-f", str(BASIC), "-o", "json")
     assert document.returncode == 0, document.stderr
-    assert json.loads(document.stdout) == {"plugin": __version__, "cluster": "v1.34.2", "resourceAPI": "v1"}
+    assert json.loads(document.stdout) == {
+        **VERSION_KIND,
+        "plugin": __version__,
+        "cluster": "v1.34.2",
+        "resourceAPI": "v1",
+    }
 
 
 def test_serve_reports_the_plugin_version_and_answers_the_bundles_kubernetes_version(tmp_path: Path) -> None:
@@ -57,7 +63,12 @@ def test_serve_reports_the_plugin_version_and_answers_the_bundles_kubernetes_ver
         assert header == f"kubectl-rbln-replay/{__version__}"
         assert answered["gitVersion"] == "v1.34.2" and (answered["major"], answered["minor"]) == ("1", "34")
         live = run_rbln("version", "--kubeconfig", str(kubeconfig), "-o", "json")
-        assert json.loads(live.stdout) == {"plugin": __version__, "cluster": "v1.34.2", "resourceAPI": "v1"}
+        assert json.loads(live.stdout) == {
+            **VERSION_KIND,
+            "plugin": __version__,
+            "cluster": "v1.34.2",
+            "resourceAPI": "v1",
+        }
     stderr = served.stderr
     assert (
         f"/version answers Kubernetes v1.34.2, the version the bundle recorded; the replay server is "

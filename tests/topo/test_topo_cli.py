@@ -32,7 +32,7 @@ def test_table_draws_every_device_node_for_the_namespaces_rct(rbln, bundle):
 
 def test_json_and_jq(rbln, bundle):
     document = json.loads(rbln("topo", "-f", bundle, "-o", "json").stdout)
-    assert document["kind"] == "Topology"
+    assert document["kind"] == "TopoReport"
     assert [(n["name"], n["summary"]["podsFit"]) for n in document["nodes"]] == [
         ("npu-node-01", 0),
         ("npu-node-02", 2),

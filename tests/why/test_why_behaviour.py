@@ -84,11 +84,11 @@ def test_scheduler_without_consumable_capacity_is_a_gate_finding():
     [gate] = [f for f in diagnosis.findings if f.slug == "feature-gate-disabled"]
     assert gate.evidence["component"] == "kube-scheduler"
     assert "DRAConsumableCapacity" in gate.words().title
-    assert diagnosis.features["gates"]["consumable_capacity"] is False
+    assert diagnosis.features["gates"]["DRAConsumableCapacity"] is False
     # Simulated with the gate on, the devices fit: the gate is the whole story (the recorded
     # SchedulerError still proves the running scheduler has it off).
     fixed = _diagnose(copy.deepcopy(objects), namespace, name, gates="DRAConsumableCapacity=true")
-    assert fixed.features["gates"]["consumable_capacity"] is True
+    assert fixed.features["gates"]["DRAConsumableCapacity"] is True
     assert any(node["fits"] for node in fixed.nodes)
     assert [f.evidence["schedulerError"] for f in fixed.findings if f.slug == "feature-gate-disabled"] == [
         text.split(": ", 1)[1]
@@ -107,7 +107,7 @@ def test_json_schema_is_stable(rbln):
     result = rbln("why", "--example", "-o", "json")
     assert result.returncode == 1
     report = json.loads(result.stdout)
-    assert report["apiVersion"] == "kubectl-rbln/v1" and report["kind"] == "WhyReport"
+    assert report["apiVersion"] == "kubectl-rbln/v2" and report["kind"] == "WhyReport"
     diagnosis = report["pods"][0]
     assert set(diagnosis) >= {"pod", "phase", "verdict", "findings", "nodes", "events", "assumptions"}
     assert set(diagnosis["findings"][0]) >= {
