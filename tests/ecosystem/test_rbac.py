@@ -205,3 +205,49 @@ def test_pod_devices_needs_the_exec_role_on_every_supported_minor(
     get_only["rules"][0]["verbs"] = ["get"]
     _, probe, _ = pod_devices(inprocess_rbln, tmp_path, minor, bound(exec_role=get_only))
     assert (probe["reason"] == "forbidden") == (minor >= 35)  # AuthorizePodWebsocketUpgradeCreatePermission
+
+
+@pytest.mark.slow  # the real kubectl against the replay server
+def test_the_documented_apply_commands_take_one_role_each(kubectl_binary: str, tmp_path: Path) -> None:
+    """`kubectl apply -l` filters the documents of `explain rbac` (client dry run: nothing is written;
+    --validate=false because the replay server serves no OpenAPI document)."""
+    text = "---\n".join(p.read_text(encoding="utf-8") for p in (PACKAGED, PACKAGED_EXEC))
+    served = [  # so that the server's discovery names both kinds, as a cluster's does
+        {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": {"name": "x"}},
+        {
+            "apiVersion": "rbac.authorization.k8s.io/v1",
+            "kind": "Role",
+            "metadata": {"name": "x", "namespace": "y"},
+        },
+    ]
+    server = ReplayServer([*load_objects([str(BASIC)]), *served]).start()
+    try:
+        kubeconfig = tmp_path / "kubeconfig"
+        kubeconfig.write_text(server.kubeconfig_yaml(), encoding="utf-8")
+        applied = {}
+        for component, namespace in (("reader", []), ("exec", ["-n", NS])):
+            done = subprocess.run(
+                [
+                    kubectl_binary,
+                    "--kubeconfig",
+                    str(kubeconfig),
+                    "apply",
+                    "--dry-run=client",
+                    "--validate=false",
+                ]
+                + ["-o", "name", *namespace, "-f", "-", "-l", f"app.kubernetes.io/component={component}"],
+                input=text,
+                capture_output=True,
+                text=True,
+                timeout=60,
+                check=False,
+            )
+            assert done.returncode == 0, done.stderr
+            applied[component] = done.stdout.split()
+        assert server.write_attempts() == []
+    finally:
+        server.stop()
+    assert applied == {
+        "reader": ["clusterrole.rbac.authorization.k8s.io/kubectl-rbln-reader"],
+        "exec": ["role.rbac.authorization.k8s.io/kubectl-rbln-exec"],
+    }
