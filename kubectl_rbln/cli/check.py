@@ -1,5 +1,8 @@
 """`kubectl rbln check`: flags to the `check` use case (app/check.py), then a table or a CheckReport.
 
+`--exit-zero` (ruff's name for it) turns exit 1, "found something", into 0, so a CronJob reports
+without failing; 2 (usage, input) and 3 (the cluster) stay errors.
+
 With several `--context` or `--all-contexts` it checks every cluster concurrently (app/fleet.py)
 and prints one summary table before each cluster's checklist; the exit code is the worst one.
 """
@@ -16,16 +19,31 @@ from kubectl_rbln.errors import InputError
 @common_options(all_namespaces=False, many_contexts=True)
 @rct_option("The RCT the chart uses (devices.claimTemplateName).")
 @simulation_options
-def check(opts: Options, rct: str, k8s_version: str | None, feature_gates: str | None) -> int:
+@click.option(
+    "--exit-zero",
+    is_flag=True,
+    help="Report, but exit 0 when the check finds something (a scheduled run); errors still exit 2 or 3.",
+)
+def check(
+    opts: Options, rct: str, k8s_version: str | None, feature_gates: str | None, exit_zero: bool
+) -> int:
     """Run the device-allocation checklist of the product docs cluster-wide, with `why` per device Pod.
 
     \b
     kubectl rbln check -n serving
     kubectl rbln check -f dump.json -n serving -o json
     kubectl rbln check --context prod-a --context prod-b    (or --all-contexts)
+    kubectl rbln check -n serving --exit-zero                 in a CronJob (deploy/)
     """
-    if opts.fleet:
-        return _fleet(opts, rct, k8s_version, feature_gates)
+    code = (
+        _fleet(opts, rct, k8s_version, feature_gates)
+        if opts.fleet
+        else _one(opts, rct, k8s_version, feature_gates)
+    )
+    return 0 if exit_zero and code == 1 else code  # ruff's --exit-zero: findings are not a failure
+
+
+def _one(opts: Options, rct: str, k8s_version: str | None, feature_gates: str | None) -> int:
     from kubectl_rbln.app.check import CheckRequest, run_check  # noqa: PLC0415 - heavy imports
     from kubectl_rbln.cluster.source import default_namespace, load_snapshot  # noqa: PLC0415
     from kubectl_rbln.render.check_table import render_check  # noqa: PLC0415

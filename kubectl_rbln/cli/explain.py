@@ -20,7 +20,13 @@ from kubectl_rbln.errors import NotFoundError
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
 TOPICS = ("bundle", "exit-codes", "output-schema", "rbac", "replay-server")
-CLUSTER_ROLE = PACKAGE_DIR / "cluster" / "clusterrole.yaml"  # package data (pyproject.toml)
+# package data (pyproject.toml): the read-only ClusterRole, and the opt-in exec Role of pod-devices
+RBAC_DOCUMENTS = (PACKAGE_DIR / "cluster" / "clusterrole.yaml", PACKAGE_DIR / "cluster" / "exec-role.yaml")
+
+
+def rbac_documents() -> str:
+    """Both roles as one YAML stream; `kubectl apply -l app.kubernetes.io/component=reader|exec` takes one."""
+    return "---\n".join(path.read_text(encoding="utf-8") for path in RBAC_DOCUMENTS)
 
 
 def docs_roots() -> list[Path]:
@@ -102,7 +108,7 @@ def explain(slug: str | None, lang: str | None, no_color: bool) -> int:
     kubectl rbln explain constraint-unsatisfiable --lang ko
     kubectl rbln explain                     list every slug
     kubectl rbln explain exit-codes          also: bundle, output-schema, replay-server
-    kubectl rbln explain rbac | kubectl apply -f -    the read-only ClusterRole it needs
+    kubectl rbln explain rbac     the read-only ClusterRole, and the opt-in exec Role (docs/rbac.md)
     """
     language = pick_language(lang)
     if not slug:
@@ -111,8 +117,8 @@ def explain(slug: str | None, lang: str | None, no_color: bool) -> int:
     name = slug.strip().lower()
     if name not in load_catalog() and name not in TOPICS:
         raise _unknown(name)
-    if name == "rbac":  # the role itself, shipped in the package: `explain rbac | kubectl apply -f -`
-        sys.stdout.write(CLUSTER_ROLE.read_text(encoding="utf-8"))
+    if name == "rbac":  # the roles themselves, shipped in the package, ready for `kubectl apply -l ...`
+        sys.stdout.write(rbac_documents())
         return 0
     path = page_path(name, language)
     if path is not None:

@@ -744,8 +744,9 @@ def describe_exec_failure(text: str, target: ProbeTarget, timeout: float) -> tup
     ns = target.namespace
     if status == 403:
         return "forbidden", (
-            f'exec forbidden: your user may not create pods/exec in namespace "{ns}" '
-            f"(check: kubectl auth can-i create pods/exec -n {ns}){': ' + server if server else ''}"
+            f'exec forbidden: your user may not exec into Pods in namespace "{ns}": pods/exec needs get '
+            f"and create (check: kubectl auth can-i get pods/exec -n {ns}; the opt-in Role "
+            f"kubectl-rbln-exec: kubectl rbln explain rbac){': ' + server if server else ''}"
         )
     if status == 401:
         return "unauthorized", "exec refused: the cluster rejected our credentials (401 Unauthorized)"

@@ -16,6 +16,7 @@ from typing import Any, Protocol
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from kubectl_rbln.replay.discovery import api_group_list, status
+from kubectl_rbln.replay.rbac import Rbac, request_attributes
 
 MAX_DELAY = 60.0  # a forgotten delay must not hang a test run forever
 DEFAULT_USER = "system:serviceaccount:rbln:diagnose"
@@ -42,7 +43,10 @@ class Faults:
 
     forbid: resource plurals (`resourceclaims`, or `pods/log` for a subresource) answered 403.
     forbid_namespaced_ok: 403 only for requests at the cluster scope; namespaced ones succeed.
-    user: the user named in 403 messages.
+    rbac: Roles, ClusterRoles and bindings every request is authorized against, as kube-apiserver
+        does for the bundle's server version (replay/rbac.py: a websocket exec is `get`, and from
+        1.35 also `create`); None: every request is allowed.
+    user: the user requests are made as (RBAC subjects, and the 403 messages).
     require_token: 401 for every request without `Authorization: Bearer <token>`.
     hide_groups: API groups answered 404 (and left out of `/apis`), as if not served.
     delay: seconds to wait before answering every request (capped at MAX_DELAY).
@@ -58,6 +62,7 @@ class Faults:
 
     forbid: set[str] = field(default_factory=set)
     forbid_namespaced_ok: bool = False
+    rbac: Rbac | None = None
     user: str = DEFAULT_USER
     require_token: str | None = None
     hide_groups: set[str] = field(default_factory=set)
@@ -74,6 +79,7 @@ class Responder(Protocol):
     """What the injector needs from a request handler (ReplayHandler fits)."""
 
     path: str
+    command: str
     headers: Any
 
     def _send_json(self, code: int, doc: Any, headers: dict[str, str] | None = None) -> None: ...
@@ -144,8 +150,9 @@ class FaultInjector:
         """End every pending delay now (the server is stopping)."""
         self._released.set()
 
-    def intercept(self, handler: Responder, groups: dict[str, Any]) -> bool:
-        """Answer the request with a fault, or return False to let the server answer it."""
+    def intercept(self, handler: Responder, groups: dict[str, Any], server_version: str = "") -> bool:
+        """Answer the request with a fault, or return False to let the server answer it.
+        `server_version` (the bundle's) decides how RBAC authorizes a websocket exec."""
         faults = self.faults
         if faults.vanish_after is not None and self._count() > faults.vanish_after:
             handler.close_connection = True  # type: ignore[attr-defined]
@@ -160,6 +167,15 @@ class FaultInjector:
             return True
         if faults.hide_groups and self._hidden(handler, path, groups):
             return True
+        if faults.rbac is not None:
+            refused = faults.rbac.refusal(handler.command, path, parts.query, server_version, faults.user)
+            if refused:
+                attrs = request_attributes(handler.command, path, parts.query)
+                details = {"kind": attrs.resource, "group": attrs.group, "name": attrs.name}
+                handler._send_json(
+                    403, status(403, "Forbidden", refused, {k: v for k, v in details.items() if v})
+                )
+                return True
         target = parse_target(path)
         if target.group is not None and self._forbidden(target):
             details = {"kind": target.plural, "group": target.group}

@@ -144,7 +144,8 @@ class ReplayHandler(PooledRequestHandler):
             if reloader is not None:
                 reloader.refresh(self.server.install)
             faults = self.server.faults
-            if faults is None or not faults.intercept(self, self.server.store.groups):
+            store = self.server.store
+            if faults is None or not faults.intercept(self, store.groups, store.server_version):
                 self._route()
         except BadRequest as exc:
             self._send_json(400, status(400, "BadRequest", str(exc)))

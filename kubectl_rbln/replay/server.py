@@ -11,7 +11,8 @@ Layout of the `kubectl_rbln.replay` package: `resources` (what a bundle serves),
 `store` (the index), `fields` (which fields a field selector may use; the
 selectors themselves are kubectl_rbln/selectors.py), `discovery` (documents and
 Status), `http` (routing), `ws` + `exec` (exec streaming), `faults` (a hostile
-cluster for tests), `audit` (the request log), and this module (the public face).
+cluster for tests), `rbac` (RBAC as kube-apiserver authorizes, per emulated minor), `audit`
+(the request log), and this module (the public face).
 """
 
 from __future__ import annotations

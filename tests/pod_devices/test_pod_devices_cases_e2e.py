@@ -98,7 +98,7 @@ def test_live_through_serve_says_the_same(cases: tuple[Path, Path, dict[str, str
     check_findings(pods)
     for case, reason in FAILING.items():
         assert pods[case]["probe"]["reason"] == reason, (case, pods[case]["probe"])
-    assert "kubectl auth can-i create pods/exec -n serving" in pods["forbidden"]["probe"]["message"]
+    assert "kubectl auth can-i get pods/exec -n serving" in pods["forbidden"]["probe"]["message"]
     assert f"within {TIMEOUT}" in pods["hang"]["probe"]["message"]
     assert "64 KiB" in pods["too-large"]["probe"]["message"]
     offline = rbln(bundle.parent, "pod-devices", "-f", str(bundle), "-n", NS, "-o", "json")

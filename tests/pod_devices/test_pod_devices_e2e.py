@@ -211,8 +211,7 @@ def test_exec_forbidden_names_the_permission(
     assert run.returncode == 3, run.stdout + run.stderr  # nothing could be probed: the cluster refused
     assert "forbidden" in run.stdout
     assert (
-        "may not create pods/exec" in run.stdout
-        and "kubectl auth can-i create pods/exec -n serving" in run.stdout
+        "may not exec into Pods" in run.stdout and "kubectl auth can-i get pods/exec -n serving" in run.stdout
     )
 
 

@@ -84,9 +84,7 @@ def test_websocket_handshake_failures_are_named() -> None:
         f"Handshake status 403 Forbidden -+-+- {{'a': 'b'}} -+-+- {body}", TARGET, 5
     )
     assert (
-        kind == "forbidden"
-        and "pods/exec" in text
-        and "kubectl auth can-i create pods/exec -n serving" in text
+        kind == "forbidden" and "pods/exec" in text and "kubectl auth can-i get pods/exec -n serving" in text
     )
     assert describe_exec_failure("Handshake status 404 Not Found", TARGET, 5)[0] == "not-found"
     assert describe_exec_failure("timed out", TARGET, 5) == (
