@@ -23,7 +23,6 @@ add `--lang ko`); to add a command, register its shape in SHAPES (one line).
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import os
 import re
@@ -38,6 +37,7 @@ from kubectl_rbln.text import cut_width
 from testing import docs_pod_devices
 from testing.docs_blocks import drift_of, fenced_commands, in_fix_block, rewrite
 from testing.docs_bundles import BUNDLES, ONLY
+from testing.modes import write_wanted
 from testing.synthetic.builder import write_bundle
 from testing.synthetic.scenarios import SCENARIOS
 
@@ -241,12 +241,8 @@ def write(repo: Path = REPO) -> list[Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    group = parser.add_mutually_exclusive_group(required=True)
-    group.add_argument("--check", action="store_true")
-    group.add_argument("--write", action="store_true")
-    args = parser.parse_args(argv)
-    if args.write:
+    writing = write_wanted(argv, __doc__)
+    if writing:
         for page in write():
             print(f"rewrote {page.relative_to(REPO)}")
         return 0

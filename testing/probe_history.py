@@ -14,12 +14,13 @@ continuation in Python, so the text is what Python made of the source, not the s
 
 from __future__ import annotations
 
-import argparse
 import ast
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+
+from testing.modes import write_wanted
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "data" / "probes"
@@ -110,11 +111,7 @@ def fixture_text(released: Released) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    mode = parser.add_mutually_exclusive_group(required=True)
-    mode.add_argument("--check", action="store_true")
-    mode.add_argument("--write", action="store_true")
-    args = parser.parse_args(argv)
+    writing = write_wanted(argv, __doc__)
     status = 0
     for released in RELEASED:
         text = from_history(released)
@@ -124,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
             status = 1
             continue
         path = FIXTURES / released.fixture
-        if args.write:
+        if writing:
             FIXTURES.mkdir(parents=True, exist_ok=True)
             path.write_bytes(text.encode("utf-8"))
         elif not path.exists() or fixture_text(released) != text:

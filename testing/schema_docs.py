@@ -11,7 +11,6 @@ tests/schemas/test_schema_docs.py holds the pages to this script.
 
 from __future__ import annotations
 
-import argparse
 import difflib
 import json
 import sys
@@ -19,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from kubectl_rbln.schemas import COMMON, ID_PREFIX, KINDS, api_version, schema
+from testing.modes import write_wanted
 
 REPO = Path(__file__).resolve().parent.parent
 PAGES = {"en": REPO / "docs" / "output-schema.md", "ko": REPO / "docs" / "ko" / "output-schema.md"}
@@ -173,13 +173,9 @@ def drift() -> dict[Path, str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    group = parser.add_mutually_exclusive_group(required=True)
-    group.add_argument("--check", action="store_true")
-    group.add_argument("--write", action="store_true")
-    args = parser.parse_args(argv)
+    writing = write_wanted(argv, __doc__)
     drifted = drift()
-    if args.write:
+    if writing:
         for lang, path in PAGES.items():
             if path in drifted:
                 path.write_text(render(lang), encoding="utf-8")
