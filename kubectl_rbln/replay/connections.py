@@ -61,6 +61,7 @@ class Limits:
     max_drained_body: int = 64 * 1024  # read and dropped (a write's JSON); a larger body is refused unread
     linger_seconds: float = 1.0  # after refusing a body: how long to drop what still comes
     linger_bytes: int = 1 << 20
+    max_streams: int = 256  # open watches: each holds a thread of its own, beside the `workers`
 
 
 @dataclass(eq=False)
@@ -119,6 +120,7 @@ class ConnectionPool:
         self._work: queue.SimpleQueue[Connection | None] = queue.SimpleQueue()
         self._busy = 0  # connections queued for or held by a worker
         self._workers = 0
+        self._streams = 0  # workers holding an open watch (not counted against `workers`)
         self._idle_workers = 0
         self._reactor: threading.Thread | None = None
         self._closing = False
@@ -137,6 +139,25 @@ class ConnectionPool:
         """Threads this pool runs now: the workers and the reactor."""
         with self._lock:
             return self._workers + (1 if self._reactor is not None else 0)
+
+    @property
+    def streams(self) -> int:
+        """Watches being streamed now."""
+        with self._lock:
+            return self._streams
+
+    def begin_stream(self) -> bool:
+        """A worker starts a watch, which lasts as long as its client likes: it no longer counts
+        against `workers` (a new worker answers the others), up to `max_streams`; False at the bound."""
+        with self._lock:
+            if self._streams >= self.limits.max_streams:
+                return False
+            self._streams += 1
+            return True
+
+    def end_stream(self) -> None:
+        with self._lock:
+            self._streams -= 1
 
     def add(self, sock: socket.socket, address: Any) -> None:
         """A newly accepted connection: watched until its first request's head is in."""
@@ -348,7 +369,7 @@ class ConnectionPool:
     def _dispatch(self, conn: Connection) -> None:
         with self._lock:
             self._busy += 1
-            spawn = self._idle_workers == 0 and self._workers < self.limits.workers
+            spawn = self._idle_workers == 0 and self._workers - self._streams < self.limits.workers
             if spawn:
                 self._workers += 1
         if spawn:
