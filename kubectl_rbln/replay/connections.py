@@ -148,12 +148,18 @@ class ConnectionPool:
 
     def begin_stream(self) -> bool:
         """A worker starts a watch, which lasts as long as its client likes: it no longer counts
-        against `workers` (a new worker answers the others), up to `max_streams`; False at the bound."""
+        against `workers`, and when no other worker is idle a new one starts (a request queued while
+        this one was counted idle is answered), up to `max_streams`; False at the bound."""
         with self._lock:
             if self._streams >= self.limits.max_streams:
                 return False
             self._streams += 1
-            return True
+            spawn = self._idle_workers == 0 and self._workers - self._streams < self.limits.workers
+            if spawn:
+                self._workers += 1
+        if spawn:
+            threading.Thread(target=self._serve, name="rbln-replay-worker", daemon=True).start()
+        return True
 
     def end_stream(self) -> None:
         with self._lock:
@@ -396,6 +402,10 @@ class ConnectionPool:
                 with self._lock:
                     self._busy -= 1
             self._after(conn)
+            with self._lock:  # a watch ended: the workers that replaced it are enough
+                if self._workers - self._streams > self.limits.workers:
+                    self._workers -= 1
+                    return
 
     def _after(self, conn: Connection) -> None:
         if conn.after == "park":

@@ -87,7 +87,9 @@ class ReplayHTTPServer(PooledHTTPServer):
         return self.store.read_at or datetime.now(timezone.utc)
 
     def server_close(self) -> None:
-        self.watches.close()  # open watches end (their threads are not the pool's workers)
+        watches = getattr(self, "watches", None)  # None: the bind failed, in HTTPServer.__init__
+        if watches is not None:
+            watches.close()  # open watches end (their threads are not the pool's workers)
         super().server_close()
 
     @property
