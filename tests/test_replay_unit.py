@@ -266,9 +266,15 @@ def test_continue_token_of_another_bundle_is_refused(server: ReplayServer) -> No
     assert code == 400 and "another resource version" in doc["message"]
 
 
-def test_watch_is_not_supported(server: ReplayServer) -> None:
-    code, doc = get_json(server, "/api/v1/pods?watch=true")
-    assert (code, doc["reason"]) == (405, "MethodNotAllowed")
+def test_a_watch_with_bad_parameters_is_a_400_before_any_stream(server: ReplayServer) -> None:
+    """Watches stream (tests/e2e/test_watch_e2e.py); what they cannot start from is refused at once."""
+    for query in (
+        "watch=true&timeoutSeconds=soon",
+        "watch=1&resourceVersion=abc",
+        "watch=1&includeObject=All",
+    ):
+        code, doc = get_json(server, f"/api/v1/pods?{query}")
+        assert (code, doc["reason"]) == (400, "BadRequest"), query
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -145,6 +145,7 @@ class LiveClient:
         self.date = ""  # the Date header of the first answer: when the read started, by the server's clock
         self.on_page: Callable[[str, int], None] | None = None  # (path, items): a progress line
         self._headers = request_headers(ctx.flags)  # User-Agent, impersonation (client_flags.py)
+        self.list_versions: dict[str, str] = {}  # path -> the resourceVersion its list was read at
 
     # ------------------------------------------------------------ plumbing
 
@@ -370,7 +371,35 @@ class LiveClient:
                 items.append(item)
         if self.on_page is not None:
             self.on_page(path, len(listed))
-        return (page.get("metadata") or {}).get("continue")
+        meta = page.get("metadata") or {}
+        version = meta.get("resourceVersion")
+        if isinstance(version, str) and version and path not in self.list_versions:
+            self.list_versions[path] = version  # the first page's: where a watch of the list starts
+        return meta.get("continue")
+
+    def stream(self, path: str, query: dict[str, Any], read_timeout: float) -> Any:
+        """A streaming GET (a watch, `why --watch`): the urllib3 response of a 2xx, its body not read;
+        any other answer is read whole and raised as `fetch` raises it (403, 405: ApiRefusal)."""
+        api = self._api()
+        try:
+            method, url, headers, _, _ = api.param_serialize(
+                "GET",
+                path,
+                query_params=list(query.items()),
+                header_params={"Accept": JSON, "Accept-Encoding": "identity"},
+                auth_settings=["BearerToken"],
+            )
+            response = api.call_api(method, url, header_params=headers, _request_timeout=(10.0, read_timeout))
+        except ClusterError:
+            raise
+        except Exception as exc:  # urllib3 connection, TLS, timeout and protocol errors
+            raise self._network_error(path, exc) from None
+        status = int(response.status)
+        if 200 <= status < 300:
+            return response.response
+        body = read_body(response.response, self._deadline(), ERROR_BODY_BYTES, cut=True)
+        reply = Reply(status, body, _retry_after(response.getheader("Retry-After")), "")
+        raise self._status_error(path, query, reply, 1)
 
     # ------------------------------------------------------------ errors
 

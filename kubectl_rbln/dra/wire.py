@@ -281,7 +281,8 @@ WIRE_SHAPES: dict[str, Any] = {
 }
 
 
-_LIST_META = TypedDict("_LIST_META", {"continue": Any}, total=False)  # `continue` is a keyword
+# `continue` is a keyword; resourceVersion: where a watch of the list starts (cluster/follow.py)
+_LIST_META = TypedDict("_LIST_META", {"continue": Any, "resourceVersion": Any}, total=False)
 
 
 def page_shape(kind: str) -> Any:

@@ -63,6 +63,7 @@ class Limits:
     max_drained_body: int = 64 * 1024  # read and dropped (a write's JSON); a larger body is refused unread
     linger_seconds: float = 1.0  # after refusing a body: how long to drop what still comes
     linger_bytes: int = 1 << 20
+    max_streams: int = 256  # open watches: each holds a thread of its own, beside the `workers`
 
 
 @dataclass(eq=False)
@@ -123,6 +124,7 @@ class ConnectionPool:
         self._work: queue.SimpleQueue[Connection | None] = queue.SimpleQueue()
         self._busy = 0  # connections queued for or held by a worker
         self._workers = 0
+        self._streams = 0  # workers holding an open watch (not counted against `workers`)
         self._idle_workers = 0
         self._reactor: threading.Thread | None = None
         self._closing = False
@@ -141,6 +143,31 @@ class ConnectionPool:
         """Threads this pool runs now: the workers and the reactor."""
         with self._lock:
             return self._workers + (1 if self._reactor is not None else 0)
+
+    @property
+    def streams(self) -> int:
+        """Watches being streamed now."""
+        with self._lock:
+            return self._streams
+
+    def begin_stream(self) -> bool:
+        """A worker starts a watch, which lasts as long as its client likes: it no longer counts
+        against `workers`, and when no other worker is idle a new one starts (a request queued while
+        this one was counted idle is answered), up to `max_streams`; False at the bound."""
+        with self._lock:
+            if self._streams >= self.limits.max_streams:
+                return False
+            self._streams += 1
+            spawn = self._idle_workers == 0 and self._workers - self._streams < self.limits.workers
+            if spawn:
+                self._workers += 1
+        if spawn:
+            threading.Thread(target=self._serve, name="rbln-replay-worker", daemon=True).start()
+        return True
+
+    def end_stream(self) -> None:
+        with self._lock:
+            self._streams -= 1
 
     def add(self, sock: socket.socket, address: Any) -> None:
         """A newly accepted connection: watched until its first request's head is in (and, on HTTPS,
@@ -380,7 +407,7 @@ class ConnectionPool:
     def _dispatch(self, conn: Connection) -> None:
         with self._lock:
             self._busy += 1
-            spawn = self._idle_workers == 0 and self._workers < self.limits.workers
+            spawn = self._idle_workers == 0 and self._workers - self._streams < self.limits.workers
             if spawn:
                 self._workers += 1
         if spawn:
@@ -407,6 +434,10 @@ class ConnectionPool:
                 with self._lock:
                     self._busy -= 1
             self._after(conn)
+            with self._lock:  # a watch ended: the workers that replaced it are enough
+                if self._workers - self._streams > self.limits.workers:
+                    self._workers -= 1
+                    return
 
     def _after(self, conn: Connection) -> None:
         if conn.after == "park":

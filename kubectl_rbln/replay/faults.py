@@ -58,6 +58,8 @@ class Faults:
         (`gone_times` continue requests, if more).
     vanish_after: after this many requests the server goes away mid-command: every later
         connection is closed without an answer.
+    refuse_watch: every `?watch=` request is answered with this status (403: RBAC without the
+        `watch` verb; 405: an API server or proxy that does not stream), lists still succeed.
     """
 
     forbid: set[str] = field(default_factory=set)
@@ -73,6 +75,7 @@ class Faults:
     gone_on_continue: bool = False
     gone_times: int = 1
     vanish_after: int | None = None
+    refuse_watch: int | None = None
 
 
 class Responder(Protocol):
@@ -184,6 +187,9 @@ class FaultInjector:
             message = forbidden_message(target, faults.user)
             handler._send_json(403, status(403, "Forbidden", message, details))
             return True
+        if faults.refuse_watch is not None and target.group is not None and _watching(parts.query):
+            self._refuse_watch(handler, target)
+            return True
         code = self._injected_status(path)
         if code is not None:
             headers = {"Retry-After": "1"} if code in RETRY_AFTER_STATUSES else None
@@ -208,6 +214,15 @@ class FaultInjector:
         return body
 
     # ------------------------------------------------------------ helpers
+
+    def _refuse_watch(self, handler: Responder, target: Target) -> None:
+        code = self.faults.refuse_watch or 405
+        if code == 403:
+            message = forbidden_message(target, self.faults.user).replace(" cannot list ", " cannot watch ")
+            handler._send_json(403, status(403, "Forbidden", message, {"kind": target.plural}))
+        else:
+            reason = "MethodNotAllowed" if code == 405 else REASONS.get(code, "InternalError")
+            handler._send_json(code, status(code, reason, "injected fault: watch is not served"))
 
     def _hidden(self, handler: Responder, path: str, groups: dict[str, Any]) -> bool:
         segments = [s for s in path.split("/") if s]
@@ -243,3 +258,8 @@ class FaultInjector:
                 return False
             self._gone_sent += 1
             return True
+
+
+def _watching(query: str) -> bool:
+    values = parse_qs(query, keep_blank_values=True).get("watch") or []
+    return bool(values) and values[-1].lower() not in ("0", "false")

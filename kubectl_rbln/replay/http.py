@@ -11,12 +11,14 @@ from __future__ import annotations
 import hmac
 import json
 import socket
+from datetime import datetime, timezone
 from email.utils import format_datetime
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from kubectl_rbln import __version__
 from kubectl_rbln.replay import exec as replay_exec
+from kubectl_rbln.replay import tables
 from kubectl_rbln.replay.audit import READ_METHODS, Audit, AuditEntry, is_exec_path, token_fingerprint
 from kubectl_rbln.replay.connections import Limits, PooledHTTPServer, PooledRequestHandler
 from kubectl_rbln.replay.discovery import (
@@ -34,6 +36,7 @@ from kubectl_rbln.replay.reload import BundleReloader
 from kubectl_rbln.replay.resources import Group, Resource
 from kubectl_rbln.replay.store import ContinueError, ObjectStore, Stored, encode
 from kubectl_rbln.replay.tls import TlsSettings
+from kubectl_rbln.replay.watch import WatchHub, WatchRequest, WatchStream, parse_timeout
 from kubectl_rbln.replay.ws import accept_key, choose_protocol, parse_protocol_header
 from kubectl_rbln.selectors import SelectorError, parse_label_selector
 
@@ -72,10 +75,27 @@ class ReplayHTTPServer(PooledHTTPServer):
         self.audit = audit
         self.reloader: BundleReloader | None = None  # serve: re-read the bundle when it changes
         self.faults = FaultInjector(faults) if faults is not None else None
+        self.watches = WatchHub(store)  # what changed, for `?watch=1` (replay/watch.py)
 
     def install(self, objects: list[dict[str, Any]]) -> None:
-        """Serve these objects from now on (a request already running finishes on the old store)."""
-        self.store = ObjectStore(objects)
+        """Serve these objects from now on (a request already running finishes on the old store);
+        what changed is told to the open watches."""
+        self.store = self.watches.install(self.store, objects)
+
+    def refresh(self) -> None:
+        """Re-read the bundle if it changed on disk (serve), as each request and each open watch do."""
+        if self.reloader is not None:
+            self.reloader.refresh(self.install)
+
+    def now(self) -> datetime:
+        """What a table's ages are measured from: the bundle's read time, else the wall clock."""
+        return self.store.read_at or datetime.now(timezone.utc)
+
+    def server_close(self) -> None:
+        watches = getattr(self, "watches", None)  # None: the bind failed, in HTTPServer.__init__
+        if watches is not None:
+            watches.close()  # open watches end (their threads are not the pool's workers)
+        super().server_close()
 
     @property
     def public_host(self) -> str:
@@ -140,9 +160,7 @@ class ReplayHandler(PooledRequestHandler):
                 return
             if not self._authenticated():
                 return
-            reloader = self.server.reloader
-            if reloader is not None:
-                reloader.refresh(self.server.install)
+            self.server.refresh()
             faults = self.server.faults
             store = self.server.store
             if faults is None or not faults.intercept(self, store.groups, store.server_version):
@@ -324,7 +342,7 @@ class ReplayHandler(PooledRequestHandler):
         if sub is None or sub == "status":
             if stored is None:
                 self._send_json(404, not_found(resource, name))
-            else:
+            elif not self._send_table(resource, [stored], {"resourceVersion": store.resource_version}, query):
                 self._send_body(200, stored.raw, "application/json")
         elif group.name == "" and plural == "pods" and sub == "log":
             self._pod_log(store, resource, namespace or "", name, stored, query)
@@ -343,35 +361,102 @@ class ReplayHandler(PooledRequestHandler):
         namespace: str | None,
         query: dict[str, list[str]],
     ) -> None:
-        if _parse_bool(query, "watch"):
-            self._send_json(
-                405,
-                status(
-                    405,
-                    "MethodNotAllowed",
-                    "watch is not supported by the replay server (a bundle never changes)",
-                ),
-            )
-            return
         limit_text = _last(query, "limit")
         if limit_text and not (limit_text.isdigit()):
             raise BadRequest(f"invalid limit {limit_text!r}: must be a non-negative integer")
         try:
             labels = parse_label_selector(_last(query, "labelSelector"))
             fields = parse_field_selector(_last(query, "fieldSelector"), resource.plural)
+        except SelectorError as exc:
+            raise BadRequest(str(exc)) from None
+        if _parse_bool(query, "watch"):
+            self._watch(store, resource, version, namespace, query, labels, fields)
+            return
+        try:
             page = store.list(
                 resource, namespace, labels, fields, int(limit_text or 0), _last(query, "continue")
             )
-        except (SelectorError, ContinueError) as exc:
+        except ContinueError as exc:
             raise BadRequest(str(exc)) from None
         meta: dict[str, Any] = {"resourceVersion": store.resource_version}
         if page.continue_token:
             meta["continue"] = page.continue_token
             meta["remainingItemCount"] = page.remaining
+        if self._send_table(resource, page.items, meta, query):
+            return
         api_version = f"{resource.group}/{version}" if resource.group else version
         self._send_body(
             200, _list_body(f"{resource.kind}List", api_version, meta, page.items), "application/json"
         )
+
+    def _send_table(
+        self, resource: Resource, items: list[Stored], meta: dict[str, Any], query: dict[str, list[str]]
+    ) -> bool:
+        """A Table (replay/tables.py) when the client asked for one and the kind has kubectl's columns;
+        False: send the objects as they are (kubectl then prints NAME and AGE itself)."""
+        version = tables.table_version(self.headers.get("Accept", ""))
+        printer = tables.printer_for(resource.group, resource.kind) if version else None
+        if printer is None or version is None:
+            return False
+        try:
+            include = tables.include_object(_last(query, "includeObject"))
+        except ValueError as exc:
+            raise BadRequest(str(exc)) from None
+        objs = [s.obj for s in items]
+        doc = tables.table(printer, objs, self.server.now(), version=version, include=include, metadata=meta)
+        self._send_json(200, doc)
+        return True
+
+    # ------------------------------------------------------------ watch
+
+    def _watch(
+        self,
+        store: ObjectStore,
+        resource: Resource,
+        version: str,
+        namespace: str | None,
+        query: dict[str, list[str]],
+        labels: list[Any],
+        fields: list[Any],
+    ) -> None:
+        """Stream WatchEvents as the bundle changes (replay/watch.py), in a thread not counted
+        against the pool's workers; at the pool's bound of open watches, 429."""
+        table = tables.table_version(self.headers.get("Accept", ""))
+        wanted = _last(query, "resourceVersion")
+        if wanted and not wanted.isdigit():
+            raise BadRequest(f"invalid resourceVersion {wanted!r}: a resourceVersion this server issued")
+        try:
+            request = WatchRequest(
+                resource, version, namespace, labels, fields,
+                resource_version=wanted,
+                timeout=parse_timeout(_last(query, "timeoutSeconds")),
+                bookmarks=_parse_bool(query, "allowWatchBookmarks"),
+                initial_events=_parse_bool(query, "sendInitialEvents"),
+                table=table if table and tables.printer_for(resource.group, resource.kind) else None,
+                include=tables.include_object(_last(query, "includeObject")),
+            )  # fmt: skip
+        except ValueError as exc:
+            raise BadRequest(str(exc)) from None
+        if not self.server.pool.begin_stream():
+            message = "too many open watches; try again later"
+            self._send_json(429, status(429, "TooManyRequests", message), {"Retry-After": "1"})
+            return
+        try:
+            self.close_connection = True
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.send_header("Cache-Control", "no-cache, private")
+            self.end_headers()
+            if self.command == "HEAD":
+                return
+            stream = WatchStream(
+                request, self.server.watches, store, self.wfile.write, self.connection,
+                self.server.refresh, self.server.now,
+            )  # fmt: skip
+            stream.run()
+        finally:
+            self.server.pool.end_stream()
 
     # ------------------------------------------------------------ pods/log
 

@@ -86,6 +86,10 @@ class ReplayServer:
     def open_connections(self) -> int:
         return self._httpd.pool.open_connections
 
+    def install(self, objects: list[dict[str, Any]]) -> None:
+        """Serve these objects from now on, as a changed bundle on disk is; open watches see the change."""
+        self._httpd.install(objects)
+
     @property
     def reloads(self) -> int:
         """How many times the bundle was re-read since the start."""

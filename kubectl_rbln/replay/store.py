@@ -169,6 +169,24 @@ class ObjectStore:
                 if read_at is not None and (self.read_at is None or read_at > self.read_at):
                     self.read_at = read_at
 
+    # ------------------------------------------------------------ watch support (replay/watch.py)
+
+    def indexed(self) -> dict[tuple[str, str], dict[tuple[str, str], Stored]]:
+        """Every served object by (group, plural), then (namespace, name): what a watch diffs."""
+        return self._index
+
+    def adopt(self, entries: dict[tuple[tuple[str, str], tuple[str, str]], Stored], revision: str) -> None:
+        """Before this store is served: put these entries in (an object as a watch announced it, with
+        its new resourceVersion) and say `revision` is the resourceVersion of the whole store."""
+        touched = set()
+        for (resource_key, key), stored in entries.items():
+            self._index.setdefault(resource_key, {})[key] = stored
+            touched.add(resource_key)
+        for resource_key in touched:
+            found = self._index[resource_key]
+            self._by_resource[resource_key] = [found[k] for k in sorted(found)]
+        self.resource_version = revision
+
     # ------------------------------------------------------------ lookups
 
     def resource_for_kind(self, group: str, kind: str) -> Resource | None:

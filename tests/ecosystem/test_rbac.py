@@ -105,7 +105,7 @@ def test_explain_rbac_prints_both_packaged_roles_and_the_docs_hold_the_same(inpr
 def test_the_clusterrole_is_read_only_without_exec_or_secrets() -> None:
     assert ROLE["kind"] == "ClusterRole"
     for verb, resource in granted(ROLE):
-        assert verb in ("get", "list"), (verb, resource)
+        assert verb in ("get", "list", "watch"), (verb, resource)
         assert "secrets" not in resource and resource not in CONNECT, resource
 
 
