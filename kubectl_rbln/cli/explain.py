@@ -8,6 +8,7 @@ source checkout); without it, the catalog's own words for the slug are printed i
 from __future__ import annotations
 
 import difflib
+import json
 import os
 import re
 import sys
@@ -19,7 +20,7 @@ from kubectl_rbln.catalog import load_catalog, pick_language
 from kubectl_rbln.errors import NotFoundError
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
-TOPICS = ("bundle", "exit-codes", "output-schema", "rbac", "replay-server")
+TOPICS = ("bundle", "exit-codes", "output-schema", "rbac", "replay-server", "schema")
 # package data (pyproject.toml): the read-only ClusterRole, and the opt-in exec Role of pod-devices
 RBAC_DOCUMENTS = (PACKAGE_DIR / "cluster" / "clusterrole.yaml", PACKAGE_DIR / "cluster" / "exec-role.yaml")
 
@@ -91,8 +92,22 @@ def listing(lang: str) -> str:
     return "\n".join([*rows, "", "topics: " + ", ".join(TOPICS)]) + "\n"
 
 
+def schema_text(kind: str | None) -> str:
+    """`explain schema [KIND]`: the JSON Schema of a document kind as shipped, or the kinds there are."""
+    from kubectl_rbln.schemas import COMMON, KINDS, schema  # noqa: PLC0415
+
+    if kind is None:
+        return "\n".join([*KINDS, COMMON]) + "\n"
+    if kind not in (*KINDS, COMMON):
+        close = difflib.get_close_matches(kind, [*KINDS, COMMON], n=3)
+        hint = f"did you mean {', '.join(close)}?" if close else "`kubectl rbln explain schema` lists them"
+        raise NotFoundError(f'no document kind named "{kind}"', hint=hint)
+    return json.dumps(schema(kind), indent=2, ensure_ascii=False) + "\n"
+
+
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("slug", required=False)
+@click.argument("kind", required=False)
 @click.option(
     "--lang",
     type=click.Choice(["en", "ko"]),
@@ -100,7 +115,7 @@ def listing(lang: str) -> str:
     help="Language of the page (default: from LC_ALL/LANG; ko_KR.UTF-8 gives Korean).",
 )
 @click.option("--no-color", is_flag=True, help="No colour (also: NO_COLOR set, or not a terminal).")
-def explain(slug: str | None, lang: str | None, no_color: bool) -> int:
+def explain(slug: str | None, kind: str | None, lang: str | None, no_color: bool) -> int:
     """Print the documentation page of a finding slug (or a topic), in English or Korean.
 
     \b
@@ -109,12 +124,18 @@ def explain(slug: str | None, lang: str | None, no_color: bool) -> int:
     kubectl rbln explain                     list every slug
     kubectl rbln explain exit-codes          also: bundle, output-schema, replay-server
     kubectl rbln explain rbac     the read-only ClusterRole, and the opt-in exec Role (docs/rbac.md)
+    kubectl rbln explain schema WhyReport    the JSON Schema of a -o json document (schema: the kinds)
     """
     language = pick_language(lang)
     if not slug:
         sys.stdout.write(listing(language))
         return 0
     name = slug.strip().lower()
+    if kind is not None and name != "schema":
+        raise click.UsageError(f"explain {name} takes no second argument (only `explain schema KIND` does)")
+    if name == "schema":  # the JSON Schemas, shipped in the package: what a script validates against
+        sys.stdout.write(schema_text(kind))
+        return 0
     if name not in load_catalog() and name not in TOPICS:
         raise _unknown(name)
     if name == "rbac":  # the roles themselves, shipped in the package, ready for `kubectl apply -l ...`
