@@ -85,6 +85,45 @@ def attrs(snapshot: Snapshot, request: AttrsRequest) -> AttrsReport:
     return AttrsReport(snapshot.source, diagnosis)
 
 
+@dataclass(frozen=True, slots=True)
+class AttrsReportList:
+    """`attrs -A`: one AttrsReport per ResourceClaimTemplate, ordered by namespace and name."""
+
+    snapshot_source: str
+    reports: list[AttrsReport]
+
+    @property
+    def findings(self) -> list[Finding]:
+        return [f for report in self.reports for f in report.findings]
+
+    def to_document(self, lang: str) -> dict[str, Any]:
+        """The AttrsReportList of `-o json|yaml`: each item is the AttrsReport `attrs -n NS --rct NAME`
+        prints."""
+        return {
+            "apiVersion": api_version("AttrsReportList"),
+            "kind": "AttrsReportList",
+            "source": self.snapshot_source,
+            "items": [report.to_document(lang) for report in self.reports],
+        }
+
+
+def attrs_every_namespace(snapshot: Snapshot, request: AttrsRequest) -> AttrsReportList:
+    """`attrs -A`: every ResourceClaimTemplate stored in every namespace (with `--rct NAME` named, those
+    of that name: none is an error). When no RCT is stored at all, the one report `attrs` gives without
+    -A: the reference recipe, the check before installing."""
+    named = request.rct if request.rct_named else None
+    templates = sorted(
+        (t for t in snapshot.templates if named is None or t.name == named),
+        key=lambda t: (t.namespace, t.name),
+    )
+    if named is not None and not templates:
+        raise NotFoundError(f'resourceclaimtemplate "{named}" not found in any namespace')
+    if not templates:
+        return AttrsReportList(snapshot.source, [attrs(snapshot, request)])
+    reports = [attrs(snapshot, AttrsRequest(t.namespace, t.name, rct_named=True)) for t in templates]
+    return AttrsReportList(snapshot.source, reports)
+
+
 def unique_fixes(findings: list[dict[str, Any]]) -> list[str]:
     """Every finding's fix once (two keys of one RCT share the remedy), a blank line between them."""
     out: list[str] = []

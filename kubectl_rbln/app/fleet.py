@@ -9,13 +9,12 @@ any Snapshot.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from kubectl_rbln.app.check import CheckReport, CheckRequest, run_check
-from kubectl_rbln.diagnose.checklist import device_pods
+from kubectl_rbln.app.check import CheckReport, CheckRequest, LabelMatcher, run_check
 from kubectl_rbln.dra.model import Snapshot
 from kubectl_rbln.errors import RblnError
 from kubectl_rbln.schemas import api_version
@@ -31,6 +30,10 @@ class FleetRequest:
     rct: str
     k8s_version: str | None = None
     feature_gates: str | None = None
+    all_namespaces: bool = False  # -A: each cluster's every namespace with a device Pod or the RCT
+    selector: Sequence[LabelMatcher] = ()
+    selector_text: str = ""
+    rct_named: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,12 +85,20 @@ class FleetReport:
 def check_one(context: str, load: Load, request: FleetRequest) -> ClusterResult:
     try:
         snapshot, namespace = load(context)
-        report = run_check(
-            snapshot, CheckRequest(namespace, request.rct, request.k8s_version, request.feature_gates)
+        asked = CheckRequest(
+            namespace,
+            request.rct,
+            request.k8s_version,
+            request.feature_gates,
+            all_namespaces=request.all_namespaces,
+            selector=request.selector,
+            selector_text=request.selector_text,
+            rct_named=request.rct_named,
         )
+        report = run_check(snapshot, asked)
     except RblnError as error:
         return ClusterResult(context, error=error.message, error_exit=error.exit_code)
-    pods = device_pods(snapshot, namespace)
+    pods = [item.diagnosis.pod for item in report.items if item.diagnosis is not None]
     pending = sum(p.phase == "Pending" for p in pods)
     return ClusterResult(context, report, device_pods=len(pods), pending=pending)
 

@@ -23,9 +23,11 @@ from kubectl_rbln.diagnose.topology import (
     claim_choice,
     device_nodes,
     device_pod_namespaces,
+    every_namespace_layout,
     node_topology,
     node_topology_from_result,
 )
+from kubectl_rbln.domain import DEFAULT_RCT
 from kubectl_rbln.dra.allocator import Features, NodeResult
 from kubectl_rbln.dra.model import ClaimSpec, ResourceClaimTemplate, Snapshot
 from kubectl_rbln.errors import NotFoundError
@@ -50,6 +52,7 @@ class TopoRequest:
     rct_origin: str = ""  # "--rct-file <basename>"
     k8s_version: str | None = None
     feature_gates: str | None = None
+    all_namespaces: bool = False  # -A: the layout once, and the fits of every namespace's RCT
 
 
 @dataclass(slots=True)
@@ -102,10 +105,31 @@ def select_nodes(
     return chosen
 
 
+def namespace_choices(snapshot: Snapshot, rct: str | None) -> list[RctChoice]:
+    """`topo -A`: each namespace's RCT, as `topo -n NS` chooses it. With `--rct NAME`, the namespaces
+    that hold an RCT of that name; otherwise the namespaces whose Pods use an RCT (the one most of
+    them use) and those holding the chart's default RCT."""
+    holding = {t.namespace for t in snapshot.templates if t.name == (rct or DEFAULT_RCT)}
+    namespaces = holding if rct else holding | set(device_pod_namespaces(snapshot))
+    return [choose_rct(snapshot, ns, rct) for ns in sorted(namespaces)]
+
+
 def topo(snapshot: Snapshot, request: TopoRequest) -> TopoReport:
     """Choose the RCT and the nodes, lay each node out and count how many more Pods fit."""
-    choice = _choose(snapshot, request)
     features = choose_features(snapshot, request.k8s_version, request.feature_gates)
+    if request.all_namespaces:
+        nodes = select_nodes(snapshot, request.nodes, request.selector)
+        choices = namespace_choices(snapshot, request.rct)
+        features_used = allocator_features(features)
+        layout = every_namespace_layout(snapshot, nodes, choices, features_used, features.describe())
+        found = [
+            f
+            for c in choices
+            if c.spec is not None
+            for f in malformed_findings(snapshot, "ResourceClaimTemplate", c.namespace, c.name)
+        ]
+        return TopoReport(layout, found)
+    choice = _choose(snapshot, request)
     nodes = select_nodes(snapshot, request.nodes, request.selector)
     topology = build_topology(snapshot, nodes, choice, allocator_features(features), features.describe())
     stored = request.rct_template is None and choice.spec is not None

@@ -18,7 +18,7 @@ ATTRS_KINDS = frozenset(
 
 
 @click.command()
-@common_options(all_namespaces=False)
+@common_options()
 @rct_option("The RCT to check, read back from the cluster (what the API server stored).")
 @click.option("--rct-file", metavar="FILE", help="Check this RCT file instead (before applying it).")
 def attrs(opts: Options, rct: str, rct_file: str | None) -> int:
@@ -28,6 +28,7 @@ def attrs(opts: Options, rct: str, rct_file: str | None) -> int:
     kubectl rbln attrs -n serving
     kubectl rbln attrs -n serving --rct-file numa-aligned.yaml     before installing
     kubectl rbln attrs -f dump.json -n serving -o json
+    kubectl rbln attrs -A                                          every RCT of every namespace
     """
     from kubectl_rbln.app.attrs import AttrsRequest  # noqa: PLC0415 - heavy imports only when running
     from kubectl_rbln.app.attrs import attrs as run_attrs  # noqa: PLC0415
@@ -38,11 +39,30 @@ def attrs(opts: Options, rct: str, rct_file: str | None) -> int:
     from kubectl_rbln.render.attrs_table import render_attrs  # noqa: PLC0415
     from kubectl_rbln.render.output import emit  # noqa: PLC0415
 
+    every = opts.all_namespaces and not opts.namespace  # -n wins, as for `why`
+    if every and rct_file:
+        raise click.UsageError("-A compares every stored RCT; --rct-file is one RCT not applied yet")
     from_file = load_rct_file(rct_file, "--rct-file") if rct_file else None
     snapshot, collected = load_snapshot(replace(opts.source, kinds=ATTRS_KINDS), needs=NEEDS_DEVICES)
     named = click.get_current_context().get_parameter_source("rct") is not ParameterSource.DEFAULT
     namespace = default_namespace(opts.source, collected, snapshot, _warn)
     request = AttrsRequest(namespace, rct, from_file, rct_named=named)
+    if every:
+        from kubectl_rbln.app.attrs import attrs_every_namespace  # noqa: PLC0415
+        from kubectl_rbln.render.attrs_table import render_attrs_list  # noqa: PLC0415
+
+        listed = attrs_every_namespace(snapshot, request)
+        emit(
+            listed,
+            output=opts.output,
+            jq_expr=opts.jq,
+            raw_output=opts.jq_raw,
+            lang=opts.lang,
+            text=lambda: render_attrs_list(
+                listed, lang=opts.lang, color=opts.color, wide=opts.output == "wide"
+            ),
+        )
+        return degraded_exit(snapshot, exit_code_for(listed.findings, opts.fail_on))
     report = run_attrs(snapshot, request)
     emit(
         report,

@@ -5,19 +5,35 @@ without failing; 2 (usage, input) and 3 (the cluster) stay errors.
 
 With several `--context` or `--all-contexts` it checks every cluster concurrently (app/fleet.py)
 and prints one summary table before each cluster's checklist; the exit code is the worst one.
+
+`-A` checks every namespace that holds a device Pod or the chart's RCT (the cluster's items once,
+then one section per namespace); `-l` keeps the Pods' `why` (and items 4 and N1) to matching Pods.
 """
 
 from __future__ import annotations
 
 import click
+from click.core import ParameterSource
 
-from kubectl_rbln.cli.options import Options, common_options, rct_option, simulation_options
+from kubectl_rbln.cli.options import (
+    Options,
+    common_options,
+    label_selector,
+    rct_option,
+    simulation_options,
+)
 from kubectl_rbln.errors import InputError
 
 
 @click.command()
-@common_options(all_namespaces=False, many_contexts=True)
+@common_options(many_contexts=True)
 @rct_option("The RCT the chart uses (devices.claimTemplateName).")
+@click.option(
+    "-l",
+    "--selector",
+    metavar="SELECTOR",
+    help="Only device Pods with these labels get a `why` and count in items 4 and N1 (kubectl syntax).",
+)
 @simulation_options
 @click.option(
     "--exit-zero",
@@ -25,33 +41,64 @@ from kubectl_rbln.errors import InputError
     help="Report, but exit 0 when the check finds something (a scheduled run); errors still exit 2 or 3.",
 )
 def check(
-    opts: Options, rct: str, k8s_version: str | None, feature_gates: str | None, exit_zero: bool
+    opts: Options,
+    rct: str,
+    selector: str | None,
+    k8s_version: str | None,
+    feature_gates: str | None,
+    exit_zero: bool,
 ) -> int:
     """Run the device-allocation checklist of the product docs cluster-wide, with `why` per device Pod.
 
     \b
     kubectl rbln check -n serving
+    kubectl rbln check -A                      every namespace with device Pods or the RCT
+    kubectl rbln check -n serving -l app=decode   only these Pods' why
     kubectl rbln check -f dump.json -n serving -o json
     kubectl rbln check --context prod-a --context prod-b    (or --all-contexts)
     kubectl rbln check -n serving --exit-zero                 in a CronJob (deploy/)
     """
-    code = (
-        _fleet(opts, rct, k8s_version, feature_gates)
-        if opts.fleet
-        else _one(opts, rct, k8s_version, feature_gates)
-    )
+    request = _Asked(rct, k8s_version, feature_gates, selector or "")
+    named = click.get_current_context().get_parameter_source("rct") is not ParameterSource.DEFAULT
+    request.rct_named = named
+    code = _fleet(opts, request) if opts.fleet else _one(opts, request)
     return 0 if exit_zero and code == 1 else code  # ruff's --exit-zero: findings are not a failure
 
 
-def _one(opts: Options, rct: str, k8s_version: str | None, feature_gates: str | None) -> int:
+class _Asked:
+    """The check's own flags, handed to a single run and to each cluster of a fleet alike."""
+
+    def __init__(self, rct: str, k8s_version: str | None, feature_gates: str | None, selector: str) -> None:
+        self.rct, self.k8s_version, self.feature_gates = rct, k8s_version, feature_gates
+        self.selector = selector
+        self.requirements = tuple(label_selector(selector) or ())  # exit 2 on a bad -l, before reading
+        self.rct_named = False  # --rct given: with -A, every namespace is checked against it
+
+
+def _every_namespace(opts: Options) -> bool:
+    """-A, unless -n names one (-n wins, as for `why`: cluster/source.py namespace_scope)."""
+    return opts.all_namespaces and not opts.namespace
+
+
+def _one(opts: Options, asked: _Asked) -> int:
     from kubectl_rbln.app.check import CheckRequest, run_check  # noqa: PLC0415 - heavy imports
     from kubectl_rbln.cluster.source import default_namespace, load_snapshot  # noqa: PLC0415
     from kubectl_rbln.render.check_table import render_check  # noqa: PLC0415
     from kubectl_rbln.render.output import emit  # noqa: PLC0415
 
     snapshot, collected = load_snapshot(opts.source)
-    namespace = default_namespace(opts.source, collected, snapshot, _warn)
-    request = CheckRequest(namespace, rct, k8s_version, feature_gates)
+    every = _every_namespace(opts)
+    namespace = "" if every else default_namespace(opts.source, collected, snapshot, _warn)
+    request = CheckRequest(
+        namespace,
+        asked.rct,
+        asked.k8s_version,
+        asked.feature_gates,
+        all_namespaces=every,
+        selector=asked.requirements,
+        selector_text=asked.selector,
+        rct_named=asked.rct_named,
+    )
     report = run_check(snapshot, request)
     emit(
         report,
@@ -66,7 +113,7 @@ def _one(opts: Options, rct: str, k8s_version: str | None, feature_gates: str | 
     return report.exit_code(opts.fail_on)
 
 
-def _fleet(opts: Options, rct: str, k8s_version: str | None, feature_gates: str | None) -> int:
+def _fleet(opts: Options, asked: _Asked) -> int:
     from dataclasses import replace  # noqa: PLC0415
 
     from kubectl_rbln.app.fleet import FleetRequest, check_fleet  # noqa: PLC0415 - heavy imports
@@ -87,9 +134,21 @@ def _fleet(opts: Options, rct: str, k8s_version: str | None, feature_gates: str 
         source = replace(opts.source, context=context)
         prefix = f"[{context}] "
         snapshot, collected = load_snapshot(source, lambda line: _warn(prefix + line))
+        if _every_namespace(opts):
+            return snapshot, ""
         return snapshot, default_namespace(source, collected, snapshot, lambda line: _warn(prefix + line))
 
-    report = check_fleet(FleetRequest(contexts, rct, k8s_version, feature_gates), load, opts.fail_on)
+    fleet = FleetRequest(
+        contexts,
+        asked.rct,
+        asked.k8s_version,
+        asked.feature_gates,
+        all_namespaces=_every_namespace(opts),
+        selector=asked.requirements,
+        selector_text=asked.selector,
+        rct_named=asked.rct_named,
+    )
+    report = check_fleet(fleet, load, opts.fail_on)
     emit(
         report,
         output=opts.output,

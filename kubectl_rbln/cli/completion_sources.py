@@ -20,6 +20,46 @@ NAME_AND_PHASE = '{range .items[*]}{.metadata.name}{"\\t"}{.status.phase}{"\\n"}
 NAMES = '{range .items[*]}{.metadata.name}{"\\n"}{end}'
 
 
+# The connection flags of cli/options.py (click's parameter name -> kubectl's flag, the same names as
+# cli-runtime genericclioptions.ConfigFlags): typed on the line being completed, they reach kubectl's
+# lookup too, so names come from the cluster and the user the command itself will read as.
+CONNECTION_FLAGS = {
+    "cluster_name": "--cluster",
+    "user_name": "--user",
+    "server": "--server",
+    "token": "--token",
+    "impersonate": "--as",
+    "impersonate_groups": "--as-group",
+    "impersonate_uid": "--as-uid",
+    "certificate_authority": "--certificate-authority",
+    "client_certificate": "--client-certificate",
+    "client_key": "--client-key",
+    "insecure_skip_tls_verify": "--insecure-skip-tls-verify",
+    "tls_server_name": "--tls-server-name",
+}
+
+
+def connection_args(params: Mapping[str, Any]) -> tuple[str, ...]:
+    """The typed connection flags as kubectl arguments (`--as=jane`, `--as-group=a --as-group=b`)."""
+    args: list[str] = []
+    for name, flag in CONNECTION_FLAGS.items():
+        value = params.get(name)
+        if value is True:
+            args.append(f"{flag}=true")
+        elif isinstance(value, (tuple, list)):
+            args += [f"{flag}={v}" for v in value if v]
+        elif isinstance(value, str) and value:
+            args.append(f"{flag}={value}")
+    return tuple(args)
+
+
+def _first(value: Any) -> str | None:
+    """`--context` is repeatable on `check`: the first one typed decides where names come from."""
+    if isinstance(value, (tuple, list)):
+        return str(value[0]) if value else None
+    return value or None
+
+
 @dataclass(frozen=True, slots=True)
 class Scope:
     """The flags already typed on the command line that decide where names come from."""
@@ -28,14 +68,18 @@ class Scope:
     namespace: str | None = None
     context: str | None = None
     kubeconfig: str | None = None
+    all_namespaces: bool = False  # -A typed (and no -n): names from every namespace
+    connection: tuple[str, ...] = ()  # --as, --token, --server... as kubectl arguments
 
     @classmethod
     def from_params(cls, params: Mapping[str, Any]) -> Scope:
         return cls(
             filenames=tuple(params.get("filenames") or ()),
             namespace=params.get("namespace") or None,
-            context=params.get("context") or None,
+            context=_first(params.get("context")),
             kubeconfig=params.get("kubeconfig") or None,
+            all_namespaces=bool(params.get("all_namespaces")),
+            connection=connection_args(params),
         )
 
 
@@ -65,6 +109,7 @@ def kubectl_lines(scope: Scope, *args: str) -> list[str]:
         command.append(f"--kubeconfig={scope.kubeconfig}")
     if scope.context:
         command.append(f"--context={scope.context}")
+    command += scope.connection
     try:
         done = subprocess.run(
             command,
@@ -82,7 +127,9 @@ def kubectl_lines(scope: Scope, *args: str) -> list[str]:
 
 
 def _namespace_args(scope: Scope) -> list[str]:
-    return [f"--namespace={scope.namespace}"] if scope.namespace else []
+    if scope.namespace:
+        return [f"--namespace={scope.namespace}"]
+    return ["--all-namespaces"] if scope.all_namespaces else []
 
 
 def pod_names(scope: Scope) -> list[str]:

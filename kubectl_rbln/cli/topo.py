@@ -26,7 +26,7 @@ TOPO_FORMATS = (*OUTPUT_FORMATS, "svg")
 
 @click.command()
 @click.argument("nodes", nargs=-1)
-@common_options(all_namespaces=False, output=False)
+@common_options(output=False)
 @click.option(
     "-o",
     "--output",
@@ -64,10 +64,14 @@ def topo(
     kubectl rbln topo                          every node with devices
     kubectl rbln topo npu-node-01 -n serving   one node, for serving's RCT
     kubectl rbln topo -l rebellions.ai/npu.present=true --rct npu-rdma
+    kubectl rbln topo -A                       how many more Pods of each namespace's RCT fit
     kubectl rbln topo -f dump.json -o svg > topo.svg
     """
     if rct and rct_file:
         raise click.UsageError("--rct and --rct-file are exclusive: name one RCT")
+    if opts.all_namespaces and not opts.namespace and (rct_file or fmt == "svg"):
+        what = "--rct-file is one RCT" if rct_file else "-o svg draws one RCT's layout"
+        raise click.UsageError(f"-A counts each namespace's own RCT; {what}: give -n NAMESPACE instead")
     if jq_filter and fmt == "svg":
         raise click.UsageError("--jq filters JSON; it cannot be used with -o svg")
     opts.output = "json" if jq_filter and fmt in ("table", "wide") else fmt
@@ -118,6 +122,7 @@ def run_topo(
         rct_origin=f"--rct-file {os.path.basename(rct_file)}" if rct_file else "",
         k8s_version=k8s_version,
         feature_gates=feature_gates,
+        all_namespaces=opts.all_namespaces and not opts.namespace,  # -n wins, as for `why`
     )
     report = topo(snapshot, request)
 

@@ -64,6 +64,7 @@ class CheckItem:
     applicable: bool = True
     diagnosis: PodDiagnosis | None = None  # a `why` item: its verdict, in the reader's language, is `found`
     warn: bool = False  # at least a warning, findings or not (claims not created yet have none here)
+    namespace: str = ""  # `check -A`: the namespace of an item of one namespace ("" : cluster-wide)
 
     @property
     def status(self) -> str:
@@ -83,6 +84,7 @@ class CheckItem:
             ),
             "status": self.status,
             "findings": [f.to_dict(lang) for f in self.findings],
+            **({"namespace": self.namespace} if self.namespace else {}),
         }
 
 
@@ -130,14 +132,10 @@ def npu_nodes(snapshot: Snapshot) -> list[Node]:
     )
 
 
-def item_slices(snapshot: Snapshot, namespace: str, rct: str) -> CheckItem:
-    drivers = sorted(
-        {
-            d
-            for c in _classes_needed(snapshot, namespace, rct)
-            for d in drivers_of(snapshot.device_classes.get(c), c)
-        }
-    )
+def item_slices(snapshot: Snapshot, namespace: str, rct: str, classes: list[str] | None = None) -> CheckItem:
+    """Item 2, for the classes of `namespace`'s RCT, or of `classes` (`check -A`: every namespace's)."""
+    needed = classes if classes is not None else _classes_needed(snapshot, namespace, rct)
+    drivers = sorted({d for c in needed for d in drivers_of(snapshot.device_classes.get(c), c)})
     nodes = npu_nodes(snapshot)
     gaps = {d: lacking for d in drivers if (lacking := nodes_lacking(snapshot, d, nodes))}
     findings = [
@@ -280,10 +278,10 @@ def not_run(snapshot: Snapshot, item: CheckItem) -> CheckItem:
     if not kinds:
         return item
     found = Phrase("check-not-run", {"kinds": ", ".join(kinds)})
-    return CheckItem(item.id, item.title, item.expected, found, applicable=False)
+    return CheckItem(item.id, item.title, item.expected, found, applicable=False, namespace=item.namespace)
 
 
-def item_read(snapshot: Snapshot, namespace: str, blind: Collection[str] = ()) -> CheckItem | None:
+def item_read(snapshot: Snapshot, namespace: str | None, blind: Collection[str] = ()) -> CheckItem | None:
     """A list that came back with nothing where something must be (cluster/read_gaps.py), or one refused
     that an item of `blind` reads: the checklist ran without it, so it is said first; None when every
     list it needs was read."""
@@ -362,12 +360,15 @@ def _why_item(snapshot: Snapshot, pod: Any, options: WhyOptions) -> CheckItem:
     )
 
 
-def checklist_items(snapshot: Snapshot, namespace: str, rct: str, options: WhyOptions) -> list[CheckItem]:
-    """The checklist of seeds 001 and 002, in their order, then `why` for every device Pod.
+def checklist_items(
+    snapshot: Snapshot, namespace: str, rct: str, options: WhyOptions, pods: list[Pod] | None = None
+) -> list[CheckItem]:
+    """The checklist of seeds 001 and 002, in their order, then `why` for every device Pod (`pods`:
+    the ones `-l` chose; by default every device Pod of the namespace).
 
     The Pods' `why` runs before item 4 is built, which counts the claims each `why` resolved (a
     diagnosis changes a claim's spec, never which claim it is or whether it is allocated)."""
-    pods = device_pods(snapshot, namespace)
+    pods = device_pods(snapshot, namespace) if pods is None else pods
     items = [
         item_device_classes(snapshot, namespace, rct),
         item_slices(snapshot, namespace, rct),
@@ -385,3 +386,58 @@ def checklist_items(snapshot: Snapshot, namespace: str, rct: str, options: WhyOp
     blind = {kind for item in items for kind in unread_kinds(snapshot, item)}
     read = item_read(snapshot, namespace, blind)
     return [*([read] if read is not None else []), *(not_run(snapshot, item) for item in items), *whys]
+
+
+def _resolved(whys: list[CheckItem]) -> list[tuple[Pod, list[PodClaim]]]:
+    return [(item.diagnosis.pod, item.diagnosis.context.claims) for item in whys if item.diagnosis]
+
+
+@dataclass(frozen=True, slots=True)
+class NamespaceToCheck:
+    """One namespace of `check -A`: the RCT its items read and the device Pods that get a `why`."""
+
+    namespace: str
+    rct: str
+    pods: list[Pod]
+
+
+def checklist_all_namespaces(
+    snapshot: Snapshot, namespaces: list[NamespaceToCheck], options: WhyOptions
+) -> list[CheckItem]:
+    """`check -A`: what is the cluster's said once (N0 what could not be read, 2 the drivers' slices for
+    every namespace's classes, N1 the RDS label for every device Pod, N2 the device plugin), then each
+    namespace's own items (1, 3, 4, 5, N3 and its Pods' `why`), each carrying its namespace.
+
+    Every Pod's `why` runs once, in one pass (one progress line), before the items that count claims."""
+    every_pod = [pod for entry in namespaces for pod in entry.pods]
+    classes = sorted({c for e in namespaces for c in _classes_needed(snapshot, e.namespace, e.rct)})
+    cluster = [
+        item_slices(snapshot, "", "", classes or [NPU_CLASS, NIC_CLASS]),
+        item_rds(snapshot, None, every_pod),
+        item_device_plugin(snapshot),
+    ]
+    whys = why_items(snapshot, None, options, every_pod)
+    by_namespace: dict[str, list[CheckItem]] = {entry.namespace: [] for entry in namespaces}
+    for item in whys:
+        if item.diagnosis is not None:
+            by_namespace[item.diagnosis.pod.namespace].append(item)
+    sections = []
+    for entry in namespaces:
+        ns, rct, own = entry.namespace, entry.rct, by_namespace[entry.namespace]
+        items = [
+            item_device_classes(snapshot, ns, rct),
+            item_rct(snapshot, ns, rct),
+            item_claims(snapshot, ns, _resolved(own)),
+            item_attributes(snapshot, ns, rct),
+            item_consumable_gate(snapshot, ns, rct),
+        ]
+        for item in (*items, *own):
+            item.namespace = ns
+        sections.append((items, own))
+    every_item = [*cluster, *(item for items, _ in sections for item in items)]
+    blind = {kind for item in every_item for kind in unread_kinds(snapshot, item)}
+    read = item_read(snapshot, None, blind)
+    out = [*([read] if read is not None else []), *(not_run(snapshot, item) for item in cluster)]
+    for items, own in sections:
+        out += [*(not_run(snapshot, item) for item in items), *own]
+    return out

@@ -195,14 +195,30 @@ class RctChoice:
 
 
 @dataclass(slots=True)
+class NamespaceFit:
+    """`topo -A`: one namespace's RCT and how many more of its Pods each node takes (by node name)."""
+
+    rct: RctChoice
+    nodes: dict[str, FitSummary]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "namespace": self.rct.namespace,
+            "rct": self.rct.to_dict(),
+            "nodes": [{"name": name, **fit.to_dict()} for name, fit in self.nodes.items()],
+        }
+
+
+@dataclass(slots=True)
 class Topology:
     rct: RctChoice
     nodes: list[NodeTopology]
     source: str = ""
     assumptions: dict[str, Any] = field(default_factory=dict)
+    fits: list[NamespaceFit] | None = None  # `topo -A`: per namespace's RCT (the layout marks no RCT)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        document: dict[str, Any] = {
             "apiVersion": api_version("TopoReport"),
             "kind": "TopoReport",
             "source": self.source,
@@ -210,6 +226,10 @@ class Topology:
             "assumptions": self.assumptions,
             "nodes": [n.to_dict() for n in self.nodes],
         }
+        if self.fits is not None:
+            document["allNamespaces"] = True
+            document["fits"] = [f.to_dict() for f in self.fits]
+        return document
 
 
 # ---------------------------------------------------------------- choosing the RCT and the nodes
@@ -639,6 +659,37 @@ def build_topology(
         source=snapshot.source,
         assumptions=assumptions or {},
     )
+
+
+ALL_NAMESPACES = "-A"  # the RctChoice origin of `topo -A`'s layout: no one RCT decides usable
+
+
+def every_namespace_layout(
+    snapshot: Snapshot,
+    nodes: list[str],
+    choices: list[RctChoice],
+    features: Features,
+    assumptions: dict[str, Any] | None = None,
+) -> Topology:
+    """`topo -A`: the devices laid out once, free or held by any namespace's claims (no RCT marks
+    them unusable), and for each namespace's RCT how many more of its Pods each node takes; every
+    count starts from what is held now, not from another namespace's next Pods."""
+    layout = build_topology(snapshot, nodes, RctChoice("", "", None, ALL_NAMESPACES), features, assumptions)
+    for laid in layout.nodes:
+        laid.summary = FitSummary(None)
+    held = set(_holders(snapshot))
+    fits = []
+    for choice in choices:
+        by_node: dict[str, FitSummary] = {}
+        for node in nodes:
+            if choice.spec is None:
+                by_node[node] = FitSummary(None, reason=f"no ResourceClaimTemplate {choice.key}")
+                continue
+            spec, ns, name = choice.spec, choice.namespace, choice.name
+            by_node[node] = count_fits(snapshot, node, spec, ns, name, features, held)[0]
+        fits.append(NamespaceFit(choice, by_node))
+    layout.fits = fits
+    return layout
 
 
 # ---------------------------------------------------------------- the node `why` should draw

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kubectl_rbln.app.attrs import AttrsReport
+from kubectl_rbln.app.attrs import AttrsReport, AttrsReportList
 from kubectl_rbln.catalog import sentence
 from kubectl_rbln.render.columns import plain_table
 from kubectl_rbln.render.sanitize import clean_tree
@@ -216,3 +216,15 @@ def render_attrs(attrs: AttrsReport, *, lang: str = "en", color: bool = False, w
         summary += sentence("attrs-summary-findings", lang, count=len(report["findings"]))
     lines += ["", summary]
     return "\n".join(lines) + "\n"
+
+
+def render_attrs_list(
+    listed: AttrsReportList, *, lang: str = "en", color: bool = False, wide: bool = False
+) -> str:
+    """`attrs -A`: a line naming every RCT compared, then each one's report as `attrs -n NS --rct NAME`
+    draws it, a rule between them."""
+    names = [f"{r.diagnosis.source.namespace}/{r.diagnosis.source.name}" for r in listed.reports]
+    head = sentence("attrs-all-heading", lang, count=len(names), names=", ".join(names))
+    blocks = [render_attrs(r, lang=lang, color=color, wide=wide).rstrip("\n") for r in listed.reports]
+    lines = [*wrap(clean_tree(head), "", "    ", wide), ""]
+    return "\n".join(lines) + "\n" + ("\n\n" + "─" * 40 + "\n\n").join(blocks) + "\n"

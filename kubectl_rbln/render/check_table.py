@@ -34,14 +34,14 @@ def status(name: str, lang: str) -> str:
     return sentence(f"check-status-{name}", lang)
 
 
-def render_check(report: dict[str, Any], *, color: bool, wide: bool, lang: str = "en") -> str:
-    report = clean_tree(report)  # cluster text may carry terminal control sequences
+def _table(items: list[dict[str, Any]], *, wide: bool, lang: str) -> list[str]:
+    """The checklist table of `items` (passing Pods beyond 20 folded into one row unless -o wide)."""
     rows = []
-    passing_pods = [i for i in report["items"] if i["id"].startswith("why ") and i["status"] == "pass"]
+    passing_pods = [i for i in items if i["id"].startswith("why ") and i["status"] == "pass"]
     folded = not wide and len(passing_pods) > MAX_PASSING_POD_ROWS
     # by identity: `item in passing_pods` compared dicts, 10,000 x 10,000 of them at 5,000 nodes (1.5 s)
     passing = {id(i) for i in passing_pods}
-    for item in report["items"]:
+    for item in items:
         if folded and id(item) in passing:
             continue
         label = item["id"] if not item["id"].startswith("why ") else "why"
@@ -61,14 +61,60 @@ def render_check(report: dict[str, Any], *, color: bool, wide: bool, lang: str =
         )
     number, check, result, expected, found = sentence("check-columns", lang).split("|")
     headers = [number, check, result, *([expected] if wide else []), found]
-    if not wide:  # FOUND takes what the other columns leave of 100 columns
+    if not wide and rows:  # FOUND takes what the other columns leave of 100 columns
         room = WIDTH - 2 * 3 - sum(max(display_width(str(r[i])) for r in [headers, *rows]) for i in range(3))
         rows = [[*r[:3], cut_width(r[3], max(room, 24))] for r in rows]
+    return plain_table(rows, headers=headers)
+
+
+def _heading(report: dict[str, Any], lang: str, wide: bool) -> list[str]:
     source = source_words(str(report["source"] or ""), lang)
-    heading_key = "check-heading" if source else "check-heading-no-source"
-    heading = sentence(heading_key, lang, namespace=report["namespace"], rct=report["rct"], source=source)
-    lines = [*(wrap_width(heading, WIDTH, "", "    ") if not wide else [heading]), ""]
-    lines += plain_table(rows, headers=headers)
+    values: dict[str, Any] = {"namespace": report["namespace"], "rct": report["rct"], "source": source}
+    key = "check-heading"
+    if report.get("allNamespaces"):
+        names = [entry["namespace"] for entry in report["namespaces"]]
+        key = "check-heading-all"
+        values |= {"count": len(names), "namespaces": ", ".join(names) or "-"}
+    heading = sentence(key if source else f"{key}-no-source", lang, **values)
+    lines = wrap_width(heading, WIDTH, "", "    ") if not wide else [heading]
+    if report.get("selector"):
+        lines.append(sentence("check-selector-note", lang, selector=report["selector"]))
+    return lines
+
+
+def _sections(report: dict[str, Any], *, wide: bool, lang: str) -> list[str]:
+    """`check -A`: the cluster's items under their heading, then one table per namespace."""
+    items = report["items"]
+    lines = [
+        sentence("check-section-cluster", lang),
+        *_table([i for i in items if "namespace" not in i], wide=wide, lang=lang),
+    ]
+    for entry in report["namespaces"]:
+        own = [i for i in items if i.get("namespace") == entry["namespace"]]
+        title = sentence(
+            "check-section-namespace",
+            lang,
+            namespace=entry["namespace"],
+            rct=entry["rct"],
+            pods=entry["devicePods"],
+            stuck=entry["stuckPods"],
+        )
+        lines += ["", title, *_table(own, wide=wide, lang=lang)]
+    if not report["namespaces"]:
+        key = "check-none-selector" if report.get("selector") else "check-none-all"
+        lines += ["", sentence(key, lang, rct=report["rct"], selector=report.get("selector", ""))]
+    return lines
+
+
+def render_check(report: dict[str, Any], *, color: bool, wide: bool, lang: str = "en") -> str:
+    report = clean_tree(report)  # cluster text may carry terminal control sequences
+    lines = [*_heading(report, lang, wide), ""]
+    if report.get("allNamespaces"):
+        lines += _sections(report, wide=wide, lang=lang)
+    else:
+        lines += _table(report["items"], wide=wide, lang=lang)
+        if report.get("selector") and not any(i["id"].startswith("why ") for i in report["items"]):
+            lines += ["", sentence("check-none-selector", lang, selector=report["selector"])]
     lines += ["", sentence("check-summary", lang, **report["summary"])]
     seen: set[tuple[str, str]] = set()
     for item in report["items"]:
@@ -77,7 +123,12 @@ def render_check(report: dict[str, Any], *, color: bool, wide: bool, lang: str =
             if finding["severity"] == "info" or key in seen:
                 continue
             seen.add(key)
+            where = (
+                f"{item['namespace']}: {item['id']}"
+                if "namespace" in item and not item["id"].startswith("why ")
+                else item["id"]
+            )
             lines.append("")
-            lines.append(f"[{item['id']}]")
+            lines.append(f"[{where}]")
             lines += render_finding(finding, color=color, wide=wide, lang=lang)
     return "\n".join(lines) + "\n"

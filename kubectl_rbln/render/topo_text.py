@@ -18,6 +18,7 @@ from kubectl_rbln.diagnose.topology import (
     FREE,
     HELD,
     Holder,
+    NamespaceFit,
     NodeTopology,
     NumaGroup,
     RctChoice,
@@ -25,7 +26,7 @@ from kubectl_rbln.diagnose.topology import (
     Topology,
 )
 from kubectl_rbln.render.sanitize import strip_controls_keep_color
-from kubectl_rbln.text import cut_width, display_width, ljust_width, strip_controls
+from kubectl_rbln.text import cut_width, display_width, ljust_width, strip_controls, wrap_width
 
 MAX_WIDTH = 100
 GAP = 1
@@ -200,12 +201,36 @@ def _holder_lines(letters: dict[Holder, str], wide: bool, lang: str = "en") -> l
     return lines
 
 
+def fit_lines(node: str, fits: list[NamespaceFit], lang: str = "en") -> list[str]:
+    """`topo -A`: under the node's name, one line per namespace's RCT: how many more of its Pods fit."""
+    lines = [sentence("topo-summary-all", lang, node=node)]
+    for fit in fits:
+        s, key = fit.nodes[node], fit.rct.key
+        if s.pods is None:
+            lines.append("  " + sentence("topo-fit-no-rct", lang, rct=key))
+            continue
+        count = f"{s.pods}+" if s.capped else str(s.pods)
+        pods = "Pod" if s.pods == 1 and not s.capped else "Pods"
+        lines.append("  " + sentence("topo-fit-line", lang, rct=key, count=count, pods=pods))
+        if s.pods == 0 and s.reason:
+            lines.append("    " + sentence("topo-why-not", lang, reason=s.reason_in(lang)))
+    return lines
+
+
 def render_node(
-    topo: NodeTopology, rct: RctChoice, *, color: bool = False, wide: bool = False, lang: str = "en"
+    topo: NodeTopology,
+    rct: RctChoice,
+    *,
+    color: bool = False,
+    wide: bool = False,
+    lang: str = "en",
+    fits: list[NamespaceFit] | None = None,
 ) -> str:
-    """One node: the summary line, the boxes, and who A, B... are."""
+    """One node: the summary line (with `fits`, `topo -A`: one per namespace), the boxes, and who A,
+    B... are."""
     letters = holder_letters(topo.holders())
-    head, *why = [line if wide else _fit(line) for line in summary_lines(topo, rct, lang)]
+    summary = summary_lines(topo, rct, lang) if fits is None else fit_lines(topo.node, fits, lang)
+    head, *why = [line if wide else _fit(line) for line in summary]
     lines = [click.style(head, bold=True) if color else head, *why]
     if not topo.groups:
         lines.append("  " + sentence("topo-no-devices", lang))
@@ -229,6 +254,15 @@ def heading(rct: RctChoice, lang: str = "en") -> str:
     return _fit(sentence("topo-heading", lang, rct=rct.key, origin=origin))
 
 
+def all_heading(fits: list[NamespaceFit], lang: str = "en") -> str:
+    """`topo -A`: which namespaces' RCTs are counted (wrapped, never cut: the names are the point)."""
+    if not fits:
+        return sentence("topo-heading-all-none", lang)
+    names = ", ".join(fit.rct.namespace for fit in fits)
+    text = sentence("topo-heading-all", lang, count=len(fits), namespaces=names)
+    return "\n".join(wrap_width(text, MAX_WIDTH, "", "    "))
+
+
 LEGEND = "○ free  ● held (A, B: below each node)  ✗ unusable, and why  → #N: the Nth more Pod takes it"
 
 
@@ -236,8 +270,12 @@ def render_topology(topology: Topology, *, color: bool = False, wide: bool = Fal
     """The RCT, every node, then the legend."""
     if not topology.nodes:
         return sentence("topo-no-node", lang) + "\n"
-    blocks = [render_node(n, topology.rct, color=color, wide=wide, lang=lang) for n in topology.nodes]
+    fits = topology.fits
+    blocks = [
+        render_node(n, topology.rct, color=color, wide=wide, lang=lang, fits=fits) for n in topology.nodes
+    ]
     legend = sentence("topo-legend", lang)
-    text = heading(topology.rct, lang) + "\n\n" + "\n\n".join(blocks) + "\n\n" + legend + "\n"
+    title = heading(topology.rct, lang) if fits is None else all_heading(fits, lang)
+    text = title + "\n\n" + "\n\n".join(blocks) + "\n\n" + legend + "\n"
     # node and device names come from the cluster; with colour on, only SGR colour codes survive
     return strip_controls_keep_color(text) if color else strip_controls(text)

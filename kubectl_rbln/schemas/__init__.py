@@ -23,6 +23,7 @@ KINDS: tuple[str, ...] = (
     "CheckReport",
     "FleetCheckReport",
     "AttrsReport",
+    "AttrsReportList",
     "SuggestRctReport",
     "PodDevicesReport",
     "TopoReport",

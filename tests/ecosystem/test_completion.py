@@ -77,6 +77,35 @@ def test_pod_names_come_from_the_replay_server(kubectl_binary: str, example_serv
     assert any(e.path == "/api/v1/namespaces/serving/pods" for e in server.audit)
 
 
+def test_the_connection_flags_typed_reach_the_lookup(
+    kubectl_binary: str, example_server, tmp_path: Path
+) -> None:
+    """`why --server URL --as jane --as-group ops -n serving <TAB>` asks where and as whom the command
+    will: the kubeconfig's own server is dead, so names come only through `--server`, and the lookup
+    carries the impersonation headers (replay/audit.py records them). (A --token goes only over
+    HTTPS, as client-go sends it: tests/e2e/test_kubectl_flags_e2e.py.)"""
+    server, kubeconfig = example_server
+    dead = tmp_path / "dead-kubeconfig"
+    dead.write_text(kubeconfig.read_text(encoding="utf-8").replace(server.url, "http://127.0.0.1:9"))
+    words = ("why", "--as", "jane", "--as-group", "ops", "--as-group", "dev", "-n", "serving")
+    assert kubectl_complete(kubectl_binary, *words, "", kubeconfig=dead)[0] == []
+    values, _ = kubectl_complete(kubectl_binary, *words, "--server", server.url, "", kubeconfig=dead)
+    assert "coder-decode-mn5b9k9cc2-l6qbl" in values
+    asked = [e for e in server.audit if e.path == "/api/v1/namespaces/serving/pods"]
+    assert asked and asked[-1].impersonate_user == "jane"
+    assert asked[-1].impersonate_groups == ("ops", "dev")
+
+
+def test_check_with_all_namespaces_completes_pods_of_every_namespace(
+    kubectl_binary: str, example_server
+) -> None:
+    """`-A` typed: the lookup lists Pods of every namespace (the cluster-scope list), not the default's."""
+    server, kubeconfig = example_server
+    values, _ = kubectl_complete(kubectl_binary, "why", "-A", "coder-p", kubeconfig=kubeconfig)
+    assert values == ["coder-prefill-7wrlcwjxk9-8kff8"]
+    assert any(e.path == "/api/v1/pods" for e in server.audit)
+
+
 def test_pod_names_and_namespaces_come_from_the_bundle(kubectl_binary: str) -> None:
     values, _ = kubectl_complete(kubectl_binary, "why", "-f", str(EXAMPLE), "-n", "serving", "coder-p")
     assert values == ["coder-prefill-7wrlcwjxk9-8kff8"]

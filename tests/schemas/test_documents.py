@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 import yaml
 
-from kubectl_rbln.app.attrs import AttrsRequest, attrs
+from kubectl_rbln.app.attrs import AttrsRequest, attrs, attrs_every_namespace
 from kubectl_rbln.app.check import CheckRequest, run_check
 from kubectl_rbln.app.fleet import FleetRequest, check_fleet
 from kubectl_rbln.app.pod_devices import PodDevicesRequest, pod_devices, probe_targets
@@ -92,6 +92,24 @@ def test_every_command_of_every_scenario_conforms(source: tuple[str, list[dict[s
         "SuggestRctReport",
         "PodDevicesReport",
     }
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=[s[0] for s in SOURCES])
+def test_every_all_namespaces_document_conforms(source: tuple[str, list[dict[str, Any]], str, str]) -> None:
+    """`check -A`, `attrs -A` and `topo -A` on every scenario: the additions (namespaces[], items'
+    namespace, fits[], AttrsReportList) stay inside the schemas."""
+    name, objects, ns, _ = source
+    snapshot = build_snapshot(copy.deepcopy(objects))
+    reports = {
+        "check-A": run_check(snapshot, CheckRequest("", RCT, all_namespaces=True)),
+        "attrs-A": attrs_every_namespace(snapshot, AttrsRequest(ns, RCT)),
+        "topo-A": topo(snapshot, TopoRequest(namespace=ns, all_namespaces=True)),
+    }
+    for command, report in reports.items():
+        for lang in LANGS:
+            with machine_document():
+                document = report.to_document(lang)
+            assert check(document) == [], f"{name} {command} --lang {lang}"
 
 
 @pytest.mark.parametrize("lang", LANGS)
