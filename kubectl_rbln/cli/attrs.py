@@ -39,7 +39,7 @@ def attrs(opts: Options, rct: str, rct_file: str | None) -> int:
     from kubectl_rbln.render.attrs_table import render_attrs  # noqa: PLC0415
     from kubectl_rbln.render.output import emit  # noqa: PLC0415
 
-    every = opts.all_namespaces and not opts.namespace  # -n wins, as for `why`
+    every = opts.all_namespaces
     if every and rct_file:
         raise click.UsageError("-A compares every stored RCT; --rct-file is one RCT not applied yet")
     from_file = load_rct_file(rct_file, "--rct-file") if rct_file else None

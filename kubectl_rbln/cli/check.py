@@ -76,7 +76,7 @@ class _Asked:
 
 
 def _every_namespace(opts: Options) -> bool:
-    """-A, unless -n names one (-n wins, as for `why`: cluster/source.py namespace_scope)."""
+    """-A (it wins over -n, as in kubectl: cli/options.py)."""
     return opts.all_namespaces and not opts.namespace
 
 

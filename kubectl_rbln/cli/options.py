@@ -134,12 +134,14 @@ def common_options(
         def wrapper(**kwargs: Any) -> Any:
             given = kwargs.pop("context")
             contexts = tuple(given) if many_contexts else ((given,) if given else ())
+            namespace = kwargs.pop("namespace")
             opts = Options(
                 kubeconfig=kwargs.pop("kubeconfig"),
                 context=contexts[0] if len(contexts) == 1 else None,
                 contexts=contexts,
                 all_contexts=kwargs.pop("all_contexts", False),
-                namespace=kwargs.pop("namespace"),
+                # -A wins over -n, as in kubectl (its resource builder drops the namespace for AllNamespaces)
+                namespace=None if kwargs.get("all_namespaces") else namespace,
                 all_namespaces=kwargs.pop("all_namespaces", False),
                 request_timeout=parse_timeout(kwargs.pop("request_timeout")),
                 filenames=list(kwargs.pop("filenames")),

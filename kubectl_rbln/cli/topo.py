@@ -122,7 +122,7 @@ def run_topo(
         rct_origin=f"--rct-file {os.path.basename(rct_file)}" if rct_file else "",
         k8s_version=k8s_version,
         feature_gates=feature_gates,
-        all_namespaces=opts.all_namespaces and not opts.namespace,  # -n wins, as for `why`
+        all_namespaces=opts.all_namespaces,
     )
     report = topo(snapshot, request)
 

@@ -741,13 +741,14 @@ def namespace_scope(
 ) -> NamespaceScope:
     """The one place every command that takes -n chooses its namespace.
 
-    -n wins; -A: every namespace; live: the context's namespace. Offline without -n: the namespace a
-    `dump` recorded, else the namespaces the bundle holds (device Pods, else claims and RCTs): one is
-    used; several are read as with -A, and the note says so."""
-    if opts.namespace:
-        return NamespaceScope(opts.namespace, note=_outside_dump(snapshot, opts.namespace), given=True)
+    -A: every namespace (the CLI drops -n then, as kubectl does: cli/options.py); -n; live: the
+    context's namespace. Offline without -n: the namespace a `dump` recorded, else the namespaces
+    the bundle holds (device Pods, else claims and RCTs): one is used; several are read as with -A,
+    and the note says so."""
     if opts.all_namespaces:
         return NamespaceScope(None)
+    if opts.namespace:
+        return NamespaceScope(opts.namespace, note=_outside_dump(snapshot, opts.namespace), given=True)
     if collected.context is not None:
         return NamespaceScope(collected.context.namespace)
     held = tuple(held_namespaces(snapshot)) if snapshot is not None else ()

@@ -81,9 +81,14 @@ def test_check_exit_zero_with_all_namespaces_reports_and_exits_0(inprocess_rbln,
     assert code == 0 and "Namespace npu-ops" in out
 
 
-def test_n_wins_over_a(inprocess_rbln, bundle) -> None:
-    code, out, _ = inprocess_rbln("check", "-f", bundle, "-A", "-n", "serving")
-    assert code == 0 and out.startswith("Checklist for namespace serving")
+def test_a_wins_over_n_as_in_kubectl(inprocess_rbln, bundle) -> None:
+    """`kubectl get pods -A -n x` lists every namespace: so does every command here."""
+    _, both, _ = inprocess_rbln("check", "-f", bundle, "-A", "-n", "serving")
+    _, every, _ = inprocess_rbln("check", "-f", bundle, "-A")
+    assert both == every and "Namespace npu-ops" in both
+    _, both, _ = inprocess_rbln("why", "-f", bundle, "-A", "-n", "serving", "-o", "json")
+    _, every, _ = inprocess_rbln("why", "-f", bundle, "-A", "-o", "json")
+    assert both == every
 
 
 def test_check_selector_limits_the_why_items(inprocess_rbln, bundle) -> None:
