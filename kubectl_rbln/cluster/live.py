@@ -47,6 +47,7 @@ from kubectl_rbln.cluster.kubeconfig import (
 )
 from kubectl_rbln.cluster.lists import list_answer_problem
 from kubectl_rbln.cluster.redact import redact
+from kubectl_rbln.cluster.traced import Trace, trace_connections
 from kubectl_rbln.errors import ClusterError
 from kubectl_rbln.terminal import register_secret
 from kubectl_rbln.text import strip_controls
@@ -165,7 +166,7 @@ class LiveClient:
                     self.server = redact(str(self._configuration.host), self._secrets)
                     for secret in self._secrets:  # the terminal writer masks them too
                         register_secret(secret)
-            api = new_api_client(self._configuration)
+            api = trace_connections(new_api_client(self._configuration))
             self._local.api = api
         return api
 
@@ -176,8 +177,10 @@ class LiveClient:
     def _send(self, path: str, query: dict[str, Any], accept: str, deadline: float | None) -> Reply:
         """One HTTP exchange, whole by `deadline`; the network's failures become ClusterError here."""
         api = self._api()
+        trace = Trace()
 
         def start() -> Any:
+            trace.bind()
             method, url, headers, _, _ = api.param_serialize(  # may refresh an exec plugin's token
                 "GET",
                 path,
@@ -203,6 +206,7 @@ class LiveClient:
             else:
                 reply = exchange_within(deadline, start, read, lambda r: interrupt_response(r.response))
         except Late:
+            trace.interrupt()  # its socket shut: the worker blocked in the headers ends now, not later
             self._local.api = None  # the late exchange may still use this client: the next gets its own
             raise self._late(path) from None
         except Oversized as exc:

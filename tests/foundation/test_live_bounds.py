@@ -628,3 +628,26 @@ def test_a_kubeconfig_with_a_few_aliases_still_works(tmp_path: Path, replay: Rep
     run = run_measured(["version", "--kubeconfig", str(kubeconfig)], {"HOME": str(tmp_path)})
     assert run.returncode == 0, run.stderr
     assert run.stdout.splitlines()[1:] == ["Cluster: v1.34.2", "resource.k8s.io: v1"]
+
+
+def test_a_late_exchange_leaves_no_thread_behind(cluster: Callable[..., Any], tmp_path: Path) -> None:
+    """Headers dripped past the deadline: the request fails at the deadline and its worker thread ends
+    with it (its socket is shut), instead of staying blocked while the server drips (`why --watch`
+    polls such a server again and again)."""
+    from kubectl_rbln.cluster.kubeconfig import resolve_context  # noqa: PLC0415
+    from kubectl_rbln.cluster.live import LiveClient  # noqa: PLC0415
+    from kubectl_rbln.errors import ClusterError  # noqa: PLC0415
+
+    c, _ = cluster({"/version": drip_headers})
+    client = LiveClient(resolve_context(str(c.kubeconfig), None, None), timeout=1.0)
+
+    def workers() -> list[threading.Thread]:
+        return [t for t in threading.enumerate() if t.name == "rbln-request" and t.is_alive()]
+
+    for _ in range(3):  # three polls of a dripping server
+        with pytest.raises(ClusterError, match="did not answer within 1s"):
+            client.get("/version")
+    ended = time.monotonic() + 3.0
+    while workers() and time.monotonic() < ended:
+        time.sleep(0.05)
+    assert len(workers()) <= 1, "late exchanges left their threads blocked on the server"
