@@ -20,7 +20,8 @@ Speed-ups that keep the first solution identical:
   in use that later requests could pick);
 - when no CEL error or invalid pool could surface, requests with too few
   candidates, or matchAttribute constraints no value group can satisfy, fail
-  before any search.
+  before any search; so do claims a counting proof rules out (dra/proofs.py: Hall's
+  condition over devices, distinct values, one matchAttribute value).
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ from kubectl_rbln.dra.model import (
 )
 from kubectl_rbln.dra.node_memo import NodeMemo
 from kubectl_rbln.dra.pools import Pool, PoolError, gather_pools, slice_totals
+from kubectl_rbln.dra.proofs import Proof, prove_impossible
 from kubectl_rbln.dra.quantity import format_quantity
 from kubectl_rbln.dra.stages import (
     CANDIDATE,
@@ -766,10 +768,14 @@ def allocate(
         return result
     state = _Allocation(node, claims, pools, classes, allocated, features, max_steps, capacity_in_use)
     capped = False
+    proof: Proof | None = None
     try:
         state.prepare()
         # counts/groups prove failure without searching only when no fatal error could come first
-        fits = False if state.prunable() and state.hopeless() else state.search()
+        if state.prunable() and (state.hopeless() or (proof := prove_impossible(state)) is not None):
+            fits = False
+        else:
+            fits = state.search()
     except AllocatorError as err:
         result.error = err
         fits = False
@@ -783,7 +789,7 @@ def allocate(
     if state.alts:
         result.candidates = candidate_counts(state)
     if not fits and result.error is None:
-        result.failure = explain_failure(state, result.candidates, capped=capped)
+        result.failure = explain_failure(state, result.candidates, capped=capped, proof=proof)
     return result
 
 
