@@ -17,6 +17,7 @@ from kubectl_rbln.catalog import Phrase, data_lang, say
 from kubectl_rbln.diagnose.placement import Exclusion, anti_affinity_exclusions, exclusions
 from kubectl_rbln.diagnose.pod_view import PodView
 from kubectl_rbln.dra.allocator import ClaimToAllocate, Features, NodeResult, simulate_cluster
+from kubectl_rbln.dra.budget import command_budget
 from kubectl_rbln.dra.capacity import InUse, in_use_from_claims
 from kubectl_rbln.dra.explain import CandidateCounts, Failure
 from kubectl_rbln.dra.model import Node, Snapshot
@@ -351,6 +352,8 @@ def _run(
         features,
         capacity_in_use=in_use,
         memo=memo,
+        budget=command_budget(ctx.snapshot),  # one for the whole command (dra/budget.py)
+        pod=f"{ctx.pod.namespace}/{ctx.pod.name}",
     )
     return results, memo
 

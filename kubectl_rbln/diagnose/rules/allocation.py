@@ -345,6 +345,12 @@ def constraint_unsatisfiable(ctx: PodContext) -> Iterator[Finding]:
             evidence["searchCapped"].update(clusterBudget=CLUSTER_MAX_STEPS, unsearchedNodes=unsearched)
         values.update(steps=steps, node_count=len(nodes))
         case = "search-capped"
+    unreached = [n for n in nodes if not ctx.simulation.failed[n].reached]
+    if unreached:  # the command's work budget (dra/budget.py) ran out before these nodes
+        evidence["notReached"] = {"nodes": _capped(unreached), "count": len(unreached)}
+        values.update(unreached=len(unreached), node_count=len(nodes))
+        if case == "search-capped":
+            case = "not-reached"
     yield Finding(
         "constraint-unsatisfiable", values, evidence, case=case, recipe="numa-unaligned" if aligned else None
     )
