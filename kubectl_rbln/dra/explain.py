@@ -277,7 +277,8 @@ def explain_failure(
 ) -> Failure:
     """Why the node failed. With a counting proof (dra/proofs.py) the failure carries it; when no
     single request, counter or constraint explains the failure, the proof is the explanation
-    (kind `proven-impossible`, with its counts)."""
+    (kind `proven-impossible`, with its counts): the requests then compete for devices nobody holds,
+    which `exhausted` (devices held by other claims) would misname."""
     f = state.features
     sched = "cannot allocate all claims"
     if f.version >= 35 and any(p.invalid_reason for p in state.pools):
@@ -285,7 +286,8 @@ def explain_failure(
     failure = _explain(state, counts, capped=capped, sched=sched)
     if proof is None:
         return failure
-    if failure.kind == "no-solution":
+    # nothing more specific than "no combination" (or requests competing for devices nobody holds)
+    if failure.kind == "no-solution" or (failure.kind == "exhausted" and not failure.holders):
         failure = proven_failure(proof)
         failure.scheduler_message = sched
     failure.proof = proof
