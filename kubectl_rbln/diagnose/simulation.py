@@ -17,10 +17,12 @@ from kubectl_rbln.catalog import Phrase, data_lang, say
 from kubectl_rbln.diagnose.placement import Exclusion, anti_affinity_exclusions, exclusions
 from kubectl_rbln.diagnose.pod_view import PodView
 from kubectl_rbln.dra.allocator import ClaimToAllocate, Features, NodeResult, simulate_cluster
+from kubectl_rbln.dra.budget import command_budget
 from kubectl_rbln.dra.capacity import InUse, in_use_from_claims
 from kubectl_rbln.dra.explain import CandidateCounts, Failure
 from kubectl_rbln.dra.model import Node, Snapshot
 from kubectl_rbln.dra.node_memo import NodeMemo
+from kubectl_rbln.dra.proofs import Proof
 
 EVIDENCE_NODES = 20  # evidence names this many nodes; -o json's nodes[] has them all
 
@@ -274,6 +276,8 @@ def node_row(result: NodeResult, excluded: list[Exclusion]) -> dict[str, Any]:
             "schedulerMessage": failure.scheduler_message,
             "details": failure.details,
         }
+        if failure.proof is not None:
+            row["failure"]["proof"] = proof_document(failure.proof)
     if result.candidates:
         row["candidates"] = {
             f"{claim}/{request}": {
@@ -286,6 +290,21 @@ def node_row(result: NodeResult, excluded: list[Exclusion]) -> dict[str, Any]:
             for (claim, request), c in result.candidates.items()
         }
     return row
+
+
+def proof_document(proof: Proof) -> dict[str, Any]:
+    """A counting proof (dra/proofs.py) as `-o json` and the findings' evidence hold it."""
+    out: dict[str, Any] = {
+        "kind": proof.kind,
+        "requests": list(proof.requests),
+        "needed": proof.needed,
+        "available": proof.available,
+        "attribute": proof.attribute,
+        "choices": proof.combinations,
+    }
+    if proof.values:
+        out["values"] = dict(proof.values)
+    return out
 
 
 def rows_in(facts: SimulationFacts, lang: str) -> list[dict[str, Any]]:
@@ -333,6 +352,8 @@ def _run(
         features,
         capacity_in_use=in_use,
         memo=memo,
+        budget=command_budget(ctx.snapshot),  # one for the whole command (dra/budget.py)
+        pod=f"{ctx.pod.namespace}/{ctx.pod.name}",
     )
     return results, memo
 

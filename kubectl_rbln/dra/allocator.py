@@ -20,7 +20,8 @@ Speed-ups that keep the first solution identical:
   in use that later requests could pick);
 - when no CEL error or invalid pool could surface, requests with too few
   candidates, or matchAttribute constraints no value group can satisfy, fail
-  before any search.
+  before any search; so do claims a counting proof rules out (dra/proofs.py: Hall's
+  condition over devices, distinct values, one matchAttribute value).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from kubectl_rbln.dra.budget import CEL_WORK, WorkBudget
 from kubectl_rbln.dra.capacity import CapacityTracker, InUse
 from kubectl_rbln.dra.cel import CelError, compile_selector
 from kubectl_rbln.dra.constraints import Constraint, DistinctAttribute, MatchAttribute, blocking_taints, typed
@@ -46,6 +48,7 @@ from kubectl_rbln.dra.model import (
 )
 from kubectl_rbln.dra.node_memo import NodeMemo
 from kubectl_rbln.dra.pools import Pool, PoolError, gather_pools, slice_totals
+from kubectl_rbln.dra.proofs import Proof, prove_impossible
 from kubectl_rbln.dra.quantity import format_quantity
 from kubectl_rbln.dra.stages import (
     CANDIDATE,
@@ -118,6 +121,8 @@ class NodeResult:
     failure: Failure | None = None
     candidates: dict[tuple[str, str], CandidateCounts] = field(default_factory=dict)  # (claim, request) ->
     steps: int = 0
+    work: int = field(default=0, compare=False)  # selector evaluation, WorkBudget units (dra/budget.py)
+    reached: bool = True  # False: the command's work budget ran out before this node was simulated
 
 
 class _Capped(Exception):
@@ -202,6 +207,7 @@ class _Allocation:
         # per result: (counters taken, capacity consumed by a shared device or None)
         self.picks: list[list[tuple[bool, dict | None]]] = [[] for _ in claims]
         self.steps = 0
+        self.work = 0  # selector evaluations, in WorkBudget units
         self._sig_cache: dict[tuple[int, int], tuple] = {}
         self._memo: set[tuple] = set()
         self._future: list[set[int]] = []
@@ -369,10 +375,12 @@ class _Allocation:
         for stage, i, selector in selectors:
             error = selector if isinstance(selector, CelError) else None
             if error is None:
+                before = selector.evaluations
                 try:
                     ok = selector.matches(device)
                 except CelError as err:
                     error = err
+                self.work += 1 + CEL_WORK * (selector.evaluations - before)
             if error is not None:
                 claim = self.claims[alt.claim]
                 owner = f"class {alt.device_class.name}" if stage == STAGE_CLASS else f"claim {claim.key}"
@@ -766,10 +774,14 @@ def allocate(
         return result
     state = _Allocation(node, claims, pools, classes, allocated, features, max_steps, capacity_in_use)
     capped = False
+    proof: Proof | None = None
     try:
         state.prepare()
         # counts/groups prove failure without searching only when no fatal error could come first
-        fits = False if state.prunable() and state.hopeless() else state.search()
+        if state.prunable() and (state.hopeless() or (proof := prove_impossible(state)) is not None):
+            fits = False
+        else:
+            fits = state.search()
     except AllocatorError as err:
         result.error = err
         fits = False
@@ -777,13 +789,14 @@ def allocate(
         capped = True
         fits = False
     result.steps = state.steps
+    result.work = state.work
     if fits:
         result.fits = True
         result.results, result.node_selectors = state.claim_results()
     if state.alts:
         result.candidates = candidate_counts(state)
     if not fits and result.error is None:
-        result.failure = explain_failure(state, result.candidates, capped=capped)
+        result.failure = explain_failure(state, result.candidates, capped=capped, proof=proof)
     return result
 
 
@@ -799,6 +812,8 @@ def simulate_cluster(
     total_steps: int = CLUSTER_MAX_STEPS,
     capacity_in_use: dict[tuple[str, str, str], InUse] | None = None,
     memo: bool | NodeMemo = True,
+    budget: WorkBudget | None = None,
+    pod: str = "",
 ) -> list[NodeResult]:
     """`allocate` on every node. Slices are indexed by node once; selectors are memoized
     per distinct device signature (cel.Selector), and nodes that differ only by their names
@@ -807,7 +822,11 @@ def simulate_cluster(
 
     `total_steps` bounds the search over the whole cluster (issue 16): thousands of nodes that each
     search to `max_steps` would take hours; once the budget is spent, the nodes left are searched
-    for no step at all (counts and value groups still prove what they can) and read `search-capped`."""
+    for no step at all (counts and value groups still prove what they can) and read `search-capped`.
+
+    `budget` is the command's (dra/budget.py, issue 26): every Pod's selector evaluations and search
+    steps spend it; once it is spent, the nodes left are not simulated at all (`reached=False`, read
+    `search-capped`) and `budget.not_reached` names them with `pod`."""
     by_node: dict[str, list[ResourceSlice]] = {}
     shared: list[ResourceSlice] = []
     # counter slices go to every node in 1.35/1.36 (NewAllocator, allocator_incubating.go v0.36.2)
@@ -825,6 +844,10 @@ def simulate_cluster(
         specs = [c.spec for c in claims]
         shared_runs = NodeMemo(specs, classes, features.consumable_capacity, allocated, capacity_in_use)
     for node in nodes:
+        if budget is not None and budget.left <= 0:
+            out.append(_not_reached(node.name))
+            budget.not_reached.append((pod, node.name))
+            continue
         node_slices = by_node.get(node.name, []) + shared if shared else by_node.get(node.name, [])
         try:
             pools = gather_pools(
@@ -837,7 +860,7 @@ def simulate_cluster(
             )
         except PoolError:
             pools = None  # allocate() reports it
-        cap = max(min(max_steps, left), 0)
+        cap = max(min(max_steps, left, budget.left if budget is not None else left), 0)
         signature = shared_runs.signature(node.name, pools) if shared_runs and pools is not None else None
         result = None
         if signature is not None:
@@ -859,5 +882,17 @@ def simulate_cluster(
                 assert shared_runs is not None and pools is not None
                 shared_runs.keep(signature, result, pools, cap)
         left -= result.steps
+        if budget is not None:
+            budget.spend(result.steps + result.work)
         out.append(result)
     return out
+
+
+def _not_reached(node: str) -> NodeResult:
+    """A node the command's work budget did not reach: no selector ran, no step was searched."""
+    failure = Failure(
+        "search-capped",
+        "not simulated: the command's work budget (selector evaluations and search steps over every "
+        "Pod) ran out before this node",
+    )
+    return NodeResult(node=node, fits=False, failure=failure, reached=False)

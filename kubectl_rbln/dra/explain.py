@@ -17,6 +17,7 @@ from kubectl_rbln.catalog import Phrase, Said, say
 from kubectl_rbln.dra.cel import CelError, compile_selector
 from kubectl_rbln.dra.constraints import lookup_attribute, typed
 from kubectl_rbln.dra.model import Device, Version
+from kubectl_rbln.dra.proofs import Proof
 from kubectl_rbln.dra.quantity import format_quantity
 from kubectl_rbln.dra.references import cached_references as find_references
 from kubectl_rbln.dra.references import split_conjuncts
@@ -116,7 +117,7 @@ class ConstraintGroup:
 @dataclass(slots=True)
 class Failure:
     kind: str  # no-devices | selector | exhausted | tainted | counters | capacity | constraint
-    #            | incomplete-pool | invalid-pool | search-capped | no-solution
+    #            | incomplete-pool | invalid-pool | search-capped | no-solution | proven-impossible
     summary: str
     claim: str = ""
     request: str = ""
@@ -144,6 +145,7 @@ class Failure:
     capacity_left: str | None = None
     capacity_reason: str | None = None  # capacity | policy | missing
     phrase: Phrase | None = None  # `summary` in any language, where the catalog has its words
+    proof: Proof | None = None  # a counting proof that the node cannot hold the claims (dra/proofs.py)
 
     def say(self, phrase: Phrase) -> None:
         """Set the summary from a catalog phrase: English here, the reader's language in a table."""
@@ -270,11 +272,65 @@ def _usable_positions(state: Any, alt: Any) -> list[int]:
     return alt.free
 
 
-def explain_failure(state: Any, counts: dict[tuple[str, str], CandidateCounts], *, capped: bool) -> Failure:
+def explain_failure(
+    state: Any, counts: dict[tuple[str, str], CandidateCounts], *, capped: bool, proof: Proof | None = None
+) -> Failure:
+    """Why the node failed. With a counting proof (dra/proofs.py) the failure carries it; when no
+    single request, counter or constraint explains the failure, the proof is the explanation
+    (kind `proven-impossible`, with its counts): the requests then compete for devices nobody holds,
+    which `exhausted` (devices held by other claims) would misname."""
     f = state.features
     sched = "cannot allocate all claims"
     if f.version >= 35 and any(p.invalid_reason for p in state.pools):
         sched = "invalid resource pools were encountered"
+    failure = _explain(state, counts, capped=capped, sched=sched)
+    if proof is None:
+        return failure
+    # nothing more specific than "no combination" (or requests competing for devices nobody holds)
+    if failure.kind == "no-solution" or (failure.kind == "exhausted" and not failure.holders):
+        failure = proven_failure(proof)
+        failure.scheduler_message = sched
+    failure.proof = proof
+    return failure
+
+
+def proven_failure(proof: Proof) -> Failure:
+    """The proof in words: how many requests need how many devices or values, and what there is."""
+    names = ", ".join(proof.requests)
+    values: dict[str, Any] = {
+        "count": len(proof.requests),
+        "requests": names,
+        "needed": proof.needed,
+        "available": proof.available,
+        "attribute": proof.attribute or "",
+        "claim": proof.claim,
+    }
+    if proof.kind == "match":
+        values["values"] = "; ".join(
+            f"{proof.attribute}={v}: {n}" for v, n in proof.values.items()
+        ) or Phrase("sim-no-candidate-has-it")
+    phrase = Phrase(f"sim-proven-{proof.kind}", values)
+    if proof.combinations > 1:
+        phrase = Phrase(
+            "", parts=(phrase, Phrase("sim-proven-every-choice", {"choices": proof.combinations}))
+        )
+    failure = Failure(
+        "proven-impossible",
+        "",
+        claim=proof.claim,
+        request=names,
+        attribute=proof.attribute,
+        constraint_index=proof.constraint_index,
+        constraint_kind={"distinct": "distinctAttribute", "match": "matchAttribute"}.get(proof.kind),
+    )
+    failure.say(phrase)
+    return failure
+
+
+def _explain(
+    state: Any, counts: dict[tuple[str, str], CandidateCounts], *, capped: bool, sched: str
+) -> Failure:
+    f = state.features
     if capped:
         gave_up = Failure(
             "search-capped",

@@ -29,7 +29,9 @@ from kubectl_rbln.dra.explain import Failure
 from kubectl_rbln.dra.model import AllocationResult, ClaimSpec, Device, DeviceClass, ResourceSlice
 
 # failure kinds whose texts and fields name no pool, slice or node, except device ids (renamed)
-REUSABLE = frozenset({"selector", "exhausted", "constraint", "no-devices", "no-solution", "search-capped"})
+REUSABLE = frozenset(
+    {"selector", "exhausted", "constraint", "no-devices", "no-solution", "search-capped", "proven-impossible"}
+)
 
 
 @dataclasses.dataclass(slots=True)

@@ -139,7 +139,10 @@ def test_08_not_enough_suitable_devices(version):
         [slice_("slice-1", [one()])],
         version=version,
     )
-    assert not r.fits and r.error is None and r.failure.kind == "exhausted"
+    assert not r.fits and r.error is None
+    # two requests, one device nobody else holds: proven by counting (dra/proofs.py), not "held"
+    assert r.failure.kind == "proven-impossible" and r.steps == 0
+    assert (r.failure.proof.kind, r.failure.proof.needed, r.failure.proof.available) == ("devices", 2, 1)
 
 
 @pytest.mark.parametrize("version", ALL_VERSIONS)

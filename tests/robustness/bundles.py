@@ -3,6 +3,7 @@ they go where the synthetic builder never goes (a 64-NPU node, requests no node 
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 NS = "ml"
@@ -105,7 +106,9 @@ def pending_pod_bundle(
 def pathological_bundle() -> list[dict[str, Any]]:
     """64 NPUs and 32 NICs on one node, and a claim no choice of them satisfies, that no count or
     value-group argument can rule out: 15 requests of 2 NPUs over overlapping windows of `index`,
-    all on one NUMA node (the windows hold 19 NPUs per NUMA node, 30 are needed)."""
+    chained pairwise onto one NUMA node (the windows hold 19 NPUs per NUMA node, 30 are needed).
+    No single constraint is short of devices, so the counting proofs (dra/proofs.py) say unknown;
+    one matchAttribute over every request would be proven impossible at once."""
     npus = [{"name": f"npu{i}", "attributes": {NUMA: {"int": i % 2}, "index": {"int": i}}} for i in range(64)]
     nics = [{"name": f"nic{i}", "attributes": {NUMA: {"int": i // 16}}} for i in range(32)]
     requests = [
@@ -127,7 +130,9 @@ def pathological_bundle() -> list[dict[str, Any]]:
         for k in range(15)
     ]
     requests.append({"name": "nic", "exactly": {"deviceClassName": "dranet", "count": 2}})
-    spec = claim_spec(requests, [{"matchAttribute": NUMA}])
+    names = [r["name"] for r in requests]
+    chain = [{"requests": [a, b], "matchAttribute": NUMA} for a, b in itertools.pairwise(names)]
+    spec = claim_spec(requests, chain)
     slices = [resource_slice("npu-64", NPU_DRIVER, npus), resource_slice("npu-64", NIC_DRIVER, nics)]
     return pending_pod_bundle("npu-64", slices, spec)
 

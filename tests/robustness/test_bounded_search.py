@@ -13,7 +13,8 @@ import pytest
 
 from kubectl_rbln.diagnose.features import allocator_features, choose_features
 from kubectl_rbln.diagnose.why import WhyOptions, diagnose_pod
-from kubectl_rbln.dra.allocator import CLUSTER_MAX_STEPS, ClaimToAllocate, simulate_cluster
+from kubectl_rbln.dra.allocator import CLUSTER_MAX_STEPS, ClaimToAllocate, Features, simulate_cluster
+from kubectl_rbln.dra.budget import WorkBudget
 from kubectl_rbln.dra.normalize import build_snapshot
 from tests.conftest import run_rbln
 from tests.robustness.bundles import (
@@ -126,3 +127,71 @@ def test_why_over_many_pathological_nodes_reports_the_cluster_budget() -> None:
     assert evidence["nodes"] == nodes
     assert evidence["clusterBudget"] == CLUSTER_MAX_STEPS
     assert evidence["unsearchedNodes"] >= 1
+
+
+# --- issue 26: counting proofs decide before any search
+
+
+def test_nine_requests_on_distinct_numa_nodes_of_eight_are_proven_not_capped() -> None:
+    requests = [npu_request(f"r{k}", 1) for k in range(9)]
+    snapshot = build_snapshot(numa8_bundle(requests, [{"distinctAttribute": NUMA}]))
+    options = WhyOptions(features=Features.defaults(36))  # distinctAttribute: DRAConsumableCapacity
+    diagnosis = diagnose_pod(snapshot, snapshot.pods[0], options)
+    (finding,) = [f for f in diagnosis.findings if f.slug == "constraint-unsatisfiable"]
+    assert "searchCapped" not in finding.evidence
+    assert finding.severity == "error"
+    proof = finding.evidence["proof"]
+    assert (proof["kind"], len(proof["requests"]), proof["needed"], proof["available"]) == (
+        "distinct",
+        9,
+        9,
+        8,
+    )
+    (row,) = diagnosis.nodes
+    assert row["failure"]["kind"] != "search-capped" and row["failure"]["proof"]["available"] == 8
+
+
+def test_one_match_over_the_windows_is_proven_with_the_devices_each_value_gives() -> None:
+    bundle = pathological_bundle()
+    for obj in bundle:
+        if obj["kind"] == "ResourceClaimTemplate" or obj["kind"] == "ResourceClaim":
+            obj["spec"].get("spec", obj["spec"])["devices"]["constraints"] = [{"matchAttribute": NUMA}]
+    diagnosis = _diagnose(bundle)
+    (row,) = diagnosis.nodes
+    assert row["failure"]["kind"] == "proven-impossible"
+    assert row["failure"]["proof"]["kind"] == "match"
+    assert row["failure"]["proof"]["needed"] == 32  # 15 requests of 2 NPUs and 2 NICs
+    assert row["failure"]["summary"].startswith("proven impossible:")
+    (finding,) = [f for f in diagnosis.findings if f.slug == "constraint-unsatisfiable"]
+    assert "searchCapped" not in finding.evidence and finding.severity == "error"
+
+
+def test_one_work_budget_for_the_command_covers_every_pod_and_names_what_it_did_not_reach() -> None:
+    snapshot = build_snapshot(many_pathological_nodes(4))
+    # the command's budget, before any Pod spends it: about one and a half nodes' search
+    budget = snapshot.memo("work-budget", lambda: WorkBudget(total=300_000))
+    first = diagnose_pod(snapshot, snapshot.pods[0], WhyOptions())
+    (finding,) = [f for f in first.findings if f.slug == "constraint-unsatisfiable"]
+    assert finding.case == "not-reached" and finding.severity == "error"
+    assert finding.evidence["notReached"] == {"nodes": ["npu-64-2", "npu-64-3"], "count": 2}
+    assert finding.words().title.startswith(
+        "not reached: the work budget of this command ran out before 2 of 4"
+    )
+    assert budget.spent >= 300_000
+    assert [r.reached for r in first.context.simulation.results] == [True, True, False, False]
+    # a second Pod of the same command finds the budget spent: nothing simulated, still an error
+    second = diagnose_pod(snapshot, snapshot.pods[0], WhyOptions())
+    (again,) = [f for f in second.findings if f.slug == "constraint-unsatisfiable"]
+    assert again.severity == "error" and again.evidence["notReached"]["count"] == 4
+    assert again.words("ko").title.startswith("도달하지 못함")
+
+
+def test_selector_evaluations_are_work_of_the_budget() -> None:
+    snapshot = build_snapshot(numa8_bundle([npu_request("npu", 1)], []))
+    budget = snapshot.memo("work-budget", WorkBudget)
+    diagnosis = diagnose_pod(snapshot, snapshot.pods[0], WhyOptions())
+    (row,) = diagnosis.nodes
+    assert row["fits"] is True
+    result = diagnosis.context.simulation.results[0]
+    assert result.work >= 64  # one selector answer per NPU at least
+    assert budget.spent == result.steps + result.work

@@ -14,7 +14,13 @@ from kubectl_rbln.diagnose.context import PodContext
 from kubectl_rbln.diagnose.events import SchedulingMessage
 from kubectl_rbln.diagnose.findings import Finding
 from kubectl_rbln.diagnose.registry import rule
-from kubectl_rbln.diagnose.simulation import EVIDENCE_NODES, counts_for, holders_of, stuck_holders
+from kubectl_rbln.diagnose.simulation import (
+    EVIDENCE_NODES,
+    counts_for,
+    holders_of,
+    proof_document,
+    stuck_holders,
+)
 from kubectl_rbln.domain import DEVICE_RESOURCE_PREFIXES, PCIE_ROOT_ATTR
 from kubectl_rbln.dra.allocator import CLUSTER_MAX_STEPS
 from kubectl_rbln.dra.explain import CandidateCounts, Failure
@@ -46,6 +52,8 @@ def failure_evidence(ctx: PodContext, nodes: list[str]) -> tuple[dict[str, Any],
         "example": Said(Phrase("node-says", {"node": nodes[0], "text": sample.phrase or sample.summary})),
         "schedulerSays": f"{len(nodes)} {sample.scheduler_message}",
     }
+    if sample.proof is not None:  # decided by counting, before any search (dra/proofs.py)
+        evidence["proof"] = proof_document(sample.proof)
     source = ctx.source_of(sample.claim)  # the claim the failing request is in
     values = ctx.values(nodes=Names(nodes), request=sample.request, node=nodes[0], driver=drivers, **source)
     return evidence, values
@@ -307,7 +315,7 @@ def _pcie_root_formats(ctx: PodContext, attribute: str | None) -> dict[str, list
 )
 def constraint_unsatisfiable(ctx: PodContext) -> Iterator[Finding]:
     """Every request can be met alone, never together: the constraint (or the search cap) decides."""
-    nodes = _nodes_failing(ctx, "constraint", "no-solution", "search-capped")
+    nodes = _nodes_failing(ctx, "constraint", "no-solution", "search-capped", "proven-impossible")
     if not nodes:
         return
     evidence, values = failure_evidence(ctx, nodes)
@@ -337,6 +345,12 @@ def constraint_unsatisfiable(ctx: PodContext) -> Iterator[Finding]:
             evidence["searchCapped"].update(clusterBudget=CLUSTER_MAX_STEPS, unsearchedNodes=unsearched)
         values.update(steps=steps, node_count=len(nodes))
         case = "search-capped"
+    unreached = [n for n in nodes if not ctx.simulation.failed[n].reached]
+    if unreached:  # the command's work budget (dra/budget.py) ran out before these nodes
+        evidence["notReached"] = {"nodes": _capped(unreached), "count": len(unreached)}
+        values.update(unreached=len(unreached), node_count=len(nodes))
+        if case == "search-capped":
+            case = "not-reached"
     yield Finding(
         "constraint-unsatisfiable", values, evidence, case=case, recipe="numa-unaligned" if aligned else None
     )
