@@ -149,7 +149,9 @@ def pod_state(pod: Pod, lang: str) -> str:
         return sentence("pending-reason", lang, reason=scheduled.reason or "unscheduled")
     crashing = crashing_container(pod)
     if pod.phase == "Running" and crashing is not None:
-        return crash_headline(crashing.name, crashing.reason or crashing.last_reason, crashing.restart_count, lang)
+        return crash_headline(
+            crashing.name, crashing.reason or crashing.last_reason, crashing.restart_count, lang
+        )
     return pod.phase
 
 
@@ -157,7 +159,11 @@ def crashing_container(pod: Pod) -> ContainerState | None:
     """The first container in CrashLoopBackOff, or restarted and not ready (what `kubectl get pod`
     shows as RESTARTS with the Pod not READY)."""
     return next(
-        (s for s in pod.container_states if s.reason == "CrashLoopBackOff" or (s.restart_count and not s.ready)),
+        (
+            s
+            for s in pod.container_states
+            if s.reason == "CrashLoopBackOff" or (s.restart_count and not s.ready)
+        ),
         None,
     )
 
@@ -189,7 +195,9 @@ def with_rct_verdict(pod: Pod, allocated: StageState, rct: str, findings: list[F
     blocking = next((f for f in findings if f.severity == "error"), None)
     if blocking is not None:
         title = blocking.words(lang).title
-        return sentence("verdict-with-rct-fits-but", lang, pod=pod.key, state=state, rct=rct, nodes=nodes, title=title)
+        return sentence(
+            "verdict-with-rct-fits-but", lang, pod=pod.key, state=state, rct=rct, nodes=nodes, title=title
+        )
     return sentence("verdict-with-rct-fits", lang, pod=pod.key, state=state, rct=rct, nodes=nodes)
 
 
@@ -202,7 +210,11 @@ def stage_headline(pod: Pod, stuck: StageState, lang: str) -> str:
         key = "headline-scheduler-bound"
     elif stuck.stage == "allocated" and facts.get("hypothetical"):
         key, values["rct"] = "headline-allocated-with-rct", str(facts.get("rct") or "")
-    elif stuck.stage == "allocated" and not facts.get("claimsUnallocated") and not facts.get("claimsNotReservedForPod"):
+    elif (
+        stuck.stage == "allocated"
+        and not facts.get("claimsUnallocated")
+        and not facts.get("claimsNotReservedForPod")
+    ):
         key = "headline-allocated-no-claims"  # devices as extended resources (a device plugin): no claim
     elif stuck.stage == "admitted":
         values["reason"] = pod.reason

@@ -14,7 +14,9 @@ import click
 
 from kubectl_rbln.app.topo import NodeView
 from kubectl_rbln.catalog import load_sentences, sentence
+from kubectl_rbln.diagnose.lifecycle import parse_time
 from kubectl_rbln.render.columns import plain_table
+from kubectl_rbln.render.event_ages import last_seen
 from kubectl_rbln.render.sanitize import clean_tree, strip_controls_keep_color
 from kubectl_rbln.render.topo_text import render_node
 from kubectl_rbln.text import cut_width, display_width, ljust_width, strip_controls, wrap_width
@@ -140,14 +142,24 @@ def _columns(view: str, lang: str) -> list[str]:
     return sentence(f"{view}-nodes-columns" if view == "why" else f"{view}-columns", lang).split("|")
 
 
-def render_events(events: list[dict[str, Any]], lang: str = "en") -> list[str]:
+def render_events(events: list[dict[str, Any]], lang: str = "en", read_at: str = "") -> list[str]:
+    """The last five events as `kubectl events` lists them (LAST SEEN, TYPE, REASON, OBJECT), each
+    with its message below; LAST SEEN is counted back from `read_at`, when the objects were read."""
     if not events:
         return []
-    lines = ["", sentence("why-events-heading", lang)]
-    for event in events[-5:]:
-        count = f" (x{event['count']})" if event.get("count", 1) > 1 else ""
-        text = f"{event.get('type', '')} {event.get('reason', '')}{count}: {event.get('message', '')}"
-        lines += wrap_width(text, WIDTH, "  ", "      ")
+    at = parse_time(read_at) if read_at else None
+    heading = (
+        sentence("why-events-heading-at", lang, read_at=read_at)
+        if at
+        else sentence("why-events-heading", lang)
+    )
+    shown = events[-5:]
+    rows = [[last_seen(e, at), e.get("type", ""), e.get("reason", ""), e.get("object", "")] for e in shown]
+    header, *table = plain_table(rows, headers=_columns("why-events", lang))
+    lines = ["", heading, f"  {header}"]
+    for row, event in zip(table, shown, strict=True):
+        lines.append(f"  {row}")
+        lines += wrap_width(str(event.get("message", "")), WIDTH, "      ", "      ")
     return lines
 
 
@@ -163,6 +175,7 @@ def render_diagnosis(
     wide: bool,
     drawing: tuple[str, str] | None = None,
     lang: str = "en",
+    read_at: str = "",
 ) -> str:
     lines = _verdict_lines(diagnosis["verdict"], color, wide)
     for finding in diagnosis["findings"]:
@@ -171,7 +184,7 @@ def render_diagnosis(
     lines += render_nodes(diagnosis.get("nodes") or [], wide=wide, lang=lang)
     if drawing is not None:
         lines += ["", sentence("why-closest-node", lang, node=drawing[0]), drawing[1].rstrip("\n")]
-    lines += render_events(diagnosis.get("events") or [], lang)
+    lines += render_events(diagnosis.get("events") or [], lang, read_at)
     return "\n".join(lines)
 
 
@@ -220,7 +233,16 @@ def render_report(
             continue
         first_with.setdefault(signature, diagnosis["pod"])
         drawing = drawings.get(diagnosis["pod"])
-        blocks.append(render_diagnosis(diagnosis, color=color, wide=wide, drawing=drawing, lang=lang))
+        blocks.append(
+            render_diagnosis(
+                diagnosis,
+                color=color,
+                wide=wide,
+                drawing=drawing,
+                lang=lang,
+                read_at=report.get("readAt", ""),
+            )
+        )
     for finding in report.get("findings") or []:  # the read itself is incomplete: no Pod to carry it
         blocks.append("\n".join(render_finding(finding, color=color, wide=wide, lang=lang)))
     if not blocks:
