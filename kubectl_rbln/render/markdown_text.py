@@ -145,7 +145,8 @@ def _table(
 
 def _cells(line: str) -> Iterator[str]:
     body = line.strip().removeprefix("|").removesuffix("|")
-    yield from re.split(r"(?<!\\)\|", body)
+    for cell in re.split(r"(?<!\\)\|", body):
+        yield cell.replace("\\|", "|")  # `en\|ko`: a pipe inside a cell
 
 
 def _pad(row: list[str], widths: list[int]) -> Iterator[str]:

@@ -155,12 +155,21 @@ def render_events(events: list[dict[str, Any]], lang: str = "en", read_at: str =
     )
     shown = events[-5:]
     rows = [[last_seen(e, at), e.get("type", ""), e.get("reason", ""), e.get("object", "")] for e in shown]
-    header, *table = plain_table(rows, headers=_columns("why-events", lang))
+    header, *table = _aligned([_columns("why-events", lang), *rows])
     lines = ["", heading, f"  {header}"]
     for row, event in zip(table, shown, strict=True):
         lines.append(f"  {row}")
         lines += wrap_width(str(event.get("message", "")), WIDTH, "      ", "      ")
     return lines
+
+
+def _aligned(rows: list[list[str]]) -> list[str]:
+    """Columns two spaces apart, each as wide as its widest cell, as kubectl's tabwriter aligns them."""
+    widths = [max(display_width(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return [
+        "  ".join(ljust_width(cell, width) for cell, width in zip(row, widths, strict=True)).rstrip()
+        for row in rows
+    ]
 
 
 def _verdict_lines(verdict: str, color: bool, wide: bool) -> list[str]:
