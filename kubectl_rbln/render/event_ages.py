@@ -10,6 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from kubectl_rbln.catalog import sentence
 from kubectl_rbln.diagnose.lifecycle import parse_time
 
 UNKNOWN = "<unknown>"  # what kubectl prints for a zero timestamp
@@ -55,11 +56,13 @@ def since(stamp: str, read_at: datetime | None) -> str:
     return human_duration((read_at - at).total_seconds())
 
 
-def last_seen(event: dict[str, Any], read_at: datetime | None) -> str:
+def last_seen(event: dict[str, Any], read_at: datetime | None, lang: str = "en") -> str:
     """The LAST SEEN cell of one `-o json` event: kubernetes/kubectl pkg/cmd/events/event_printer.go
-    getInterval, "<last> (x<count> over <first>)" when it repeated, else its age."""
+    getInterval, "<last> (x<count> over <first>)" when it repeated, else its age (in Korean, "over"
+    is said in Korean)."""
     first = since(str(event.get("firstTimestamp") or event.get("lastTimestamp") or ""), read_at)
     count = int(event.get("count") or 1)
     if count > 1:
-        return f"{since(str(event.get('lastTimestamp') or ''), read_at)} (x{count} over {first})"
+        last = since(str(event.get("lastTimestamp") or ""), read_at)
+        return sentence("events-interval", lang, last=last, count=count, first=first)
     return first

@@ -154,12 +154,22 @@ def render_events(events: list[dict[str, Any]], lang: str = "en", read_at: str =
         else sentence("why-events-heading", lang)
     )
     shown = events[-5:]
-    rows = [[last_seen(e, at), e.get("type", ""), e.get("reason", ""), e.get("object", "")] for e in shown]
+    rows = [
+        [last_seen(e, at, lang), e.get("type", ""), e.get("reason", ""), e.get("object", "")] for e in shown
+    ]
     header, *table = _aligned([_columns("why-events", lang), *rows])
+    # a long reason (OutOf<extended resource>) and a long name do not fit one row: the object then
+    # leads its message, and the row stays within the width
+    apart = any(display_width(row) + 2 > WIDTH for row in [header, *table])
+    if apart:
+        header, *table = _aligned([_columns("why-events", lang)[:3], *[row[:3] for row in rows]])
     lines = ["", heading, f"  {header}"]
     for row, event in zip(table, shown, strict=True):
         lines.append(f"  {row}")
-        lines += wrap_width(str(event.get("message", "")), WIDTH, "      ", "      ")
+        message = str(event.get("message", ""))
+        if apart and event.get("object"):
+            message = f"{event['object']}: {message}"
+        lines += wrap_width(message, WIDTH, "      ", "      ")
     return lines
 
 

@@ -247,6 +247,7 @@ def test_last_seen_is_kubectl_events_interval_counted_from_the_read_time() -> No
         "firstTimestamp": stamp(timedelta(hours=5)),
     }
     assert last_seen(repeated, read) == "4m (x82 over 5h)"
+    assert last_seen(repeated, read, "ko") == "4m (x82, 처음 발생 5h 전)"
     once = {
         "count": 1,
         "lastTimestamp": stamp(timedelta(seconds=30)),
@@ -271,7 +272,9 @@ def test_events_show_when_they_were_last_seen_before_the_read(lang: str) -> None
     lines = text.splitlines()
     heading = lines.index(next(line for line in lines if document["readAt"] in line))
     row = lines[heading + 2]
-    assert row.startswith(f"  {last_seen(event, read)}  ") and "Warning" in row and "BackOff" in row, row
-    assert f"(x{event['count']} over " in row
+    assert row.startswith(f"  {last_seen(event, read, lang)}  ") and "Warning" in row and "BackOff" in row, (
+        row
+    )
+    assert (f"(x{event['count']} over " if lang == "en" else f"(x{event['count']}, 처음 발생 ") in row
     assert event["object"] in row
     assert lines[heading + 3].startswith("      Back-off restarting"), lines[heading + 3]
