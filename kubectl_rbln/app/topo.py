@@ -164,9 +164,9 @@ def node_view(
     the RCT is chosen as `topo` chooses it. `features` should be the ones `why` simulated with (None
     infers them as `why` does).
 
-    With `result` (that node's NodeResult from why's own simulation) or `simulate=False`, the
-    allocator does not run again: the summary says whether this Pod fits (from `result`) instead
-    of how many more Pods would; otherwise it counts fits as `topo` does.
+    With `result` (that node's NodeResult from why's own simulation) or `simulate=False`, a node the
+    Pod does not fit on is drawn from `result` without running the allocator again; where it fits,
+    how many more Pods fit is counted as `topo` counts it (`count_fits`), so both say one number.
     """
     if spec is not None:
         choice = claim_choice(namespace, spec, rct, direct)

@@ -16,6 +16,7 @@ from kubectl_rbln.catalog import Phrase, Said, say, sentence
 from kubectl_rbln.diagnose.context import find_pods, is_device_pod
 from kubectl_rbln.diagnose.features import allocator_features, choose_features
 from kubectl_rbln.diagnose.findings import Finding, exit_code_for
+from kubectl_rbln.diagnose.lifecycle import read_time
 from kubectl_rbln.diagnose.rules.layers import source_findings
 from kubectl_rbln.diagnose.why import PodDiagnosis, WhyOptions, diagnose_pod
 from kubectl_rbln.dra.model import Pod, ResourceClaimTemplate, Snapshot
@@ -48,6 +49,7 @@ class WhyReport:
     # no Pod diagnosed, and the read itself is incomplete (a list with nothing where something must be):
     # said instead of "no Pending or crashing device Pod", which would read as an all-clear
     read_findings: list[Finding] = field(default_factory=list)
+    read_at: str = ""  # when the objects were read (ClusterInfo readAt, else the newest event): events' ages
 
     @property
     def findings(self) -> list[Finding]:
@@ -69,6 +71,8 @@ class WhyReport:
             "assumptions": self.assumptions,
             "pods": [d.to_dict(lang) for d in self.diagnoses],
         }
+        if self.read_at:
+            document["readAt"] = self.read_at
         if self.read_findings:
             document["findings"] = [f.to_dict(lang) for f in self.read_findings]
         elif not self.diagnoses:
@@ -197,6 +201,15 @@ def why(snapshot: Snapshot, request: WhyRequest) -> WhyReport:
     hint = "" if request.pods else empty_scope_hint(snapshot, request.namespace)
     # "no stuck device Pod" rests on the Pod list: refused, it is no answer
     unread = source_findings(snapshot, ("Pod",), "why", request.namespace) if not diagnoses else []
+    at = read_time(snapshot)
     return WhyReport(
-        snapshot.source, request.namespace, assumptions, diagnoses, request.with_rct, options, hint, unread
+        snapshot.source,
+        request.namespace,
+        assumptions,
+        diagnoses,
+        request.with_rct,
+        options,
+        hint,
+        unread,
+        read_at=at.strftime("%Y-%m-%dT%H:%M:%SZ") if at is not None else "",
     )

@@ -63,14 +63,17 @@ def catalog_page(slug: str, lang: str) -> str:
     )
 
 
-_HEADING = re.compile(r"^(#{1,6} .*)$", re.MULTILINE)
-_CODE = re.compile(r"`([^`\n]+)`")
+def explainable(name: str) -> bool:
+    """Whether `kubectl rbln explain name` prints a page: a finding's slug or a topic."""
+    return name in TOPICS or name in load_catalog()
 
 
-def colorize(text: str) -> str:
-    """Bold headings and cyan inline code: only ever called for a terminal."""
-    text = _HEADING.sub(lambda m: click.style(m.group(1), bold=True), text)
-    return _CODE.sub(lambda m: click.style(m.group(1), fg="cyan"), text)
+def docs_relative(path: Path) -> str:
+    """`path` inside the docs tree that holds it ("findings/x.md", "ko/exit-codes.md")."""
+    for root in docs_roots():
+        if path.is_relative_to(root):
+            return path.relative_to(root).as_posix()
+    return path.name
 
 
 def _unknown(name: str) -> NotFoundError:
@@ -141,14 +144,19 @@ def explain(slug: str | None, kind: str | None, lang: str | None, no_color: bool
     if name == "rbac":  # the roles themselves, shipped in the package, ready for `kubectl apply -l ...`
         sys.stdout.write(rbac_documents())
         return 0
+    from kubectl_rbln.render.markdown_text import terminal_page  # noqa: PLC0415
+
     path = page_path(name, language)
+    color = sys.stdout.isatty() and not no_color and "NO_COLOR" not in os.environ
     if path is not None:
+        page = docs_relative(path)
         text = path.read_text(encoding="utf-8")
     elif name in TOPICS:
-        text = f"docs/{'ko/' if language == 'ko' else ''}{name}.md in the kubectl-rbln source\n"
+        sys.stdout.write(f"docs/{'ko/' if language == 'ko' else ''}{name}.md in the kubectl-rbln source\n")
+        return 0
     else:
-        text = catalog_page(name, language)
-    if sys.stdout.isatty() and not no_color and "NO_COLOR" not in os.environ:
-        text = colorize(text)
-    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+        page, text = f"findings/{name}.md", catalog_page(name, language)
+    # the page's language decides its links' --lang: a page missing in Korean is the English one
+    lang = "ko" if page.startswith("ko/") else "en"
+    sys.stdout.write(terminal_page(text, page, lang, explainable=explainable, color=color))
     return 0

@@ -269,7 +269,10 @@ def _allocated(ctx: PodContext) -> StageState:
     if any(c.hypothetical for c in ctx.claims):
         # `why --with-rct`: the claims a re-created Pod would get, allocated by the simulation
         fits = ctx.simulation.fitting
-        return StageState("allocated", PASSED if fits else STUCK, [], {"hypothetical": True, "fitsOn": fits})
+        rct = next((c.template.name for c in ctx.claims if c.hypothetical and c.template is not None), "")
+        return StageState(
+            "allocated", PASSED if fits else STUCK, [], {"hypothetical": True, "rct": rct, "fitsOn": fits}
+        )
     claims = [c for c in ctx.claims if not c.hypothetical]
     unallocated = [c.claim_name or c.ref.name for c in ctx.claims if not c.allocated]
     # a claim generated for this Pod and allocated was allocated for it (PreBind writes the allocation

@@ -44,6 +44,7 @@ def relevant_events(ctx: PodView) -> list[dict[str, Any]]:
             "message": e.message,
             "count": e.count,
             "lastTimestamp": e.last_timestamp,
+            "firstTimestamp": e.first_timestamp or e.last_timestamp,
             "object": f"{e.involved_kind}/{e.involved_name}",
         }
         for e in ctx.events

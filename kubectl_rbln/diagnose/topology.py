@@ -626,16 +626,23 @@ def node_topology_from_result(
     features: Features,
     result: NodeResult | None,
 ) -> NodeTopology:
-    """The node's topology for one claim the caller has already simulated on it: no allocator run.
+    """The node's topology for one claim the caller has already simulated on it.
 
-    The summary comes from `result` (1 Pod fits, its devices marked `#1`; or 0 and the
-    simulation's first reason); None (no result for this node) leaves the count unknown.
+    Where `result` does not fit, the summary is 0 and the simulation's first reason (no allocator
+    run). Where it fits, how many more Pods fit is counted by `count_fits`, the one count `topo`
+    prints for the same node and RCT (saying "1 more Pod fits" where `topo` counts 2 told two
+    stories of one node); a ResourceClaim the Pod names itself is allocated once: it fits, `#1`.
+    None (no result for this node) leaves the count unknown.
     """
-    spots, numa_attr, root_attr = _node_spots(snapshot, node, rct, features, _holders(snapshot))
+    holders = _holders(snapshot)
+    spots, numa_attr, root_attr = _node_spots(snapshot, node, rct, features, holders)
     if rct.spec is None:
         summary = FitSummary(None, reason=f"no ResourceClaimTemplate {rct.key}")
     elif result is None:
         summary = FitSummary(None)
+    elif result.fits and not rct.direct:
+        summary, taken = count_fits(snapshot, node, rct.spec, rct.namespace, rct.name, features, set(holders))
+        _mark_next_pods(spots, taken)
     elif result.fits:
         summary = FitSummary(1)
         _mark_next_pods(spots, [[r.key for rs in result.results.values() for r in rs if not r.admin_access]])

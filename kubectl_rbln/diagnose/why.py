@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from kubectl_rbln.catalog import sentence
+from kubectl_rbln.catalog import Names, sentence
 from kubectl_rbln.diagnose.context import PodContext, pod_context
 from kubectl_rbln.diagnose.engine import run_rules
 from kubectl_rbln.diagnose.findings import Finding
@@ -23,7 +23,7 @@ from kubectl_rbln.diagnose.simulation import rows_in
 from kubectl_rbln.diagnose.stage_types import StageState
 from kubectl_rbln.diagnose.unrecognised import stage_verdict
 from kubectl_rbln.dra.allocator import Features
-from kubectl_rbln.dra.model import Pod, ResourceClaimTemplate, Snapshot
+from kubectl_rbln.dra.model import ContainerState, Pod, ResourceClaimTemplate, Snapshot
 
 
 @dataclass(slots=True)
@@ -59,6 +59,10 @@ class PodDiagnosis:
         stuck = self.stuck
         if stuck is not None:
             return stuck_verdict(self.pod, stuck, self.findings, lang)
+        allocated = self.context.life.state("allocated") if self.context.life is not None else None
+        if allocated is not None and allocated.facts.get("hypothetical"):  # `--with-rct`, and it fits
+            rct = str(allocated.facts.get("rct") or "")
+            return with_rct_verdict(self.pod, allocated, rct, self.findings, lang)
         return verdict_for(self.pod, self.findings, lang, refused=scheduler_refused(self.context))
 
     def to_dict(self, lang: str = "en") -> dict[str, Any]:
@@ -117,25 +121,62 @@ def verdict_for(pod: Pod, findings: list[Finding], lang: str, *, refused: bool =
 
     "Nothing blocks it" / "nothing to fix" only when no evidence says otherwise: a Pod the scheduler
     refused (`refused`) gets `verdict-refused` when no error finding names the cause, and a warning
-    (a crash loop, a wait at binding) is named in the verdict rather than hidden below it."""
-    state = pod.phase
-    scheduled = pod.conditions.get("PodScheduled")
-    if state == "Pending" and scheduled and scheduled.status == "False":
-        state = sentence("pending-reason", lang, reason=scheduled.reason or "unscheduled")
+    (a crash loop, a wait at binding) is named in the verdict rather than hidden below it. No count of
+    the findings below is said: the reader sees them."""
+    state = pod_state(pod, lang)
     blocking = [f for f in findings if f.severity == "error"]
     if blocking:
         return sentence(
             "verdict-blocked", lang, pod=pod.key, state=state, title=blocking[0].words(lang).title
         )
     if refused:
-        return sentence("verdict-refused", lang, pod=pod.key, state=state, count=len(findings))
+        key = "verdict-refused-notes" if findings else "verdict-refused"
+        return sentence(key, lang, pod=pod.key, state=state)
     warned = [f for f in findings if f.severity == "warning"]
     if warned:
-        title = warned[0].words(lang).title
-        return sentence("verdict-warned", lang, pod=pod.key, state=state, title=title, count=len(findings))
+        return sentence("verdict-warned", lang, pod=pod.key, state=state, title=warned[0].words(lang).title)
     if findings:
-        return sentence("verdict-notes", lang, pod=pod.key, state=state, count=len(findings))
+        return sentence("verdict-notes", lang, pod=pod.key, state=state)
     return sentence("verdict-clear", lang, pod=pod.key, state=state)
+
+
+def pod_state(pod: Pod, lang: str) -> str:
+    """The Pod's state as `kubectl get pod` names it ("Pending (Unschedulable)"); a Running Pod with a
+    container that crashes says so ("Running, but container x is crashing (...)"), never "Running"
+    alone."""
+    scheduled = pod.conditions.get("PodScheduled")
+    if pod.phase == "Pending" and scheduled and scheduled.status == "False":
+        return sentence("pending-reason", lang, reason=scheduled.reason or "unscheduled")
+    crashing = crashing_container(pod)
+    if pod.phase == "Running" and crashing is not None:
+        return crash_headline(
+            crashing.name, crashing.reason or crashing.last_reason, crashing.restart_count, lang
+        )
+    return pod.phase
+
+
+def crashing_container(pod: Pod) -> ContainerState | None:
+    """The first container in CrashLoopBackOff, or restarted and not ready (what `kubectl get pod`
+    shows as RESTARTS with the Pod not READY)."""
+    return next(
+        (
+            s
+            for s in pod.container_states
+            if s.reason == "CrashLoopBackOff" or (s.restart_count and not s.ready)
+        ),
+        None,
+    )
+
+
+def crash_headline(container: str, reason: str, restarts: int, lang: str) -> str:
+    """ "Running, but container x is crashing (CrashLoopBackOff, 6 restarts)": the reason and the
+    count as `kubectl get pod` shows them, each left out when the input has none."""
+    said = [reason] if reason else []
+    if restarts:
+        said.append(sentence("restarts-one" if restarts == 1 else "restarts-many", lang, count=restarts))
+    detail = ", ".join(said)
+    key = "headline-running-restarts" if detail else "headline-running-crashing"
+    return sentence(key, lang, container=container, detail=detail)
 
 
 def stuck_verdict(pod: Pod, stuck: StageState, findings: list[Finding], lang: str) -> str:
@@ -146,6 +187,20 @@ def stuck_verdict(pod: Pod, stuck: StageState, findings: list[Finding], lang: st
     return sentence("verdict-stuck", lang, pod=pod.key, state=stage_headline(pod, stuck, lang), title=title)
 
 
+def with_rct_verdict(pod: Pod, allocated: StageState, rct: str, findings: list[Finding], lang: str) -> str:
+    """`why --with-rct` whose claims the simulation allocates: the RCT fits, and where, first; then
+    what else keeps the Pod off those nodes, if a check found it."""
+    nodes = Names(allocated.facts.get("fitsOn") or [])
+    state = pod_state(pod, lang)
+    blocking = next((f for f in findings if f.severity == "error"), None)
+    if blocking is not None:
+        title = blocking.words(lang).title
+        return sentence(
+            "verdict-with-rct-fits-but", lang, pod=pod.key, state=state, rct=rct, nodes=nodes, title=title
+        )
+    return sentence("verdict-with-rct-fits", lang, pod=pod.key, state=state, rct=rct, nodes=nodes)
+
+
 def stage_headline(pod: Pod, stuck: StageState, lang: str) -> str:
     """The stage a Pod is stuck at, in plain words, with the node, container and reason that say it."""
     facts = stuck.facts
@@ -153,6 +208,14 @@ def stage_headline(pod: Pod, stuck: StageState, lang: str) -> str:
     key, values = f"headline-{stuck.stage}", {"phase": pod.phase, "node": node}
     if stuck.stage == "scheduler" and pod.node_name:
         key = "headline-scheduler-bound"
+    elif stuck.stage == "allocated" and facts.get("hypothetical"):
+        key, values["rct"] = "headline-allocated-with-rct", str(facts.get("rct") or "")
+    elif (
+        stuck.stage == "allocated"
+        and not facts.get("claimsUnallocated")
+        and not facts.get("claimsNotReservedForPod")
+    ):
+        key = "headline-allocated-no-claims"  # devices as extended resources (a device plugin): no claim
     elif stuck.stage == "admitted":
         values["reason"] = pod.reason
     elif stuck.stage == "running":
@@ -163,7 +226,7 @@ def stage_headline(pod: Pod, stuck: StageState, lang: str) -> str:
         elif not container:
             key = "headline-running-unready"
         elif pod.phase == "Running" and (facts.get("restarts") or reason == "CrashLoopBackOff"):
-            key = "headline-running-restarts"
+            return crash_headline(container, reason, int(facts.get("restarts") or 0), lang)
     return sentence(key, lang, **values)
 
 

@@ -461,6 +461,7 @@ class Event:
     count: int = 1
     last_timestamp: str = ""
     source: str = ""  # reporting component (default-scheduler, kubelet, resource-claim controller...)
+    first_timestamp: str = ""  # eventTime, else firstTimestamp (kubectl's "over" of "x82 over 2h")
 
 
 @dataclass(slots=True)

@@ -64,6 +64,8 @@ def normalize_event(obj: dict[str, Any]) -> Event:
         or _s(obj.get("eventTime"))
         or _s(meta.get("creationTimestamp")),
         source=source,
+        # as `kubectl events` reads it (kubernetes/kubectl pkg/cmd/events/event_printer.go getInterval)
+        first_timestamp=_s(obj.get("eventTime")) or _s(obj.get("firstTimestamp")),
     )
 
 

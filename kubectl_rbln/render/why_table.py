@@ -14,7 +14,9 @@ import click
 
 from kubectl_rbln.app.topo import NodeView
 from kubectl_rbln.catalog import load_sentences, sentence
+from kubectl_rbln.diagnose.lifecycle import parse_time
 from kubectl_rbln.render.columns import plain_table
+from kubectl_rbln.render.event_ages import last_seen
 from kubectl_rbln.render.sanitize import clean_tree, strip_controls_keep_color
 from kubectl_rbln.render.topo_text import render_node
 from kubectl_rbln.text import cut_width, display_width, ljust_width, strip_controls, wrap_width
@@ -140,15 +142,44 @@ def _columns(view: str, lang: str) -> list[str]:
     return sentence(f"{view}-nodes-columns" if view == "why" else f"{view}-columns", lang).split("|")
 
 
-def render_events(events: list[dict[str, Any]], lang: str = "en") -> list[str]:
+def render_events(events: list[dict[str, Any]], lang: str = "en", read_at: str = "") -> list[str]:
+    """The last five events as `kubectl events` lists them (LAST SEEN, TYPE, REASON, OBJECT), each
+    with its message below; LAST SEEN is counted back from `read_at`, when the objects were read."""
     if not events:
         return []
-    lines = ["", sentence("why-events-heading", lang)]
-    for event in events[-5:]:
-        count = f" (x{event['count']})" if event.get("count", 1) > 1 else ""
-        text = f"{event.get('type', '')} {event.get('reason', '')}{count}: {event.get('message', '')}"
-        lines += wrap_width(text, WIDTH, "  ", "      ")
+    at = parse_time(read_at) if read_at else None
+    heading = (
+        sentence("why-events-heading-at", lang, read_at=read_at)
+        if at
+        else sentence("why-events-heading", lang)
+    )
+    shown = events[-5:]
+    rows = [
+        [last_seen(e, at, lang), e.get("type", ""), e.get("reason", ""), e.get("object", "")] for e in shown
+    ]
+    header, *table = _aligned([_columns("why-events", lang), *rows])
+    # a long reason (OutOf<extended resource>) and a long name do not fit one row: the object then
+    # leads its message, and the row stays within the width
+    apart = any(display_width(row) + 2 > WIDTH for row in [header, *table])
+    if apart:
+        header, *table = _aligned([_columns("why-events", lang)[:3], *[row[:3] for row in rows]])
+    lines = ["", heading, f"  {header}"]
+    for row, event in zip(table, shown, strict=True):
+        lines.append(f"  {row}")
+        message = str(event.get("message", ""))
+        if apart and event.get("object"):
+            message = f"{event['object']}: {message}"
+        lines += wrap_width(message, WIDTH, "      ", "      ")
     return lines
+
+
+def _aligned(rows: list[list[str]]) -> list[str]:
+    """Columns two spaces apart, each as wide as its widest cell, as kubectl's tabwriter aligns them."""
+    widths = [max(display_width(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return [
+        "  ".join(ljust_width(cell, width) for cell, width in zip(row, widths, strict=True)).rstrip()
+        for row in rows
+    ]
 
 
 def _verdict_lines(verdict: str, color: bool, wide: bool) -> list[str]:
@@ -163,6 +194,7 @@ def render_diagnosis(
     wide: bool,
     drawing: tuple[str, str] | None = None,
     lang: str = "en",
+    read_at: str = "",
 ) -> str:
     lines = _verdict_lines(diagnosis["verdict"], color, wide)
     for finding in diagnosis["findings"]:
@@ -171,7 +203,7 @@ def render_diagnosis(
     lines += render_nodes(diagnosis.get("nodes") or [], wide=wide, lang=lang)
     if drawing is not None:
         lines += ["", sentence("why-closest-node", lang, node=drawing[0]), drawing[1].rstrip("\n")]
-    lines += render_events(diagnosis.get("events") or [], lang)
+    lines += render_events(diagnosis.get("events") or [], lang, read_at)
     return "\n".join(lines)
 
 
@@ -220,7 +252,16 @@ def render_report(
             continue
         first_with.setdefault(signature, diagnosis["pod"])
         drawing = drawings.get(diagnosis["pod"])
-        blocks.append(render_diagnosis(diagnosis, color=color, wide=wide, drawing=drawing, lang=lang))
+        blocks.append(
+            render_diagnosis(
+                diagnosis,
+                color=color,
+                wide=wide,
+                drawing=drawing,
+                lang=lang,
+                read_at=report.get("readAt", ""),
+            )
+        )
     for finding in report.get("findings") or []:  # the read itself is incomplete: no Pod to carry it
         blocks.append("\n".join(render_finding(finding, color=color, wide=wide, lang=lang)))
     if not blocks:

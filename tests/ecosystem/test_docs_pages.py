@@ -141,10 +141,12 @@ def test_index_shows_a_real_why_session_and_its_terminal_capture(rbln) -> None:
 
 def test_explain_prints_the_page_in_english_and_korean(rbln) -> None:
     english = rbln("explain", "constraint-unsatisfiable")
-    assert english.returncode == 0 and english.stdout.startswith("# constraint-unsatisfiable\n")
-    assert "## How `why` detects it" in english.stdout
+    # read in a terminal: headings as plain lines, no markdown marks, links as the command that opens them
+    assert english.returncode == 0 and english.stdout.startswith("constraint-unsatisfiable\n")
+    assert "\nHow why detects it\n" in english.stdout and "```" not in english.stdout
+    assert "한국어: kubectl rbln explain constraint-unsatisfiable --lang ko" in english.stdout
     korean = rbln("explain", "constraint-unsatisfiable", env={"LANG": "ko_KR.UTF-8"})
-    assert korean.returncode == 0 and "## 의미" in korean.stdout and "## 예시" in korean.stdout
-    assert "## 의미" in rbln("explain", "constraint-unsatisfiable", "--lang", "ko").stdout
+    assert korean.returncode == 0 and "\n의미\n" in korean.stdout and "\n예시\n" in korean.stdout
+    assert "\n의미\n" in rbln("explain", "constraint-unsatisfiable", "--lang", "ko").stdout
     unknown = rbln("explain", "memlok")
     assert unknown.returncode == 2 and "did you mean memlock-limit" in unknown.stderr and unknown.stdout == ""

@@ -78,12 +78,12 @@ HEADLINE_WORDS = {
     "claims-created": ("its ResourceClaims were not created",),
     "queued": ("held out of scheduling",),
     "scheduler": ("no scheduler will allocate its claims", "no scheduler allocated its claims"),
-    "allocated": ("its claims cannot be allocated",),
+    "allocated": ("its claims cannot be allocated", "no node can take it with the devices it asks for"),
     "bound": ("it is not bound to a node",),
     "admitted": ("refused it",),
     "prepared": ("the kubelet cannot prepare its claims",),
     "sandbox": ("its sandbox cannot be created",),
-    "running": ("restarts (", "is not running (", "it does not stop", "but not ready"),
+    "running": ("is crashing (", "is not running (", "it does not stop", "but not ready"),
     "devices": ("not with the devices it was given",),
 }
 HANGUL = re.compile(r"[\uac00-\ud7a3]")

@@ -38,7 +38,7 @@ def _template(recipe: str, name: str = "npu-rdma"):
             "apiVersion": "resource.k8s.io/v1",
             "kind": "ResourceClaimTemplate",
             "metadata": {"name": name, "namespace": "serving"},
-            "spec": {"spec": spec},
+            "spec": {"spec": {"devices": spec}},  # recipe_spec is `spec.devices`: without it, no request
         }
     )
 

@@ -116,23 +116,19 @@ def device_plugin_mode(ctx: PodContext) -> list[Finding]:
         node=min(served or plugin_nodes, default=""),
         **_chart_values(requested, plugin_nodes),
     )
-    if served and not ctx.pod.resource_claims:
-        evidence = {
-            "podRequests": requested,
-            "nodesAdvertising": {n: r for n, r in sorted(served.items())},
-            "draClaims": 0,
-        }
-        findings.append(Finding("device-plugin-mode", values, evidence))
+    pod_mode = bool(served) and not ctx.pod.resource_claims
+    asked = {"podRequests": requested, "nodesAdvertising": dict(sorted(served.items())), "draClaims": 0}
     npu_slice_nodes = ctx.snapshot.memo(
         "npu-slice-nodes",
         lambda: {s.node_name for s in ctx.snapshot.slices if s.driver == NPU_DRIVER and s.devices},
     )
     both = sorted(n for n in plugin_nodes if n in npu_slice_nodes)
-    if both:
+    if both:  # says what the Pod-mode finding says, and more: one finding, never the same words twice
         evidence = {
             "nodesWithBoth": both,
             "extendedResources": {n: plugin_nodes[n] for n in both},
             "draDriver": NPU_DRIVER,
+            **(asked if pod_mode else {}),
         }
         findings.append(
             Finding(
@@ -142,4 +138,6 @@ def device_plugin_mode(ctx: PodContext) -> list[Finding]:
                 case="both-exposed",
             )
         )
+    elif pod_mode:
+        findings.append(Finding("device-plugin-mode", values, asked))
     return findings
