@@ -34,9 +34,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kubectl_rbln.catalog import load_sentences
-from kubectl_rbln.text import cut_width
 from testing import docs_pod_devices
-from testing.docs_blocks import drift_of, fenced_commands, in_fix_block, rewrite
+from testing.docs_blocks import cut_width, drift_of, fenced_commands, in_fix_block, rewrite
 from testing.docs_bundles import BUNDLES, ONLY
 from testing.synthetic.builder import write_bundle
 from testing.synthetic.scenarios import SCENARIOS

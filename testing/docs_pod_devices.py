@@ -15,8 +15,7 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
-from kubectl_rbln.text import cut_width
-from testing.docs_blocks import drift_of, fenced_commands, in_fix_block, rewrite
+from testing.docs_blocks import cut_width, drift_of, fenced_commands, in_fix_block, rewrite
 from testing.docs_bundles import BUNDLES
 from testing.pod_devices_cases import build_cases
 from testing.synthetic.builder import write_bundle

@@ -60,7 +60,11 @@ def _one(opts: Options, rct: str, k8s_version: str | None, feature_gates: str | 
         raw_output=opts.jq_raw,
         lang=opts.lang,
         text=lambda: render_check(
-            report.to_document(opts.lang), color=opts.color, wide=opts.output == "wide", lang=opts.lang
+            report.to_document(opts.lang),
+            color=opts.color,
+            wide=opts.output == "wide",
+            lang=opts.lang,
+            width=opts.width,
         ),
     )
     return report.exit_code(opts.fail_on)
@@ -97,7 +101,11 @@ def _fleet(opts: Options, rct: str, k8s_version: str | None, feature_gates: str 
         raw_output=opts.jq_raw,
         lang=opts.lang,
         text=lambda: render_fleet(
-            report.to_document(opts.lang), color=opts.color, wide=opts.output == "wide", lang=opts.lang
+            report.to_document(opts.lang),
+            color=opts.color,
+            wide=opts.output == "wide",
+            lang=opts.lang,
+            width=opts.width,
         ),
     )
     return report.exit_code()

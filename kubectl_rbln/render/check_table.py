@@ -1,4 +1,4 @@
-"""The human view of `check`: one row per checklist item, within 100 columns (-o wide adds EXPECTED).
+"""The human view of `check`: one row per checklist item, fitted to the width (-o wide adds EXPECTED).
 
 The failing items' findings follow the table, rendered as `why` renders them, so the fix is on
 the same screen as the item that needs it.
@@ -12,16 +12,12 @@ from kubectl_rbln.catalog import sentence
 from kubectl_rbln.render.columns import plain_table
 from kubectl_rbln.render.sanitize import clean_tree
 from kubectl_rbln.render.why_table import WIDTH, render_finding
-from kubectl_rbln.text import cut_width, display_width, wrap_width
+from kubectl_rbln.render.width import wrap_width
 
 STATUS = {"pass": "pass", "warn": "WARN", "fail": "FAIL", "skip": "n/a"}  # English; status() for others
 
 
 MAX_PASSING_POD_ROWS = 20  # more device Pods with nothing to fix fold into one row (-o wide lists them)
-
-
-def _cut(text: str, width: int, wide: bool) -> str:
-    return text if wide else cut_width(text, width)
 
 
 def source_words(source: str, lang: str) -> str:
@@ -34,7 +30,9 @@ def status(name: str, lang: str) -> str:
     return sentence(f"check-status-{name}", lang)
 
 
-def render_check(report: dict[str, Any], *, color: bool, wide: bool, lang: str = "en") -> str:
+def render_check(
+    report: dict[str, Any], *, color: bool, wide: bool, lang: str = "en", width: int = WIDTH
+) -> str:
     report = clean_tree(report)  # cluster text may carry terminal control sequences
     rows = []
     passing_pods = [i for i in report["items"] if i["id"].startswith("why ") and i["status"] == "pass"]
@@ -45,7 +43,7 @@ def render_check(report: dict[str, Any], *, color: bool, wide: bool, lang: str =
         if folded and id(item) in passing:
             continue
         label = item["id"] if not item["id"].startswith("why ") else "why"
-        row = [label, _cut(item["title"], 34, wide), status(item["status"], lang)]
+        row = [label, item["title"], status(item["status"], lang)]
         if wide:
             row.append(item["expected"])
         row.append(item["found"])
@@ -61,14 +59,11 @@ def render_check(report: dict[str, Any], *, color: bool, wide: bool, lang: str =
         )
     number, check, result, expected, found = sentence("check-columns", lang).split("|")
     headers = [number, check, result, *([expected] if wide else []), found]
-    if not wide:  # FOUND takes what the other columns leave of 100 columns
-        room = WIDTH - 2 * 3 - sum(max(display_width(str(r[i])) for r in [headers, *rows]) for i in range(3))
-        rows = [[*r[:3], cut_width(r[3], max(room, 24))] for r in rows]
     source = source_words(str(report["source"] or ""), lang)
     heading_key = "check-heading" if source else "check-heading-no-source"
     heading = sentence(heading_key, lang, namespace=report["namespace"], rct=report["rct"], source=source)
-    lines = [*(wrap_width(heading, WIDTH, "", "    ") if not wide else [heading]), ""]
-    lines += plain_table(rows, headers=headers)
+    lines = [*(wrap_width(heading, width, "", "    ") if not wide else [heading]), ""]
+    lines += plain_table(rows, headers=headers, width=None if wide else width)  # CHECK, FOUND wrap
     lines += ["", sentence("check-summary", lang, **report["summary"])]
     seen: set[tuple[str, str]] = set()
     for item in report["items"]:
@@ -79,5 +74,5 @@ def render_check(report: dict[str, Any], *, color: bool, wide: bool, lang: str =
             seen.add(key)
             lines.append("")
             lines.append(f"[{item['id']}]")
-            lines += render_finding(finding, color=color, wide=wide, lang=lang)
+            lines += render_finding(finding, color=color, wide=wide, lang=lang, width=width)
     return "\n".join(lines) + "\n"
