@@ -218,7 +218,10 @@ def render(example: Example, workdir: Path, repo: Path = REPO) -> list[str]:
     source = ["--example"] if path == "--example" else ["-f", path]
     with _inside(folder):
         result = CliRunner().invoke(
-            cli, [example.command, *source, "--no-color", *example.args], prog_name="kubectl rbln"
+            cli,
+            [example.command, *source, "--no-color", *example.args],
+            prog_name="kubectl rbln",
+            env={"COLUMNS": str(WIDTH)},  # the pages show a pipe's 100 columns, whatever runs this
         )
     output = {"both": result.output, "stdout": result.stdout, "stderr": result.stderr}[example.stream]
     lines = SHAPES[example.command](output)

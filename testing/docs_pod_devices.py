@@ -82,7 +82,10 @@ def render(example: Example, workdir: Path) -> list[str]:
     if not bundle.exists():
         write_bundle(bundle, build_cases()[0] if example.bundle == BUNDLE else BUNDLES[example.bundle]())
     result = CliRunner().invoke(
-        cli, ["pod-devices", "-f", str(bundle), "--no-color", *example.args], prog_name="kubectl rbln"
+        cli,
+        ["pod-devices", "-f", str(bundle), "--no-color", *example.args],
+        prog_name="kubectl rbln",
+        env={"COLUMNS": str(WIDTH)},  # the pages show a pipe's 100 columns, whatever runs this
     )
     return shape(result.output)
 

@@ -17,6 +17,7 @@ One module owns layout by width so every view agrees on it:
 from __future__ import annotations
 
 import os
+import re
 import unicodedata
 from collections.abc import Callable
 from typing import TextIO
@@ -106,11 +107,17 @@ def longest_unit(text: str) -> int:
 COMMAND_STARTS = ("kubectl", "sudo")
 
 
+_SHORT_FLAG = re.compile(r"^[(`'\"]?-[A-Za-z]$")  # `-o` of `-o wide`: a flag and its value stay together
+
+
 def _units(words: list[str]) -> list[str]:
-    """Words, with an inline command joined into one unbreakable unit."""
+    """Words, with an inline command joined into one unbreakable unit, and a short flag with its value."""
     units: list[str] = []
     command: list[str] = []
     for word in words:
+        if units and not command and _SHORT_FLAG.match(units[-1]) and not word.startswith("-"):
+            units[-1] += " " + word
+            continue
         if command:
             command.append(word)
             if word.endswith((")", ",", ";")):
