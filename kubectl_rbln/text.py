@@ -18,7 +18,6 @@ on the other. Colour-aware and whole-report variants are render's
 from __future__ import annotations
 
 import re
-import unicodedata
 
 # ESC-introduced sequences, most specific first:
 #   OSC / DCS / SOS / PM / APC: ESC ] P X ^ _ ... up to BEL or ST (ESC \), or to the end if unterminated;
@@ -60,91 +59,3 @@ def safe_token(text: str, limit: int = 64) -> str:
     """A short name read from a Pod (a device entry), reduced to printable characters without spaces."""
     cleaned = "".join(strip_controls(text).split())
     return cleaned if len(cleaned) <= limit else cleaned[: limit - 3] + "..."
-
-
-# --------------------------------------------------------------------------- display width
-# A terminal gives East Asian wide and fullwidth characters (Hangul, CJK) two columns; combining
-# marks and zero-width characters none. Everything that wraps, cuts or pads for a terminal counts
-# these columns, not characters, so Korean lines end at 100 columns as English ones do.
-
-
-def _char_width(char: str) -> int:
-    if unicodedata.combining(char) or char in "\u200b\u200c\u200d\ufeff":
-        return 0
-    return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
-
-
-def display_width(text: str) -> int:
-    """The columns `text` takes on a terminal (Hangul and other wide characters count two)."""
-    if text.isascii():
-        return len(text)
-    return sum(_char_width(char) for char in text)
-
-
-def cut_width(text: str, width: int, mark: str = "…") -> str:
-    """`text` cut to at most `width` columns, ending with `mark` when something was cut."""
-    if display_width(text) <= width:
-        return text
-    room = max(width - display_width(mark), 0)
-    used, out = 0, []
-    for char in text:
-        size = _char_width(char)
-        if used + size > room:
-            break
-        out.append(char)
-        used += size
-    return "".join(out) + mark
-
-
-def ljust_width(text: str, width: int) -> str:
-    """`text` padded with spaces to `width` columns (str.ljust counts characters)."""
-    return text + " " * max(width - display_width(text), 0)
-
-
-def wrap_width(text: str, width: int, initial_indent: str = "", subsequent_indent: str = "") -> list[str]:
-    """`text` wrapped at spaces to lines of at most `width` columns, indents included.
-
-    Like textwrap.wrap(break_long_words=False, break_on_hyphens=False), but counting display
-    columns: a word wider than the room (a command, a long name) stays whole on its own line, and an
-    inline command (from `kubectl` or `sudo` to the `)`, `,` or `;` that ends it) is never broken,
-    so it can still be pasted.
-    """
-    words = _units(text.split())
-    lines: list[str] = []
-    line, used = initial_indent, display_width(initial_indent)
-    empty = True
-    for word in words:
-        size = display_width(word)
-        if not empty and used + 1 + size > width:
-            lines.append(line)
-            line, used, empty = subsequent_indent, display_width(subsequent_indent), True
-        if empty:
-            line, used, empty = line + word, used + size, False
-        else:
-            line, used = line + " " + word, used + 1 + size
-    if not empty:
-        lines.append(line)
-    return lines
-
-
-COMMAND_STARTS = ("kubectl", "sudo")
-
-
-def _units(words: list[str]) -> list[str]:
-    """Words, with an inline command joined into one unbreakable unit."""
-    units: list[str] = []
-    command: list[str] = []
-    for word in words:
-        if command:
-            command.append(word)
-            if word.endswith((")", ",", ";")):
-                units.append(" ".join(command))
-                command = []
-            continue
-        if word.lstrip("(`'\"") in COMMAND_STARTS:
-            command = [word]
-            continue
-        units.append(word)
-    if command:
-        units.append(" ".join(command))
-    return units

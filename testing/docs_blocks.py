@@ -14,6 +14,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Protocol, TypeVar
 
+from kubectl_rbln.render.width import display_width
+
 
 class Block(Protocol):
     @property
@@ -25,6 +27,20 @@ class Block(Protocol):
 
 
 B = TypeVar("B", bound=Block)
+
+
+def cut_width(text: str, width: int, mark: str = "…") -> str:
+    """`text` cut to at most `width` display columns, ending with `mark` when something was cut: how
+    a page shortens a finding's summary to one line. The tool itself never cuts (render/width.py)."""
+    if display_width(text) <= width:
+        return text
+    room = max(width - display_width(mark), 0)
+    out = ""
+    for char in text:
+        if display_width(out + char) > room:
+            break
+        out += char
+    return out + mark
 
 
 def fenced_commands(

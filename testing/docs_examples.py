@@ -33,9 +33,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kubectl_rbln.catalog import load_sentences
-from kubectl_rbln.text import cut_width
 from testing import docs_pod_devices
-from testing.docs_blocks import drift_of, fenced_commands, in_fix_block, rewrite
+from testing.docs_blocks import cut_width, drift_of, fenced_commands, in_fix_block, rewrite
 from testing.docs_bundles import BUNDLES, ONLY
 from testing.modes import write_wanted
 from testing.synthetic.builder import write_bundle
@@ -219,7 +218,10 @@ def render(example: Example, workdir: Path, repo: Path = REPO) -> list[str]:
     source = ["--example"] if path == "--example" else ["-f", path]
     with _inside(folder):
         result = CliRunner().invoke(
-            cli, [example.command, *source, "--no-color", *example.args], prog_name="kubectl rbln"
+            cli,
+            [example.command, *source, "--no-color", *example.args],
+            prog_name="kubectl rbln",
+            env={"COLUMNS": str(WIDTH)},  # the pages show a pipe's 100 columns, whatever runs this
         )
     output = {"both": result.output, "stdout": result.stdout, "stderr": result.stderr}[example.stream]
     lines = SHAPES[example.command](output)

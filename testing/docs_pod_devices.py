@@ -15,8 +15,7 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
-from kubectl_rbln.text import cut_width
-from testing.docs_blocks import drift_of, fenced_commands, in_fix_block, rewrite
+from testing.docs_blocks import cut_width, drift_of, fenced_commands, in_fix_block, rewrite
 from testing.docs_bundles import BUNDLES
 from testing.pod_devices_cases import build_cases
 from testing.synthetic.builder import write_bundle
@@ -83,7 +82,10 @@ def render(example: Example, workdir: Path) -> list[str]:
     if not bundle.exists():
         write_bundle(bundle, build_cases()[0] if example.bundle == BUNDLE else BUNDLES[example.bundle]())
     result = CliRunner().invoke(
-        cli, ["pod-devices", "-f", str(bundle), "--no-color", *example.args], prog_name="kubectl rbln"
+        cli,
+        ["pod-devices", "-f", str(bundle), "--no-color", *example.args],
+        prog_name="kubectl rbln",
+        env={"COLUMNS": str(WIDTH)},  # the pages show a pipe's 100 columns, whatever runs this
     )
     return shape(result.output)
 

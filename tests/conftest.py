@@ -21,6 +21,9 @@ EXAMPLES = REPO / "examples"
 E2E = REPO / "tests" / "e2e"
 # tests/ecosystem/conftest.py: real kubectl, the krew archive build and install, a replay server.
 SLOW_FIXTURES = frozenset({"kubectl_binary", "release", "krew_install", "example_server"})
+# The human views lay out for COLUMNS (render/width.py): every test, and every CLI it starts, sees
+# the 100 columns of a pipe whatever terminal runs pytest; a test of another width sets its own.
+os.environ["COLUMNS"] = "100"
 
 
 @pytest.hookimpl(tryfirst=True)

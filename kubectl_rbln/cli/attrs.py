@@ -70,7 +70,9 @@ def attrs(opts: Options, rct: str, rct_file: str | None) -> int:
         jq_expr=opts.jq,
         raw_output=opts.jq_raw,
         lang=opts.lang,
-        text=lambda: render_attrs(report, lang=opts.lang, color=opts.color, wide=opts.output == "wide"),
+        text=lambda: render_attrs(
+            report, lang=opts.lang, color=opts.color, wide=opts.output == "wide", width=opts.width
+        ),
     )
     return degraded_exit(snapshot, exit_code_for(report.findings, opts.fail_on))
 

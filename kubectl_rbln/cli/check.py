@@ -107,7 +107,11 @@ def _one(opts: Options, asked: _Asked) -> int:
         raw_output=opts.jq_raw,
         lang=opts.lang,
         text=lambda: render_check(
-            report.to_document(opts.lang), color=opts.color, wide=opts.output == "wide", lang=opts.lang
+            report.to_document(opts.lang),
+            color=opts.color,
+            wide=opts.output == "wide",
+            lang=opts.lang,
+            width=opts.width,
         ),
     )
     return report.exit_code(opts.fail_on)
@@ -156,7 +160,11 @@ def _fleet(opts: Options, asked: _Asked) -> int:
         raw_output=opts.jq_raw,
         lang=opts.lang,
         text=lambda: render_fleet(
-            report.to_document(opts.lang), color=opts.color, wide=opts.output == "wide", lang=opts.lang
+            report.to_document(opts.lang),
+            color=opts.color,
+            wide=opts.output == "wide",
+            lang=opts.lang,
+            width=opts.width,
         ),
     )
     return report.exit_code()

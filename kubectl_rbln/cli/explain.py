@@ -20,7 +20,8 @@ from kubectl_rbln.catalog import load_catalog, pick_language
 from kubectl_rbln.errors import NotFoundError
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
-TOPICS = ("bundle", "exit-codes", "output-schema", "rbac", "replay-server", "schema")
+TOPICS = ("bundle", "exit-codes", "output-schema", "rbac", "replay-server")  # pages of docs/
+COMMANDS = ("schema",)  # printed from the package itself, no page: `explain schema [KIND]`
 # package data (pyproject.toml): the read-only ClusterRole, and the opt-in exec Role of pod-devices
 RBAC_DOCUMENTS = (PACKAGE_DIR / "cluster" / "clusterrole.yaml", PACKAGE_DIR / "cluster" / "exec-role.yaml")
 
@@ -77,7 +78,7 @@ def docs_relative(path: Path) -> str:
 
 
 def _unknown(name: str) -> NotFoundError:
-    known = [*load_catalog(), *TOPICS]
+    known = [*load_catalog(), *TOPICS, *COMMANDS]
     close = difflib.get_close_matches(name, known, n=3)
     hint = f"did you mean {', '.join(close)}?" if close else "`kubectl rbln explain` lists them"
     return NotFoundError(f'no finding or topic named "{name}"', hint=hint)
@@ -92,7 +93,7 @@ def listing(lang: str) -> str:
         for slug, entry in catalog.items()
     }
     rows = [f"{slug:<{width}}  {entry.severity:<7}  {titles[slug]}" for slug, entry in catalog.items()]
-    return "\n".join([*rows, "", "topics: " + ", ".join(TOPICS)]) + "\n"
+    return "\n".join([*rows, "", "topics: " + ", ".join([*TOPICS, "schema [KIND]"])]) + "\n"
 
 
 def schema_text(kind: str | None) -> str:

@@ -20,6 +20,7 @@ from kubectl_rbln import progress
 from kubectl_rbln.cluster.client_flags import ClientFlags
 from kubectl_rbln.cluster.options import SourceOptions
 from kubectl_rbln.domain import DEFAULT_RCT
+from kubectl_rbln.render.width import DEFAULT_WIDTH, output_width
 
 OUTPUT_FORMATS = ("table", "wide", "json", "yaml")
 SEVERITIES = ("error", "warning", "info")
@@ -41,6 +42,7 @@ class Options:
     color: bool = True
     fail_on: str = "error"
     lang: str = "en"
+    width: int = DEFAULT_WIDTH  # the columns the human views lay out for (render/width.py)
     contexts: tuple[str, ...] = ()  # `check --context A --context B`: every one named (fleet mode)
     all_contexts: bool = False  # `check --all-contexts`: every context of the kubeconfig
     flags: ClientFlags = field(default_factory=ClientFlags)  # --as, --token, --server, TLS, --user...
@@ -120,6 +122,12 @@ def color_enabled(no_color: bool) -> bool:
     return not no_color and "NO_COLOR" not in os.environ and sys.stdout.isatty()
 
 
+def _stdout_width() -> int:
+    import sys  # noqa: PLC0415
+
+    return output_width(sys.stdout)
+
+
 def common_options(
     *, all_namespaces: bool = True, output: bool = True, many_contexts: bool = False
 ) -> Callable[..., Any]:
@@ -151,6 +159,7 @@ def common_options(
                 color=color_enabled(kwargs.pop("no_color")),
                 fail_on=kwargs.pop("fail_on", "error"),
                 lang=kwargs.pop("lang") or default_lang(),
+                width=_stdout_width(),
                 flags=_client_flags(kwargs),
             )
             if opts.jq_raw and not opts.jq:

@@ -98,7 +98,11 @@ def run_pod_devices(
         raw_output=opts.jq_raw,
         lang=opts.lang,
         text=lambda: render_report(
-            report.to_document(opts.lang), color=color, wide=opts.output == "wide", lang=opts.lang
+            report.to_document(opts.lang),
+            color=color,
+            wide=opts.output == "wide",
+            lang=opts.lang,
+            width=opts.width,
         ),
     )
     return degraded_exit(snapshot, report.exit_code(opts.fail_on))

@@ -10,6 +10,7 @@ is not a table), so this command declares its own `-o` and `--jq` under other pa
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import click
@@ -116,7 +117,10 @@ def suggest_rct(
     )
     report = suggest_rct(snapshot, request)
     if document_format is None:  # the default, unchanged: the reasoning on stderr, the RCT on stdout
-        click.echo(render_suggest_explanation(report, opts.lang), err=True, nl=False)
+        from kubectl_rbln.render.width import output_width  # noqa: PLC0415
+
+        width = output_width(sys.stderr)  # the explanation's terminal: stdout is often a file
+        click.echo(render_suggest_explanation(report, opts.lang, width), err=True, nl=False)
     emit(
         report,
         output=document_format or "table",

@@ -133,7 +133,9 @@ def run_topo(
             return render_svg(report.topology)
         from kubectl_rbln.render.topo_text import render_topology  # noqa: PLC0415
 
-        return render_topology(report.topology, color=opts.color, wide=opts.output == "wide", lang=opts.lang)
+        return render_topology(
+            report.topology, color=opts.color, wide=opts.output == "wide", lang=opts.lang, width=opts.width
+        )
 
     emit(report, output=opts.output, jq_expr=opts.jq, lang=opts.lang, text=text, raw_output=opts.jq_raw)
     return degraded_exit(snapshot, exit_code_for(report.findings, "error"))

@@ -172,6 +172,7 @@ def _why_pieces(
             color=opts.color,
             wide=wide,
             lang=opts.lang,
+            width=opts.width,
         ),
         stream=buffer,
     )

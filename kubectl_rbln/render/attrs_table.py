@@ -1,7 +1,8 @@
 """The human view of `attrs`: required keys with their verdicts, value formats, then what is advertised.
 
-Fits 100 columns: long names are cut with `…`, node lists go to notes under the table;
-`-o wide` keeps everything (and lists every advertised attribute's missing nodes).
+Fitted to the width: cells wrap at words and names stay whole, node lists go to notes under the
+table and a long one ends with "and N more"; `-o wide` keeps everything (and lists every advertised
+attribute's missing nodes).
 """
 
 from __future__ import annotations
@@ -13,9 +14,10 @@ from kubectl_rbln.catalog import sentence
 from kubectl_rbln.render.columns import plain_table
 from kubectl_rbln.render.sanitize import clean_tree
 from kubectl_rbln.render.why_table import fix_block, render_finding, severity_word
-from kubectl_rbln.text import cut_width, display_width, wrap_width
+from kubectl_rbln.render.width import DEFAULT_WIDTH, fit_items, wrap_width
 
-WIDTH = 100
+WIDTH = DEFAULT_WIDTH
+MISSING_CELL = 40  # the advertised table's MISSING ON cell: the nodes that fit, then "and N more"
 VERDICTS = ("present", "partial", "absent", "optional")
 SHORT_KIND = {
     "selector": "selector",
@@ -28,18 +30,21 @@ SHORT_KIND = {
 FORMAT_NOTES = ("attrs-note-bdf", "attrs-note-types")
 
 
-def cut(text: str, width: int, wide: bool) -> str:
-    return text if wide or display_width(text) <= width else cut_width(text, width)
-
-
-def wrap(text: str, first: str, rest: str, wide: bool) -> list[str]:
-    """A note or comment wrapped to 100 display columns (one line with -o wide)."""
+def wrap(text: str, first: str, rest: str, wide: bool, width: int = WIDTH) -> list[str]:
+    """A note or comment wrapped at words to the width (one line with -o wide)."""
     if wide:
         return [first + text]
-    return wrap_width(text, WIDTH, first, rest)
+    return wrap_width(text, width, first, rest)
 
 
-def attrs_fixes(findings: list[dict[str, Any]], lang: str, wide: bool) -> list[str]:
+def names(items: list[str], room: int, lang: str, wide: bool) -> str:
+    """Node names joined, or as many as fit in `room` columns and "and N more" (-o wide: all)."""
+    if wide:
+        return ", ".join(items)
+    return fit_items(items, room, lambda shown, count: sentence("more-names", lang, names=shown, count=count))
+
+
+def attrs_fixes(findings: list[dict[str, Any]], lang: str, wide: bool, width: int = WIDTH) -> list[str]:
     """Each finding's fix once, under its slug and title: the remedy `why` and `check` print too."""
     out: list[str] = []
     seen: set[tuple[str, ...]] = set()
@@ -48,8 +53,8 @@ def attrs_fixes(findings: list[dict[str, Any]], lang: str, wide: bool) -> list[s
         if not key or key in seen:
             continue
         seen.add(key)
-        out += [""] + wrap(f"{finding['slug']}: {finding['title']}", "  ", "    ", wide)
-        out += fix_block(list(key), lang, wide=wide)
+        out += [""] + wrap(f"{finding['slug']}: {finding['title']}", "  ", "    ", wide, width)
+        out += fix_block(list(key), lang, wide=wide, width=width)
     return out[1:] if out else out
 
 
@@ -74,16 +79,16 @@ def columns(key: str, lang: str) -> list[str]:
     return sentence(key, lang).split("|")
 
 
-def required_table(report: dict[str, Any], wide: bool, lang: str = "en") -> list[str]:
+def required_table(report: dict[str, Any], wide: bool, lang: str = "en", width: int = WIDTH) -> list[str]:
     rows = []
     notes = []
     for row in report["required"]:
         kinds = ",".join(kind_word(k, lang) for k in row["kinds"])
         rows.append(
             [
-                cut(row["attribute"], 34, wide),
-                cut(row["driver"], 17, wide),
-                cut(kinds, 14 if lang == "en" else 17, wide),
+                row["attribute"],
+                row["driver"],
+                kinds,
                 ratio(row["coverage"], "nodes"),
                 ratio(row["coverage"], "devices"),
                 verdict_word(row["verdict"], lang),
@@ -94,18 +99,19 @@ def required_table(report: dict[str, Any], wide: bool, lang: str = "en") -> list
             note = f"{row['attribute']} ({row['driver']}): {verdict_word(row['verdict'], lang)}"
             absent = set(row.get("driverAbsentOn") or [])
             if missing:
-                note += "; " + sentence("attrs-missing-on", lang, nodes=", ".join(missing))
+                shown = names(missing, 2 * width, lang, wide)
+                note += "; " + sentence("attrs-missing-on", lang, nodes=shown)
                 if absent >= set(missing):
                     note += " " + sentence("attrs-no-driver-there", lang, driver=row["driver"])
             if row["nearMisses"]:
                 note += "; " + sentence("attrs-near-miss", lang, names=", ".join(row["nearMisses"]))
             notes.append(note)
     lines = [sentence("attrs-required-heading", lang)]
-    lines += plain_table(rows, headers=columns("attrs-required-columns", lang))
+    lines += plain_table(rows, headers=columns("attrs-required-columns", lang), width=None if wide else width)
     if not rows:
-        lines.append("  " + sentence("attrs-reads-nothing", lang))
+        lines += wrap(sentence("attrs-reads-nothing", lang), "  ", "    ", wide, width)
     for note in notes:
-        lines += wrap(note, "  ! ", "    ", wide)
+        lines += wrap(note, "  ! ", "    ", wide, width)
     return lines
 
 
@@ -116,105 +122,109 @@ def format_note(note: str, lang: str) -> str:
     return note
 
 
-def formats_table(report: dict[str, Any], wide: bool, lang: str = "en") -> list[str]:
+def formats_table(report: dict[str, Any], wide: bool, lang: str = "en", width: int = WIDTH) -> list[str]:
     rows = [row for row in report["formats"] if wide or not row["ok"]]
     if not rows:
-        return [sentence("attrs-formats-all-ok", lang, count=len(report["formats"]))]
+        all_ok = sentence("attrs-formats-all-ok", lang, count=len(report["formats"]))
+        return wrap(all_ok, "", "    ", wide, width)
     table = [
         [
-            cut(r["attribute"], 34, wide),
-            cut(r["driver"], 17, wide),
-            cut(r["found"], 32, wide),
+            r["attribute"],
+            r["driver"],
+            r["found"],
             sentence("attrs-format-ok", lang) if r["ok"] else severity_word(r["severity"], lang),
         ]
         for r in rows
     ]
     lines = [sentence("attrs-formats-heading", lang)]
-    lines += plain_table(table, headers=columns("attrs-formats-columns", lang))
+    lines += plain_table(table, headers=columns("attrs-formats-columns", lang), width=None if wide else width)
     for r in rows:
         if r["note"]:
             note = format_note(r["note"], lang)
-            lines += wrap(f"{r['attribute']} ({r['driver']}): {note}", "  ! ", "    ", wide)
+            lines += wrap(f"{r['attribute']} ({r['driver']}): {note}", "  ! ", "    ", wide, width)
     return lines
 
 
-def advertised_table(report: dict[str, Any], wide: bool, lang: str = "en") -> list[str]:
-    lines = [sentence("attrs-advertised-heading", lang)]
+def advertised_table(report: dict[str, Any], wide: bool, lang: str = "en", width: int = WIDTH) -> list[str]:
+    lines = wrap(sentence("attrs-advertised-heading", lang), "", "    ", wide, width)
     for driver in report["drivers"]:
         entries = report["advertised"].get(driver["driver"], [])
-        lines.append(
-            sentence(
-                "attrs-advertised-driver",
-                lang,
-                driver=driver["driver"],
-                devices=driver["devices"],
-                nodes=len(driver["nodes"]),
-                count=len(entries),
-            )
+        said = sentence(
+            "attrs-advertised-driver",
+            lang,
+            driver=driver["driver"],
+            devices=driver["devices"],
+            nodes=len(driver["nodes"]),
+            count=len(entries),
         )
+        lines += wrap(said, "", "    ", wide, width)
         rows = []
         for entry in entries:
-            missing = ", ".join(entry["missingOn"])
+            missing = names(entry["missingOn"], MISSING_CELL, lang, wide)
             rows.append(
                 [
-                    cut(entry["attribute"], 40, wide),
+                    entry["attribute"],
                     ",".join(entry["types"]),
                     f"{entry['devices']}/{entry['devicesOfDriver']}",
                     f"{entry['nodes']}/{entry['nodesTotal']}",
-                    cut(missing, 24, wide) or "-",
+                    missing or "-",
                 ]
             )
-        table = plain_table(rows, headers=columns("attrs-advertised-columns", lang))
+        headers = columns("attrs-advertised-columns", lang)
+        table = plain_table(rows, headers=headers, width=None if wide else width - 2)
         lines += ["  " + line for line in table]
     return lines
 
 
-def render_attrs(attrs: AttrsReport, *, lang: str = "en", color: bool = False, wide: bool = False) -> str:
+def render_attrs(
+    attrs: AttrsReport, *, lang: str = "en", color: bool = False, wide: bool = False, width: int = WIDTH
+) -> str:
     """Draw an AttrsReport (app/attrs.py) from its document: the table shows what `-o json` says."""
     report = clean_tree(attrs.to_document(lang))  # cluster text may carry terminal control sequences
     rct = report["rct"]
     origin = rct["origin"]
     if origin == "cluster" and str(report.get("source", "")).startswith("files"):
         origin = "bundle"
-    lines = [
-        f"RCT {rct['namespace']}/{rct['name']} ({sentence(f'attrs-origin-{origin}', lang)}"
-        + (f", {rct['apiVersion']})" if rct.get("apiVersion") else ")")
-    ]
+    title = f"RCT {rct['namespace']}/{rct['name']} ({sentence(f'attrs-origin-{origin}', lang)}" + (
+        f", {rct['apiVersion']})" if rct.get("apiVersion") else ")"
+    )
+    lines = wrap(title, "", "    ", wide, width)
     if rct.get("note"):
         note = rct["note"]
         if rct["origin"] == "recipe":
             note = sentence("attrs-recipe-note", lang, name=rct["name"], namespace=rct["namespace"])
-        lines += wrap(note, "  ", "  ", wide)
+        lines += wrap(note, "  ", "  ", wide, width)
     nodes = report["nodes"]
-    lines.append(
-        sentence("attrs-device-nodes", lang, count=len(nodes), nodes=cut(", ".join(nodes), 80, wide))
-    )
+    shown = names(nodes, width, lang, wide)
+    device_nodes = sentence("attrs-device-nodes", lang, count=len(nodes), nodes=shown)
+    lines += wrap(device_nodes, "", "    ", wide, width)
     lines.append("")
-    lines += required_table(report, wide, lang)
+    lines += required_table(report, wide, lang, width)
     for dropped in report["droppedFields"]:
         lines += wrap(
             sentence("attrs-dropped-field", lang, field=dropped["field"], gate=dropped["gate"]),
             "  ! ",
             "    ",
             wide,
+            width,
         )
     lines.append("")
-    lines += formats_table(report, wide, lang)
+    lines += formats_table(report, wide, lang, width)
     lines.append("")
-    lines += advertised_table(report, wide, lang)
+    lines += advertised_table(report, wide, lang, width)
     if report["remediation"]:
         lines += ["", sentence("attrs-fix-heading", lang)]
-        lines += attrs_fixes(report["findings"], lang, wide)
+        lines += attrs_fixes(report["findings"], lang, wide, width)
     if report["findings"] and wide:
         lines += ["", sentence("attrs-findings-heading", lang)]
         for finding in report["findings"]:
-            lines += render_finding(finding, color=color, wide=wide, lang=lang)
+            lines += render_finding(finding, color=color, wide=wide, lang=lang, width=width)
     verdicts = [r["verdict"] for r in report["required"]]
     bad = sum(v in ("absent", "partial") for v in verdicts)
     summary = sentence("attrs-summary", lang, ok=len(verdicts) - bad, total=len(verdicts))
     if report["findings"] and not wide:
         summary += sentence("attrs-summary-findings", lang, count=len(report["findings"]))
-    lines += ["", summary]
+    lines += ["", *wrap(summary, "", "    ", wide, width)]
     return "\n".join(lines) + "\n"
 
 

@@ -1,4 +1,4 @@
-"""The human view of `check`: one row per checklist item, within 100 columns (-o wide adds EXPECTED).
+"""The human view of `check`: one row per checklist item, fitted to the width (-o wide adds EXPECTED).
 
 The failing items' findings follow the table, rendered as `why` renders them, so the fix is on
 the same screen as the item that needs it.
@@ -12,16 +12,12 @@ from kubectl_rbln.catalog import sentence
 from kubectl_rbln.render.columns import plain_table
 from kubectl_rbln.render.sanitize import clean_tree
 from kubectl_rbln.render.why_table import WIDTH, render_finding
-from kubectl_rbln.text import cut_width, display_width, wrap_width
+from kubectl_rbln.render.width import wrap_width
 
 STATUS = {"pass": "pass", "warn": "WARN", "fail": "FAIL", "skip": "n/a"}  # English; status() for others
 
 
 MAX_PASSING_POD_ROWS = 20  # more device Pods with nothing to fix fold into one row (-o wide lists them)
-
-
-def _cut(text: str, width: int, wide: bool) -> str:
-    return text if wide else cut_width(text, width)
 
 
 def source_words(source: str, lang: str) -> str:
@@ -34,7 +30,7 @@ def status(name: str, lang: str) -> str:
     return sentence(f"check-status-{name}", lang)
 
 
-def _table(items: list[dict[str, Any]], *, wide: bool, lang: str) -> list[str]:
+def _table(items: list[dict[str, Any]], *, wide: bool, lang: str, width: int) -> list[str]:
     """The checklist table of `items` (passing Pods beyond 20 folded into one row unless -o wide)."""
     rows = []
     passing_pods = [i for i in items if i["id"].startswith("why ") and i["status"] == "pass"]
@@ -45,7 +41,7 @@ def _table(items: list[dict[str, Any]], *, wide: bool, lang: str) -> list[str]:
         if folded and id(item) in passing:
             continue
         label = item["id"] if not item["id"].startswith("why ") else "why"
-        row = [label, _cut(item["title"], 34, wide), status(item["status"], lang)]
+        row = [label, item["title"], status(item["status"], lang)]
         if wide:
             row.append(item["expected"])
         row.append(item["found"])
@@ -61,13 +57,10 @@ def _table(items: list[dict[str, Any]], *, wide: bool, lang: str) -> list[str]:
         )
     number, check, result, expected, found = sentence("check-columns", lang).split("|")
     headers = [number, check, result, *([expected] if wide else []), found]
-    if not wide and rows:  # FOUND takes what the other columns leave of 100 columns
-        room = WIDTH - 2 * 3 - sum(max(display_width(str(r[i])) for r in [headers, *rows]) for i in range(3))
-        rows = [[*r[:3], cut_width(r[3], max(room, 24))] for r in rows]
-    return plain_table(rows, headers=headers)
+    return plain_table(rows, headers=headers, width=None if wide else width)  # CHECK, FOUND wrap
 
 
-def _heading(report: dict[str, Any], lang: str, wide: bool) -> list[str]:
+def _heading(report: dict[str, Any], lang: str, wide: bool, width: int) -> list[str]:
     source = source_words(str(report["source"] or ""), lang)
     values: dict[str, Any] = {"namespace": report["namespace"], "rct": report["rct"], "source": source}
     key = "check-heading"
@@ -76,18 +69,18 @@ def _heading(report: dict[str, Any], lang: str, wide: bool) -> list[str]:
         key = "check-heading-all"
         values |= {"count": len(names), "namespaces": ", ".join(names) or "-"}
     heading = sentence(key if source else f"{key}-no-source", lang, **values)
-    lines = wrap_width(heading, WIDTH, "", "    ") if not wide else [heading]
+    lines = wrap_width(heading, width, "", "    ") if not wide else [heading]
     if report.get("selector"):
         lines.append(sentence("check-selector-note", lang, selector=report["selector"]))
     return lines
 
 
-def _sections(report: dict[str, Any], *, wide: bool, lang: str) -> list[str]:
+def _sections(report: dict[str, Any], *, wide: bool, lang: str, width: int) -> list[str]:
     """`check -A`: the cluster's items under their heading, then one table per namespace."""
     items = report["items"]
     lines = [
         sentence("check-section-cluster", lang),
-        *_table([i for i in items if "namespace" not in i], wide=wide, lang=lang),
+        *_table([i for i in items if "namespace" not in i], wide=wide, lang=lang, width=width),
     ]
     for entry in report["namespaces"]:
         own = [i for i in items if i.get("namespace") == entry["namespace"]]
@@ -99,20 +92,22 @@ def _sections(report: dict[str, Any], *, wide: bool, lang: str) -> list[str]:
             pods=entry["devicePods"],
             stuck=entry["stuckPods"],
         )
-        lines += ["", title, *_table(own, wide=wide, lang=lang)]
+        lines += ["", title, *_table(own, wide=wide, lang=lang, width=width)]
     if not report["namespaces"]:
         key = "check-none-selector" if report.get("selector") else "check-none-all"
         lines += ["", sentence(key, lang, rct=report["rct"], selector=report.get("selector", ""))]
     return lines
 
 
-def render_check(report: dict[str, Any], *, color: bool, wide: bool, lang: str = "en") -> str:
+def render_check(
+    report: dict[str, Any], *, color: bool, wide: bool, lang: str = "en", width: int = WIDTH
+) -> str:
     report = clean_tree(report)  # cluster text may carry terminal control sequences
-    lines = [*_heading(report, lang, wide), ""]
+    lines = [*_heading(report, lang, wide, width), ""]
     if report.get("allNamespaces"):
-        lines += _sections(report, wide=wide, lang=lang)
+        lines += _sections(report, wide=wide, lang=lang, width=width)
     else:
-        lines += _table(report["items"], wide=wide, lang=lang)
+        lines += _table(report["items"], wide=wide, lang=lang, width=width)
         if report.get("selector") and not any(i["id"].startswith("why ") for i in report["items"]):
             lines += ["", sentence("check-none-selector", lang, selector=report["selector"])]
     lines += ["", sentence("check-summary", lang, **report["summary"])]
@@ -130,5 +125,5 @@ def render_check(report: dict[str, Any], *, color: bool, wide: bool, lang: str =
             )
             lines.append("")
             lines.append(f"[{where}]")
-            lines += render_finding(finding, color=color, wide=wide, lang=lang)
+            lines += render_finding(finding, color=color, wide=wide, lang=lang, width=width)
     return "\n".join(lines) + "\n"

@@ -13,9 +13,13 @@ from kubectl_rbln.catalog import sentence
 from kubectl_rbln.render.check_table import render_check
 from kubectl_rbln.render.columns import plain_table
 from kubectl_rbln.render.sanitize import clean_tree
+from kubectl_rbln.render.why_table import WIDTH
+from kubectl_rbln.render.width import wrap_width
 
 
-def render_fleet(document: dict[str, Any], *, color: bool, wide: bool, lang: str = "en") -> str:
+def render_fleet(
+    document: dict[str, Any], *, color: bool, wide: bool, lang: str = "en", width: int = WIDTH
+) -> str:
     """`document` is a FleetCheckReport (app/fleet.py `to_document`)."""
     clusters = clean_tree(document)["clusters"]
     rows = []
@@ -36,16 +40,17 @@ def render_fleet(document: dict[str, Any], *, color: bool, wide: bool, lang: str
         )
     headers = sentence("fleet-columns", lang).split("|")
     failed = sum("error" in entry for entry in clusters)
-    lines = [sentence("fleet-heading", lang, count=len(clusters), failed=failed), ""]
-    lines += plain_table(rows, headers=headers) if rows else []
-    lines += [
-        sentence("fleet-not-checked", lang, context=e["context"], error=e["error"], code=e["exitCode"])
-        for e in clusters
-        if "error" in e
-    ]
+    lines = [*wrap_width(sentence("fleet-heading", lang, count=len(clusters), failed=failed), width), ""]
+    lines += plain_table(rows, headers=headers, width=None if wide else width) if rows else []
+    for e in clusters:
+        if "error" in e:
+            values = {"context": e["context"], "error": e["error"], "code": e["exitCode"]}
+            text = sentence("fleet-not-checked", lang, **values)
+            lines += [text] if wide else wrap_width(text, width, "", "    ")
     for entry in clusters:
         if "report" not in entry:
             continue
         lines += ["", sentence("fleet-section", lang, context=entry["context"]), ""]
-        lines.append(render_check(entry["report"], color=color, wide=wide, lang=lang).rstrip("\n"))
+        checked = render_check(entry["report"], color=color, wide=wide, lang=lang, width=width)
+        lines.append(checked.rstrip("\n"))
     return "\n".join(lines) + "\n"

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 
 import click
 
-from kubectl_rbln.text import display_width
+from kubectl_rbln.render.width import display_width
 
 FENCE = re.compile(r"^\s*(```|~~~)")
 HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")

@@ -15,7 +15,8 @@ import click
 from kubectl_rbln.catalog import load_sentences, sentence
 from kubectl_rbln.render.columns import plain_table
 from kubectl_rbln.render.why_table import COLORS, SYMBOLS, WIDTH, render_finding
-from kubectl_rbln.text import one_line, strip_controls, wrap_width
+from kubectl_rbln.render.width import wrap_width
+from kubectl_rbln.text import one_line, strip_controls
 
 HEADERS = ["POD", "NODE", "NPUS", "NICS", "RDS", "MEMLOCK", "VERDICT"]
 
@@ -79,10 +80,16 @@ def _verdict(entry: dict[str, Any], color: bool, lang: str = "en") -> str:
 
 
 def render_rows(
-    entries: list[dict[str, Any]], *, color: bool, namespaces: bool, lang: str = "en", wide: bool = False
+    entries: list[dict[str, Any]],
+    *,
+    color: bool,
+    namespaces: bool,
+    lang: str = "en",
+    wide: bool = False,
+    width: int = WIDTH,
 ) -> list[str]:
     """One row a Pod; NODE only with `-o wide` (each Pod's block names its node), and a HEALTH
-    column (allocatedResourcesStatus) only when some Pod reports it: the table fits 100 columns."""
+    column (allocatedResourcesStatus) only when some Pod reports it; cells wrap to fit the width."""
     with_health = any(entry.get("health") for entry in entries)
     headers = sentence("pod-devices-columns", lang).split("|")
     rows = []
@@ -98,7 +105,7 @@ def render_rows(
     if not wide:
         headers.pop(1)
         rows = [row[:1] + row[2:] for row in rows]
-    return plain_table(rows, headers=headers, disable_numparse=True)
+    return plain_table(rows, headers=headers, width=None if wide else width, disable_numparse=True)
 
 
 def _probe_words(entry: dict[str, Any], prefix: str, lang: str) -> str:
@@ -144,14 +151,16 @@ def probe_message(entry: dict[str, Any], lang: str) -> str:
     return f'{text}: "{detail}"' if detail else text
 
 
-def render_details(entry: dict[str, Any], *, color: bool, wide: bool, lang: str = "en") -> list[str]:
+def render_details(
+    entry: dict[str, Any], *, color: bool, wide: bool, lang: str = "en", width: int = WIDTH
+) -> list[str]:
     """Findings and the probe problem of one Pod; nothing for a healthy one (`-o wide`: its devices).
     A Pod that is not running is one line: nothing was probed, so nothing else is said."""
     probe = entry["probe"]
     pod = f"{entry['namespace']}/{entry['name']}"
     if not_running(entry) and not entry["findings"]:
         line = f"{pod}: {probe_message(entry, lang)}"
-        return ["", *_wrapped(line, wide, first="")]
+        return ["", *_wrapped(line, wide, width, first="")]
     devices = device_lines(entry, lang) if wide else []
     if not entry["findings"] and probe["status"] == "ok" and not devices:
         return []
@@ -159,25 +168,27 @@ def render_details(entry: dict[str, Any], *, color: bool, wide: bool, lang: str 
         head = sentence("pod-devices-where", lang, pod=pod, node=entry["node"], container=entry["container"])
     else:
         head = sentence("pod-devices-where-unscheduled", lang, pod=pod, container=entry["container"])
-    lines = ["", click.style(head, bold=True) if color else head]
+    heads = _wrapped(head, wide, width, "")
+    lines = ["", *(click.style(line, bold=True) if color else line for line in heads)]
     lines += ["  " + strip_controls(line) for line in devices]
     if probe["status"] != "ok":
-        lines += _wrapped(sentence("pod-devices-probe", lang, message=probe_message(entry, lang)), wide)
+        probe_text = sentence("pod-devices-probe", lang, message=probe_message(entry, lang))
+        lines += _wrapped(probe_text, wide, width)
     if entry["rdmaMode"] == "shared" and entry.get("seen") and entry["seen"].get("probeVersion", 1) < 2:
         seen = entry["seen"]
         text = sentence(
             "pod-devices-shared-mode", lang, hcas=len(seen["infiniband"]), uverbs=len(seen["uverbs"])
         )
-        lines += _wrapped(text, wide)
+        lines += _wrapped(text, wide, width)
     for finding in entry["findings"]:
-        # indented by two: the finding is drawn two columns narrower so it still ends at 100
-        block = render_finding(finding, color=color, wide=wide, lang=lang, width=WIDTH - 2)
+        # indented by two: the finding is drawn two columns narrower so it still ends at the width
+        block = render_finding(finding, color=color, wide=wide, lang=lang, width=width - 2)
         lines.extend("  " + line for line in block)
     return lines
 
 
-def _wrapped(text: str, wide: bool, first: str = "  ") -> list[str]:
-    return [first + text] if wide else wrap_width(text, WIDTH, first, "    ")
+def _wrapped(text: str, wide: bool, width: int = WIDTH, first: str = "  ") -> list[str]:
+    return [first + text] if wide else wrap_width(text, width, first, "    ")
 
 
 def device_lines(entry: dict[str, Any], lang: str) -> list[str]:
@@ -219,16 +230,18 @@ def device_lines(entry: dict[str, Any], lang: str) -> list[str]:
     return lines
 
 
-def render_report(report: dict[str, Any], *, color: bool, wide: bool, lang: str = "en") -> str:
+def render_report(
+    report: dict[str, Any], *, color: bool, wide: bool, lang: str = "en", width: int = WIDTH
+) -> str:
     entries = report["pods"]
     lines: list[str] = []
     for problem in report.get("problems") or []:
-        lines.append(f"{sentence('label-warning', lang)} {one_line(problem)}")
+        lines += _wrapped(f"{sentence('label-warning', lang)} {one_line(problem)}", wide, width, "")
     if not entries:
-        lines.append(report.get("message", "no device Pod found"))
+        lines += _wrapped(report.get("message", "no device Pod found"), wide, width, "")
         return "\n".join(lines) + "\n"
     namespaces = len({e["namespace"] for e in entries}) > 1
-    lines += render_rows(entries, color=color, namespaces=namespaces, lang=lang, wide=wide)
+    lines += render_rows(entries, color=color, namespaces=namespaces, lang=lang, wide=wide, width=width)
     for entry in entries:
-        lines += render_details(entry, color=color, wide=wide, lang=lang)
+        lines += render_details(entry, color=color, wide=wide, lang=lang, width=width)
     return "\n".join(lines) + "\n"

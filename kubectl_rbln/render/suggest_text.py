@@ -14,9 +14,11 @@ from kubectl_rbln.catalog.fix_text import fix_text_lines
 from kubectl_rbln.domain import NIC_DRIVER, RDMA_ATTR
 from kubectl_rbln.remedy.suggest import Attempt, Candidate, IntentChange, NoFix
 from kubectl_rbln.render.why_table import fix_block
-from kubectl_rbln.text import display_width, ljust_width, strip_controls, wrap_width
+from kubectl_rbln.render.width import DEFAULT_WIDTH, display_width, ljust_width, wrap_items, wrap_width
+from kubectl_rbln.text import strip_controls
 
-WIDTH = 100
+WIDTH = DEFAULT_WIDTH
+CHART_MARK = "\0chart\0"
 
 
 FIX_MARK = "\0fix\0"
@@ -133,9 +135,8 @@ def _explain(report: SuggestRctReport, lang: str) -> list[str]:
     lines.append(sentence("suggest-apply-heading", lang))
     lines += [FIX_MARK + line for line in fix_text_lines(report.fix(lang).to_dict(), lang)]
     lines.append("")
-    lines.append(
-        sentence("suggest-chart-values", lang) + " " + " ".join(f"--set {s}" for s in report.chart_sets)
-    )
+    sets = "\0".join(f"--set {s}" for s in report.chart_sets)  # each `--set x=y` stays whole
+    lines.append(CHART_MARK + sentence("suggest-chart-values", lang) + "\0" + sets)
     return lines
 
 
@@ -149,17 +150,21 @@ def _values(report: SuggestRctReport, lang: str) -> list[str]:
     return lines
 
 
-def render_suggest_explanation(report: SuggestRctReport, lang: str = "en") -> str:
-    """Everything a person reads (stderr): the reasoning, then the chart values' checks."""
+def render_suggest_explanation(report: SuggestRctReport, lang: str = "en", width: int = WIDTH) -> str:
+    """Everything a person reads (stderr): the reasoning, then the chart values' checks, wrapped at
+    words to `width` (the width of stderr's terminal: stdout may be a file)."""
     lines = []
     for line in _explain(report, lang) + _values(report, lang):
         if line.startswith(FIX_MARK):  # the fix's own lines: its commands paste whole
-            lines += fix_block([line[len(FIX_MARK) :]], lang, wide=False)[1:]
+            lines += fix_block([line[len(FIX_MARK) :]], lang, wide=False, width=width)[1:]
+            continue
+        if line.startswith(CHART_MARK):  # the chart's flags: broken between two `--set`s only
+            lines += wrap_items(line[len(CHART_MARK) :].split("\0"), width, "", "    ", sep=" ")
             continue
         text = line.lstrip(" ")
-        if display_width(line) <= WIDTH or text.startswith("kubectl "):  # a command pastes whole
+        if display_width(line) <= width or text.startswith("kubectl "):  # a command pastes whole
             lines.append(line)
             continue
         indent = line[: len(line) - len(text)]
-        lines += wrap_width(text, WIDTH, indent, indent + "    ")
+        lines += wrap_width(text, width, indent, indent + "    ")
     return "\n".join(lines) + "\n"

@@ -3,8 +3,9 @@
 People would rather look than read (issue 8): one box per NUMA node, one line per
 device with its PCIe root, a mark (○ free, ● held, ✗ unusable) and a word. Holders
 get a letter, named once below the boxes, so a claim's devices are seen together.
-Two NUMA nodes of 8 NPUs and 5 NICs fit in 100 columns; `wide` adds names and
-PCI addresses and lets boxes stack instead.
+Two NUMA nodes of 8 NPUs and 5 NICs fit side by side in 100 columns; boxes that do not fit
+the width (80 columns, or `wide`'s names and PCI addresses) stack instead. Sentences wrap at
+words and names stay whole.
 """
 
 from __future__ import annotations
@@ -26,10 +27,19 @@ from kubectl_rbln.diagnose.topology import (
     Topology,
 )
 from kubectl_rbln.render.sanitize import strip_controls_keep_color
-from kubectl_rbln.text import cut_width, display_width, ljust_width, strip_controls, wrap_width
+from kubectl_rbln.render.width import (
+    DEFAULT_WIDTH,
+    display_width,
+    ljust_width,
+    longest_unit,
+    wrap_items,
+    wrap_width,
+)
+from kubectl_rbln.text import strip_controls
 
-MAX_WIDTH = 100
+MAX_WIDTH = DEFAULT_WIDTH
 GAP = 1
+STATUS_INDENT = "    "  # a device's status wrapped in a box: its next lines
 NO_ROOT = "no pcieRoot"  # the SVG (English only)
 MARKS = {FREE: "○", HELD: "●", "unusable": "✗"}
 COLORS = {FREE: "green", HELD: "yellow", "unusable": "red"}
@@ -106,9 +116,16 @@ def _paint(text: str, spot: Spot, color: bool) -> str:
 
 
 def _panels(
-    topo: NodeTopology, letters: dict[Holder, str], *, color: bool, wide: bool, lang: str = "en"
+    topo: NodeTopology,
+    letters: dict[Holder, str],
+    *,
+    color: bool,
+    wide: bool,
+    lang: str = "en",
+    width: int | None = None,
 ) -> list[list[str]]:
-    """One box per group, all the same width and columns, so side-by-side boxes line up."""
+    """One box per group, all the same width and columns, so side-by-side boxes line up; a box
+    wider than `width` wraps its long statuses (a taint) at words onto lines of their own."""
     per_group = [
         (_title(g, topo.numa_attributes, wide, lang), _rows(g, letters, wide, lang)) for g in topo.groups
     ]
@@ -119,14 +136,25 @@ def _panels(
     used = [w for w in widths if w]
     titles = max((display_width(t) for t, _ in per_group), default=0)
     inner = max(sum(used) + len(used) + status_w, titles + 3)
+    if width is not None and inner + 4 > width:  # "│ " and " │" around the inside
+        words = max((longest_unit(r[2]) for r in all_rows), default=0)
+        inner = max(width - 4, sum(used) + len(used) + 2 + min(words, 16), titles + 3)
     boxes = []
     for title, rows in per_group:
         top = f"┌─ {title} " + "─" * (inner - display_width(title) - 1) + "┐"
         lines = [click.style(top, bold=True) if color else top]
         for cells, spot, status in rows:
             text = "".join(ljust_width(c, w) + " " for c, w in zip(cells, widths, strict=True) if w)
-            mark = ljust_width(f"{MARKS.get(spot.state, '?')} {status}", inner - display_width(text))
-            lines.append(f"│ {text}{_paint(mark, spot, color)} │")
+            said = f"{MARKS.get(spot.state, '?')} {status}"
+            if display_width(text + said) <= inner:
+                lines.append(
+                    f"│ {text}{_paint(ljust_width(said, inner - display_width(text)), spot, color)} │"
+                )
+                continue
+            for index, line in enumerate(wrap_width(said, inner, text, STATUS_INDENT)):
+                cells_part = text if index == 0 else ""
+                rest = ljust_width(line[len(cells_part) :], inner - display_width(cells_part))
+                lines.append(f"│ {cells_part}{_paint(rest, spot, color)} │")
         lines.append("└" + "─" * (inner + 2) + "┘")
         boxes.append(lines)
     return boxes
@@ -158,8 +186,11 @@ def _side_by_side(boxes: list[list[str]], max_width: int) -> list[str]:
     return lines
 
 
-def _fit(text: str, width: int = MAX_WIDTH) -> str:
-    return cut_width(text, width)
+def _wrapped(text: str, width: int, wide: bool) -> list[str]:
+    """A sentence of the drawing wrapped at words under its own indent (one line with -o wide)."""
+    body = text.lstrip(" ")
+    indent = text[: len(text) - len(body)]
+    return [text] if wide else wrap_width(body, width, indent, indent + "    ")
 
 
 def _summary_reason(reason: str, rct: RctChoice, lang: str) -> str:
@@ -189,15 +220,17 @@ def summary_lines(topo: NodeTopology, rct: RctChoice, lang: str = "en") -> list[
     return lines
 
 
-def _holder_lines(letters: dict[Holder, str], wide: bool, lang: str = "en") -> list[str]:
+def _holder_lines(
+    letters: dict[Holder, str], wide: bool, lang: str = "en", width: int = MAX_WIDTH
+) -> list[str]:
     lines = []
     for holder, letter in letters.items():
         claim = sentence("topo-holder-claim", lang, claim=holder.claim.split("/", 1)[-1])
         text = f"  {letter}  {holder.pod}  {claim}" if holder.pod else f"  {letter}  {holder.claim}"
-        if not wide and holder.pod and display_width(text) > MAX_WIDTH:  # names stay whole: pasted
-            lines += [_fit(f"  {letter}  {holder.pod}"), _fit(f"     {claim}")]
+        if not wide and holder.pod and display_width(text) > width:  # names stay whole: pasted
+            lines += [f"  {letter}  {holder.pod}", f"     {claim}"]
             continue
-        lines.append(text if wide else _fit(text))
+        lines.append(text)
     return lines
 
 
@@ -225,17 +258,21 @@ def render_node(
     wide: bool = False,
     lang: str = "en",
     fits: list[NamespaceFit] | None = None,
+    width: int = MAX_WIDTH,
 ) -> str:
     """One node: the summary line (with `fits`, `topo -A`: one per namespace), the boxes, and who A,
     B... are."""
     letters = holder_letters(topo.holders())
     summary = summary_lines(topo, rct, lang) if fits is None else fit_lines(topo.node, fits, lang)
-    head, *why = [line if wide else _fit(line) for line in summary]
-    lines = [click.style(head, bold=True) if color else head, *why]
+    head, *why = summary
+    lines = [click.style(line, bold=True) if color else line for line in _wrapped(head, width, wide)]
+    for line in why:
+        lines += _wrapped(line, width, wide)
     if not topo.groups:
-        lines.append("  " + sentence("topo-no-devices", lang))
-    lines += _side_by_side(_panels(topo, letters, color=color, wide=wide, lang=lang), MAX_WIDTH)
-    lines += _holder_lines(letters, wide, lang)
+        lines += _wrapped("  " + sentence("topo-no-devices", lang), width, wide)
+    boxes = _panels(topo, letters, color=color, wide=wide, lang=lang, width=None if wide else width)
+    lines += _side_by_side(boxes, width)
+    lines += _holder_lines(letters, wide, lang, width)
     return "\n".join(lines)
 
 
@@ -250,8 +287,8 @@ def _origin(origin: str, lang: str) -> str:
 def heading(rct: RctChoice, lang: str = "en") -> str:
     origin = _origin(rct.origin, lang)
     if rct.spec is None:
-        return _fit(sentence("topo-heading-missing", lang, rct=rct.key, origin=origin))
-    return _fit(sentence("topo-heading", lang, rct=rct.key, origin=origin))
+        return sentence("topo-heading-missing", lang, rct=rct.key, origin=origin)
+    return sentence("topo-heading", lang, rct=rct.key, origin=origin)
 
 
 def all_heading(fits: list[NamespaceFit], lang: str = "en") -> str:
@@ -259,23 +296,27 @@ def all_heading(fits: list[NamespaceFit], lang: str = "en") -> str:
     if not fits:
         return sentence("topo-heading-all-none", lang)
     names = ", ".join(fit.rct.namespace for fit in fits)
-    text = sentence("topo-heading-all", lang, count=len(fits), namespaces=names)
-    return "\n".join(wrap_width(text, MAX_WIDTH, "", "    "))
+    return sentence("topo-heading-all", lang, count=len(fits), namespaces=names)
 
 
 LEGEND = "○ free  ● held (A, B: below each node)  ✗ unusable, and why  → #N: the Nth more Pod takes it"
 
 
-def render_topology(topology: Topology, *, color: bool = False, wide: bool = False, lang: str = "en") -> str:
-    """The RCT, every node, then the legend."""
+def render_topology(
+    topology: Topology, *, color: bool = False, wide: bool = False, lang: str = "en", width: int = MAX_WIDTH
+) -> str:
+    """The RCT, every node, then the legend (its entries, two spaces apart, wrap between entries)."""
     if not topology.nodes:
-        return sentence("topo-no-node", lang) + "\n"
+        return "\n".join(_wrapped(sentence("topo-no-node", lang), width, wide)) + "\n"
     fits = topology.fits
     blocks = [
-        render_node(n, topology.rct, color=color, wide=wide, lang=lang, fits=fits) for n in topology.nodes
+        render_node(n, topology.rct, color=color, wide=wide, lang=lang, fits=fits, width=width)
+        for n in topology.nodes
     ]
     legend = sentence("topo-legend", lang)
+    legend = legend if wide else "\n".join(wrap_items(legend.split("  "), width))
     title = heading(topology.rct, lang) if fits is None else all_heading(fits, lang)
-    text = title + "\n\n" + "\n\n".join(blocks) + "\n\n" + legend + "\n"
+    top = "\n".join(_wrapped(title, width, wide))
+    text = top + "\n\n" + "\n\n".join(blocks) + "\n\n" + legend + "\n"
     # node and device names come from the cluster; with colour on, only SGR colour codes survive
     return strip_controls_keep_color(text) if color else strip_controls(text)

@@ -2,12 +2,15 @@
 
 Meant to be taken in at a glance in a terminal: a symbol and a slug per finding,
 the evidence as short `key: value` lines, `fix:` lines that can be pasted, and a
-table of what the simulation found on each node.
+table of what the simulation found on each node. Laid out for `width` columns (the CLI's
+render/width.py `output_width`): prose and values wrap at words, a long list ends with a count,
+and only the fix's commands pass the width, whole, so they paste.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 import click
@@ -19,23 +22,65 @@ from kubectl_rbln.render.columns import plain_table
 from kubectl_rbln.render.event_ages import last_seen
 from kubectl_rbln.render.sanitize import clean_tree, strip_controls_keep_color
 from kubectl_rbln.render.topo_text import render_node
-from kubectl_rbln.text import cut_width, display_width, ljust_width, strip_controls, wrap_width
+from kubectl_rbln.render.width import DEFAULT_WIDTH, display_width, ljust_width, wrap_width
+from kubectl_rbln.text import strip_controls
 
 SYMBOLS = {"error": "✗", "warning": "!", "info": "i"}
 COLORS = {"error": "red", "warning": "yellow", "info": "cyan"}
 MAX_NODE_ROWS = 20
-MAX_EVIDENCE_VALUE = 160
-WIDTH = 100
+MAX_VALUE_LINES = 4  # an evidence value wrapped longer than this ends with a count of what is left
+VALUE_INDENT = "      "  # an evidence value's next lines
+WIDTH = DEFAULT_WIDTH
 
 
 def _style(text: str, color: bool, **style: Any) -> str:
     return click.style(text, **style) if color else text
 
 
-def _short(value: Any, room: int = MAX_EVIDENCE_VALUE) -> str:
-    """One evidence value cut to the room left on a 100-column line (-o wide and -o json show it all)."""
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
-    return cut_width(text, max(room, 9))
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def evidence_lines(label: str, value: Any, *, quoted: bool, lang: str, width: int) -> list[str]:
+    """`    label: value` wrapped at words; a value longer than MAX_VALUE_LINES is summarised with a
+    count, never cut inside a word: a list by its first items and "and N more", a text by its first
+    words and how many more there are (-o wide and -o json show it all)."""
+    head, indent = f"{label}: ", "    "
+    if isinstance(value, list) and len(value) > 1:
+        lines = wrap_width(head + _json(value), width, indent, VALUE_INDENT)
+        if len(lines) <= MAX_VALUE_LINES:
+            return lines
+
+        def first(kept: int) -> list[str]:
+            more = sentence("more-names", lang, names=_json(value[:kept]), count=len(value) - kept)
+            return wrap_width(head + more, width, indent, VALUE_INDENT)
+
+        return first(_most(len(value), lambda kept: len(first(kept)) <= MAX_VALUE_LINES))
+    text = value if isinstance(value, str) else _json(value)
+    one = f'{indent}{head}"{text}"' if quoted else indent + head + text
+    if "\n" not in one and display_width(one) <= width:  # as it is: its spaces kept
+        return [one]
+    lines = wrap_width(head + (f'"{text}"' if quoted else text), width, indent, VALUE_INDENT)
+    if len(lines) <= MAX_VALUE_LINES:
+        return lines
+    words = text.split()
+
+    def summary(kept: int) -> list[str]:
+        shown = " ".join(words[:kept])
+        more = sentence("why-more-words", lang, count=len(words) - kept)
+        summary = f'{head}"{shown}" {more}' if quoted else f"{head}{shown} {more}"
+        return wrap_width(summary, width, indent, VALUE_INDENT)
+
+    return summary(_most(len(words), lambda kept: len(summary(kept)) <= MAX_VALUE_LINES))
+
+
+def _most(count: int, fits: Callable[[int], bool]) -> int:
+    """The most of `count` items (at least 1, fewer than all) whose summary `fits`: a binary search."""
+    low, high = 1, count - 1
+    while low < high:
+        middle = (low + high + 1) // 2
+        low, high = (middle, high) if fits(middle) else (low, middle - 1)
+    return low
 
 
 # Evidence keys whose value is a message in Kubernetes' (or a driver's) own words: quoted in a
@@ -75,12 +120,11 @@ def render_finding(
         if value in (None, [], {}, ""):
             continue
         label = evidence_label(key, lang)
-        room = width - display_width(label) - 6
-        if lang != "en" and key in MESSAGE_KEYS and isinstance(value, str):  # the cluster's English, quoted
-            shown = f'"{value}"' if wide else f'"{_short(value, room - 2)}"'
+        quoted = lang != "en" and key in MESSAGE_KEYS and isinstance(value, str)  # the cluster's English
+        if wide:
+            lines.append(f"    {label}: " + (f'"{value}"' if quoted else _json(value)))
         else:
-            shown = json.dumps(value, ensure_ascii=False, default=str) if wide else _short(value, room)
-        lines.append(f"    {label}: {shown}")
+            lines += evidence_lines(label, value, quoted=quoted, lang=lang, width=width)
     lines += fix_block(finding.get("remediation") or [], lang, wide=wide, width=width)
     if finding.get("docs"):
         lines.append(f"    {sentence('label-docs', lang)} {finding['docs']}")
@@ -102,19 +146,22 @@ def fix_block(remediation: list[str], lang: str, *, wide: bool, width: int = WID
 
 
 def _wrap_comments(lines: list[str], wide: bool, indent: int = 9, width: int = WIDTH) -> list[str]:
-    """Explanations (`# ...`) wrap at 100 columns; commands are never cut, so they paste whole."""
+    """Explanations (`# ...`) wrap at the width, at words, never leaving one word alone on a last
+    line (`# run`); commands are never wrapped, so they paste whole (or go on after a `\\`)."""
     if wide:
         return lines
     out: list[str] = []
     for line in lines:
         if line.startswith("# ") and display_width(line) > width - indent:
-            out += wrap_width(line[2:], width - indent, "# ", "# ")
+            out += wrap_width(line[2:], width - indent, "# ", "# ", widow=False)
         else:
             out.append(line)
     return out
 
 
-def render_nodes(nodes: list[dict[str, Any]], *, wide: bool, lang: str = "en") -> list[str]:
+def render_nodes(
+    nodes: list[dict[str, Any]], *, wide: bool, lang: str = "en", width: int = WIDTH
+) -> list[str]:
     if not nodes:
         return []
     rows = []
@@ -126,13 +173,9 @@ def render_nodes(nodes: list[dict[str, Any]], *, wide: bool, lang: str = "en") -
         if wide and node.get("failure"):
             reason = node["failure"]["summary"]
         rows.append([strip_controls(node["name"]), fits_word, strip_controls(reason)])
-    if not wide:  # the reason takes what NODE and FITS leave of 100 columns
-        name_w = max(display_width(r[0]) for r in rows)
-        fits_w = max(display_width(r[1]) for r in rows + [["", h] for h in _columns("why", lang)[1:2]])
-        room = max(WIDTH - name_w - fits_w - 4, 20)
-        rows = [[n, f, cut_width(r, room)] for n, f, r in rows]
     lines = ["", sentence("why-nodes-heading", lang)]
-    lines += plain_table(rows, headers=_columns("why", lang))
+    # the reason wraps in what NODE and FITS leave of the width (-o wide: one line each)
+    lines += plain_table(rows, headers=_columns("why", lang), width=None if wide else width)
     if len(nodes) > len(shown):
         lines.append(sentence("why-more-nodes", lang, count=len(nodes) - len(shown)))
     return lines
@@ -142,7 +185,9 @@ def _columns(view: str, lang: str) -> list[str]:
     return sentence(f"{view}-nodes-columns" if view == "why" else f"{view}-columns", lang).split("|")
 
 
-def render_events(events: list[dict[str, Any]], lang: str = "en", read_at: str = "") -> list[str]:
+def render_events(
+    events: list[dict[str, Any]], lang: str = "en", read_at: str = "", width: int = WIDTH
+) -> list[str]:
     """The last five events as `kubectl events` lists them (LAST SEEN, TYPE, REASON, OBJECT), each
     with its message below; LAST SEEN is counted back from `read_at`, when the objects were read."""
     if not events:
@@ -158,18 +203,23 @@ def render_events(events: list[dict[str, Any]], lang: str = "en", read_at: str =
         [last_seen(e, at, lang), e.get("type", ""), e.get("reason", ""), e.get("object", "")] for e in shown
     ]
     header, *table = _aligned([_columns("why-events", lang), *rows])
-    # a long reason (OutOf<extended resource>) and a long name do not fit one row: the object then
-    # leads its message, and the row stays within the width
-    apart = any(display_width(row) + 2 > WIDTH for row in [header, *table])
-    if apart:
-        header, *table = _aligned([_columns("why-events", lang)[:3], *[row[:3] for row in rows]])
-    lines = ["", heading, f"  {header}"]
-    for row, event in zip(table, shown, strict=True):
-        lines.append(f"  {row}")
-        message = str(event.get("message", ""))
-        if apart and event.get("object"):
-            message = f"{event['object']}: {message}"
-        lines += wrap_width(message, WIDTH, "      ", "      ")
+    lines = ["", *wrap_width(heading, width, "", "    ")]
+    if all(display_width(row) + 2 <= width for row in [header, *table]):
+        lines.append(f"  {header}")
+        for row, event in zip(table, shown, strict=True):
+            lines += [f"  {row}", *wrap_width(str(event.get("message", "")), width, "      ", "      ")]
+        return lines
+    # a long reason (OutOf<extended resource>) or a long name does not fit one row: the cells that do
+    # not fit go on lines of their own under the row, in the header's order, nothing cut
+    lines.append(f"  {'  '.join(_columns('why-events', lang))}")
+    kept = 2  # LAST SEEN and TYPE always share the row
+    while kept < 4 and all(display_width("  ".join(r[: kept + 1])) + 2 <= width for r in rows):
+        kept += 1
+    short = _aligned([row[:kept] for row in rows])
+    for row, line, event in zip(rows, short, shown, strict=True):
+        lines.append(f"  {line}")
+        lines += [f"      {cell}" for cell in row[kept:] if cell]
+        lines += wrap_width(str(event.get("message", "")), width, "      ", "      ")
     return lines
 
 
@@ -182,8 +232,8 @@ def _aligned(rows: list[list[str]]) -> list[str]:
     ]
 
 
-def _verdict_lines(verdict: str, color: bool, wide: bool) -> list[str]:
-    lines = [verdict] if wide else wrap_width(verdict, WIDTH, "", "    ")
+def _verdict_lines(verdict: str, color: bool, wide: bool, width: int = WIDTH) -> list[str]:
+    lines = [verdict] if wide else wrap_width(verdict, width, "", "    ")
     return [_style(line, color, bold=True) for line in lines]
 
 
@@ -195,15 +245,16 @@ def render_diagnosis(
     drawing: tuple[str, str] | None = None,
     lang: str = "en",
     read_at: str = "",
+    width: int = WIDTH,
 ) -> str:
-    lines = _verdict_lines(diagnosis["verdict"], color, wide)
+    lines = _verdict_lines(diagnosis["verdict"], color, wide, width)
     for finding in diagnosis["findings"]:
         lines.append("")
-        lines.extend(render_finding(finding, color=color, wide=wide, lang=lang))
-    lines += render_nodes(diagnosis.get("nodes") or [], wide=wide, lang=lang)
+        lines.extend(render_finding(finding, color=color, wide=wide, lang=lang, width=width))
+    lines += render_nodes(diagnosis.get("nodes") or [], wide=wide, lang=lang, width=width)
     if drawing is not None:
         lines += ["", sentence("why-closest-node", lang, node=drawing[0]), drawing[1].rstrip("\n")]
-    lines += render_events(diagnosis.get("events") or [], lang, read_at)
+    lines += render_events(diagnosis.get("events") or [], lang, read_at, width)
     return "\n".join(lines)
 
 
@@ -234,6 +285,7 @@ def render_report(
     wide: bool,
     drawings: dict[str, tuple[str, str]] | None = None,
     lang: str = "en",
+    width: int = WIDTH,
 ) -> str:
     """One block per Pod; Pods with exactly the same findings as an earlier one get one line.
 
@@ -248,7 +300,8 @@ def render_report(
         signature = _signature(diagnosis)
         if signature and signature in first_with and not wide:
             same = sentence("why-same-findings", lang, pod=first_with[signature])
-            blocks.append("\n".join([*_verdict_lines(diagnosis["verdict"], color, wide), f"    {same}"]))
+            verdict = _verdict_lines(diagnosis["verdict"], color, wide, width)
+            blocks.append("\n".join([*verdict, *wrap_width(same, width, "    ", "    ")]))
             continue
         first_with.setdefault(signature, diagnosis["pod"])
         drawing = drawings.get(diagnosis["pod"])
@@ -260,22 +313,32 @@ def render_report(
                 drawing=drawing,
                 lang=lang,
                 read_at=report.get("readAt", ""),
+                width=width,
             )
         )
     for finding in report.get("findings") or []:  # the read itself is incomplete: no Pod to carry it
-        blocks.append("\n".join(render_finding(finding, color=color, wide=wide, lang=lang)))
+        blocks.append("\n".join(render_finding(finding, color=color, wide=wide, lang=lang, width=width)))
     if not blocks:
         message = report.get("message", sentence("why-nothing", lang))
-        blocks = [message if wide else "\n".join(wrap_width(message, WIDTH, "", "    "))]
+        blocks = [message if wide else "\n".join(wrap_width(message, width, "", "    "))]
     return "\n\n".join(blocks) + "\n"
 
 
 def render_why(
-    document: dict[str, Any], views: dict[str, NodeView], *, color: bool, wide: bool, lang: str = "en"
+    document: dict[str, Any],
+    views: dict[str, NodeView],
+    *,
+    color: bool,
+    wide: bool,
+    lang: str = "en",
+    width: int = WIDTH,
 ) -> str:
     """The `why` text: the report, and for each Pod the node closest to fitting, drawn, not computed."""
     drawings = {
-        pod: (view.topology.node, render_node(view.topology, view.rct, color=color, wide=wide, lang=lang))
+        pod: (
+            view.topology.node,
+            render_node(view.topology, view.rct, color=color, wide=wide, lang=lang, width=width),
+        )
         for pod, view in views.items()
     }
-    return render_report(document, color=color, wide=wide, drawings=drawings, lang=lang)
+    return render_report(document, color=color, wide=wide, drawings=drawings, lang=lang, width=width)

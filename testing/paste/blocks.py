@@ -19,6 +19,7 @@ from kubectl_rbln.catalog.fix import build_fix
 from kubectl_rbln.catalog.fix_text import fix_text_lines
 from kubectl_rbln.dra.model import Snapshot
 from kubectl_rbln.render.why_table import fix_block
+from kubectl_rbln.render.width import MIN_WIDTH
 
 RCT = "npu-rdma"  # the reference RCT `check` and `attrs` are asked about (as tests/diagnose/fix_walk.py)
 
@@ -65,8 +66,9 @@ def _text(lines: list[str]) -> str:
 
 
 def printed_fix(remediation: list[str], lang: str) -> list[str]:
-    """The fix as the `why` table prints it (render/why_table.py), without its `fix:` label line."""
-    return fix_block(remediation, lang, wide=False)[1:]
+    """The fix as the `why` table prints it (render/why_table.py), without its `fix:` label line, on
+    the narrowest terminal it lays out for: there the most notes wrap, and what is pasted must still run."""
+    return fix_block(remediation, lang, wide=False, width=MIN_WIDTH)[1:]
 
 
 def fix_text_from_lines(

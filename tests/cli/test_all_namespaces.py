@@ -30,7 +30,8 @@ def _section(out: str, title: str) -> list[str]:
     lines = out.splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith(title))
     end = next((i for i in range(start + 1, len(lines)) if not lines[i].strip()), len(lines))
-    return lines[start + 2 : end]  # past the title and the column headers
+    # past the title and the column headers; a row's wrapped cells continue on indented lines
+    return [line for line in lines[start + 2 : end] if not line.startswith(" ")]
 
 
 def test_check_all_namespaces_says_the_cluster_once_then_each_namespace(inprocess_rbln, bundle) -> None:

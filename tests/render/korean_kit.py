@@ -1,10 +1,10 @@
-"""Every human output of every synthetic scenario, in one language: why, check, attrs, topo,
-suggest-rct (its stderr explanation, also with chart values files) and pod-devices (with made-up probes, as
-tests/pod_devices does), table and wide. The Korean output test reads all of it."""
+"""Every human output of every synthetic scenario: why, check, attrs, topo, suggest-rct (its stderr
+explanation, also with chart values files) and pod-devices (with made-up probes, as tests/pod_devices
+does), table and wide. The Korean output test reads all of it in Korean; the width test
+(test_width.py) draws each report once computed in both languages at 80 and 100 columns."""
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -36,12 +36,6 @@ VALUES: list[dict[str, Any]] = [
 ]
 
 
-def _call(render: Callable[..., str], *args: Any, lang: str, **kwargs: Any) -> str:
-    if "lang" in inspect.signature(render).parameters:
-        kwargs["lang"] = lang
-    return render(*args, **kwargs)
-
-
 def _probes(snapshot: Any, targets: Any) -> list[ProbeRun]:
     runs = []
     for index, target in enumerate(targets):
@@ -61,54 +55,104 @@ def _probes(snapshot: Any, targets: Any) -> list[ProbeRun]:
     return runs
 
 
+Render = Callable[[str, int], str]  # (lang, width) -> the text
+
+
 def outputs(lang: str, names: list[str] | None = None) -> Iterator[tuple[str, str, str]]:
-    """(scenario, command/format, text) for every scenario and human output."""
+    """(scenario, command/format, text) for every scenario and human output, at 100 columns."""
+    for scenario, name, render in renders(names):
+        yield scenario, name, render(lang, 100)
+
+
+def renders(
+    names: list[str] | None = None, wide: tuple[bool, ...] = (False, True)
+) -> Iterator[tuple[str, str, Render]]:
+    """(scenario, command/format, render) for every scenario and human output: each report is
+    computed once, and `render(lang, width)` draws it in any language at any width."""
     for scenario in SCENARIOS.values():
-        if names is not None and scenario.name not in names:
-            continue
-        snapshot = build_snapshot(scenario.build("v1"))
-        ns, pod = scenario.pending_pod
-        for wide in (False, True):
-            mode = "wide" if wide else "table"
-            report = why(snapshot, WhyRequest(pods=(f"{ns}/{pod}",)))
-            yield scenario.name, f"why/{mode}", _call(
-                render_why, report.to_document(lang), report.closest_views(snapshot),
-                lang=lang, color=False, wide=wide,
-            )  # fmt: skip
-            checked = run_check(snapshot, CheckRequest(NS, RCT))
-            yield (
-                scenario.name,
-                f"check/{mode}",
-                _call(render_check, checked.to_document(lang), lang=lang, color=False, wide=wide),
-            )
-            yield (
-                scenario.name,
-                f"attrs/{mode}",
-                render_attrs(attrs(snapshot, AttrsRequest(NS, RCT)), lang=lang, wide=wide),
-            )
-            drawn = topo(snapshot, TopoRequest(namespace=ns))
-            yield scenario.name, f"topo/{mode}", _call(render_topology, drawn.topology, lang=lang, wide=wide)
-            request = PodDevicesRequest(namespace=None)
-            probed = pod_devices(snapshot, request, _probes(snapshot, probe_targets(snapshot, request)))
-            yield (
-                scenario.name,
-                f"pod-devices/{mode}",
-                _call(render_pod_devices, probed.to_document(lang), lang=lang, color=False, wide=wide),
-            )
-        suggested = suggest_rct(snapshot, SuggestRequest(NS, RCT))
-        yield scenario.name, "suggest-rct", render_suggest_explanation(suggested, lang)
-        for index, values in enumerate(VALUES):
-            request = SuggestRequest(NS, RCT, values=values, values_path=f"values-{index}.yaml")
-            yield (
-                scenario.name,
-                f"suggest-rct/values-{index}",
-                render_suggest_explanation(suggest_rct(snapshot, request), lang),
-            )
+        if names is None or scenario.name in names:
+            for name, render in _scenario_renders(scenario.name, wide):
+                yield scenario.name, name, render
     if names is None:
-        yield from _pod_devices_cases(lang)
+        yield from _pod_devices_cases(wide)
 
 
-def _pod_devices_cases(lang: str) -> Iterator[tuple[str, str, str]]:
+def _scenario_renders(name: str, wide: tuple[bool, ...]) -> list[tuple[str, Render]]:
+    scenario = SCENARIOS[name]
+    snapshot = build_snapshot(scenario.build("v1"))
+    ns, pod = scenario.pending_pod
+    why_report = why(snapshot, WhyRequest(pods=(f"{ns}/{pod}",)))
+    views = why_report.closest_views(snapshot)
+    checked = run_check(snapshot, CheckRequest(NS, RCT))
+    attrs_report = attrs(snapshot, AttrsRequest(NS, RCT))
+    topology = topo(snapshot, TopoRequest(namespace=ns)).topology
+    request = PodDevicesRequest(namespace=None)
+    probed = pod_devices(snapshot, request, _probes(snapshot, probe_targets(snapshot, request)))
+    out: list[tuple[str, Render]] = []
+    for w in wide:
+        mode = "wide" if w else "table"
+        out += [
+            (
+                f"why/{mode}",
+                _documented(
+                    why_report,
+                    lambda doc, lang, width, w=w: render_why(
+                        doc, views, lang=lang, color=False, wide=w, width=width
+                    ),
+                ),
+            ),
+            (
+                f"check/{mode}",
+                _documented(
+                    checked,
+                    lambda doc, lang, width, w=w: render_check(
+                        doc, lang=lang, color=False, wide=w, width=width
+                    ),
+                ),
+            ),
+            (
+                f"attrs/{mode}",
+                lambda lang, width, w=w: render_attrs(attrs_report, lang=lang, wide=w, width=width),
+            ),
+            (
+                f"topo/{mode}",
+                lambda lang, width, w=w: render_topology(topology, lang=lang, wide=w, width=width),
+            ),
+            (
+                f"pod-devices/{mode}",
+                _documented(
+                    probed,
+                    lambda doc, lang, width, w=w: render_pod_devices(
+                        doc, lang=lang, color=False, wide=w, width=width
+                    ),
+                ),
+            ),
+        ]
+    suggested = suggest_rct(snapshot, SuggestRequest(NS, RCT))
+    out.append(("suggest-rct", lambda lang, width: render_suggest_explanation(suggested, lang, width)))
+    for index, values in enumerate(VALUES):
+        request_values = SuggestRequest(NS, RCT, values=values, values_path=f"values-{index}.yaml")
+        out.append((f"suggest-rct/values-{index}", _suggest(suggest_rct(snapshot, request_values))))
+    return out
+
+
+def _suggest(report: Any) -> Render:
+    return lambda lang, width: render_suggest_explanation(report, lang, width)
+
+
+def _documented(report: Any, draw: Callable[[dict[str, Any], str, int], str]) -> Render:
+    """`draw(document, lang, width)` with the report's document made once per language."""
+    documents: dict[str, dict[str, Any]] = {}
+
+    def render(lang: str, width: int) -> str:
+        if lang not in documents:
+            documents[lang] = report.to_document(lang)
+        return draw(documents[lang], lang, width)
+
+    return render
+
+
+def _pod_devices_cases(wide: tuple[bool, ...]) -> Iterator[tuple[str, str, Render]]:
     """pod-devices over testing/pod_devices_cases.py: every finding, probe failure and the health column."""
     from kubectl_rbln.cluster.exec_probe import from_captures  # noqa: PLC0415
     from testing.pod_devices_cases import build_cases  # noqa: PLC0415
@@ -116,14 +160,14 @@ def _pod_devices_cases(lang: str) -> Iterator[tuple[str, str, str]]:
     snapshot = build_snapshot(build_cases()[0])
     request = PodDevicesRequest(namespace=NS)
     runs = [from_captures(snapshot.captures, t) for t in probe_targets(snapshot, request)]
-    document = pod_devices(snapshot, request, runs).to_document(lang)
-    for wide in (False, True):
-        mode = "wide" if wide else "table"
-        yield (
-            "pod-devices-cases",
-            f"pod-devices/{mode}",
-            _call(render_pod_devices, document, lang=lang, color=False, wide=wide),
-        )
+    report = pod_devices(snapshot, request, runs)
+    for mode_wide in wide:
+        mode = "wide" if mode_wide else "table"
+        yield "pod-devices-cases", f"pod-devices/{mode}", _documented(
+            report, lambda doc, lang, width, w=mode_wide: render_pod_devices(
+                doc, lang=lang, color=False, wide=w, width=width
+            )
+        )  # fmt: skip
 
 
 # What only the command line prints (headings naming the input, notes and hints on stderr), on the

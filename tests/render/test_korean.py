@@ -23,7 +23,8 @@ from korean_prose import corpus, english_words
 
 from kubectl_rbln.catalog import sentence
 from kubectl_rbln.catalog.fill import COMMAND_WORDS, fill
-from kubectl_rbln.text import cut_width, display_width, wrap_width
+from kubectl_rbln.render.width import display_width, wrap_width
+from testing.docs_blocks import cut_width
 from testing.synthetic.scenarios import SCENARIOS
 
 WIDTH = 100
