@@ -56,20 +56,40 @@ RELEASED: tuple[Released, ...] = (
 
 
 def string_constant(source: str, name: str) -> str:
-    """The value of the module-level string constant `name` in Python `source`, as Python evaluates it."""
+    """The value of the module-level string constant `name` in Python `source`, as Python evaluates it:
+    a literal, or `OTHER.replace(literal, literal[, count])` of an earlier constant (ddf2d08 wrote the
+    kept v1 copy so, for a few commits)."""
+    known: dict[str, str] = {}
     for node in ast.parse(source).body:
-        names = (
-            [t.id for t in node.targets if isinstance(t, ast.Name)] if isinstance(node, ast.Assign) else []
-        )
-        if isinstance(node, ast.Assign) and name in names:
-            value = ast.literal_eval(node.value)
-        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.target.id == name:
-            value = ast.literal_eval(node.value) if node.value is not None else None
+        if isinstance(node, ast.Assign):
+            targets = [t.id for t in node.targets if isinstance(t, ast.Name)]
+            expression: ast.expr | None = node.value
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            targets, expression = [node.target.id], node.value
         else:
             continue
-        if isinstance(value, str):
+        value = _evaluated(expression, known) if expression is not None else None
+        for target in targets:
+            if isinstance(value, str):
+                known[target] = value
+        if name in targets and isinstance(value, str):
             return value
     raise LookupError(f"no string constant {name} in the file")
+
+
+def _evaluated(expression: ast.expr, known: dict[str, str]) -> object:
+    """A literal, or a `.replace` of a known string constant with literal arguments; else None."""
+    call = expression
+    if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "replace":
+        base = call.func.value
+        if isinstance(base, ast.Name) and base.id in known and not call.keywords:
+            arguments = [ast.literal_eval(a) for a in call.args]
+            return known[base.id].replace(*arguments)
+        return None
+    try:
+        return ast.literal_eval(expression)
+    except ValueError:
+        return None
 
 
 def probe_scripts(source: str) -> dict[str, str]:

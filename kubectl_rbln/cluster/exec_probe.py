@@ -74,7 +74,27 @@ echo '@@end'
 # The copy of v1 that 38b52810fb kept for reading (tests/data/probes/v1-kept.sh): it escaped the
 # backslash, so its argv differs from every real v1 capture; it was committed on main (the old-capture
 # Pods of testing/pod_devices_cases.py recorded it), so it is still accepted, never sent.
-PROBE_SCRIPT_V1_KEPT = PROBE_SCRIPT_V1.replace("d=''; read -r d", "d=''; \\\nread -r d", 1)
+PROBE_SCRIPT_V1_KEPT = """\
+echo '@@rbln-probe v1'
+echo '@@infiniband'
+for f in /sys/class/infiniband/*; do [ -e "$f" ] && echo "${f##*/}"; done
+echo '@@uverbs'
+for f in /dev/infiniband/uverbs*; do [ -e "$f" ] || continue; n="${f##*/}"; d=''; \\
+read -r d 2>/dev/null < "/sys/class/infiniband_verbs/$n/ibdev"; echo "$n $d"; done
+echo '@@npu'
+for f in /dev/rbln[0-9]*; do [ -e "$f" ] && echo "${f##*/}"; done
+echo '@@rsd'
+for f in /dev/rsd*; do [ -e "$f" ] && echo "${f##*/}"; done
+echo '@@rds'
+for f in /dev/rblnfs*; do [ -e "$f" ] && echo "${f##*/}"; done
+echo '@@memlock'
+ulimit -H -l
+echo '@@uid'
+id -u 2>/dev/null
+echo '@@netns'
+m=''; read -r m 2>/dev/null < /sys/module/ib_core/parameters/netns_mode; echo "$m"
+echo '@@end'
+"""
 # v2 adds, with shell builtins only (`cd -P` + `pwd -P` resolve a sysfs device link without readlink):
 # - @@net: each network interface but lo: operstate, MTU and the PCI address behind its device link
 #   (dranet moves the allocated netdev into the Pod's netns and may rename it: pkg/driver/hostdevice.go);
