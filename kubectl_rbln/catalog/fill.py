@@ -33,7 +33,9 @@ COMMAND_WORDS = (
 # `{name}` or `{name:spec}` is a placeholder; `{{` and `}}` are literal braces (as in str.format,
 # so a jq or jsonpath command survives). Anything else in braces is left alone. `{name|을}` adds the
 # Korean particle that fits the filled value (을 or 를, chosen by its last sound), never `을(를)`.
+# `{|을}` does the same after literal text (a backticked command): `\`kubectl rbln dump\`{|로}`.
 _TOKEN = re.compile(r"\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*)(?::([^{}:|]*))?(?:\|([^{}|]+))?\}")
+_LITERAL_PARTICLE = re.compile(r"\{\|([^{}|]+)\}")
 _WHOLE_LINE = re.compile(r"^\s*\{([A-Za-z_][A-Za-z0-9_]*)\}\s*$")
 LIST_TYPES = (list, tuple, set, frozenset)
 
@@ -73,7 +75,7 @@ PARTICLES = {
 # acronym letter by letter (L 엘, M 엠, N 엔), and a few words the way they are said (dranet 드라넷,
 # NIC 닉).
 _DIGIT_FINAL = {"0": "ㅇ", "1": "ㄹ", "3": "ㅁ", "6": "ㄱ", "7": "ㄹ", "8": "ㄹ"}
-_SPOKEN = {"net": "ㅅ", "nic": "ㄱ", "nics": "", "set": "ㅅ", "bit": "ㅅ", "limit": "ㅅ", "ok": "ㄱ"}
+_SPOKEN = {"net": "ㅅ", "nic": "ㄱ", "nics": "", "set": "ㅅ", "get": "ㅅ", "bit": "ㅅ", "limit": "ㅅ", "ok": "ㄱ"}
 _ACRONYM_FINAL = {"L": "ㄹ", "M": "ㅁ", "N": "ㄴ"}
 _HANGUL_FIRST, _HANGUL_LAST = 0xAC00, 0xD7A3
 
@@ -98,6 +100,8 @@ def final_consonant(text: str) -> str:
             return final
     if word.isupper() and len(word) <= 5:
         return _ACRONYM_FINAL.get(word[-1], "")
+    if lower.endswith(("b", "p")) and len(lower) > 1 and lower[-2] not in "aeiouy":
+        return ""  # dump 덤프, help 헬프: a p after a consonant is said with a vowel
     if lower.endswith(("ng", "m", "n", "b", "p")):
         return "ㅇ" if lower.endswith("ng") else "ㅁ"
     if lower.endswith(("l", "le")) and not lower.endswith("ble"):
@@ -240,6 +244,7 @@ _PARSED: dict[str, tuple[list[str], list[_Hole]]] = {}
 
 def _parse(template: str) -> tuple[list[str], list[_Hole]]:
     """`template` split at its tokens as `_TOKEN.sub` sees them: `{{`/`}}` become literal braces."""
+    template = _with_literal_particles(template)
     literals: list[str] = []
     holes: list[_Hole] = []
     pieces, start = [], 0
@@ -256,6 +261,16 @@ def _parse(template: str) -> tuple[list[str], list[_Hole]]:
     pieces.append(template[start:])
     literals.append("".join(pieces))
     return literals, holes
+
+
+def _with_literal_particles(template: str) -> str:
+    """`{|을}` after literal text becomes the particle that fits it (the text is known when parsed)."""
+    while True:
+        match = _LITERAL_PARTICLE.search(template)
+        if match is None:
+            return template
+        before = template[: match.start()]
+        template = before + particle(before, match.group(1)) + template[match.end() :]
 
 
 def fill_lines(template: str, values: Mapping[str, Any], more: ListWords = MORE) -> list[str]:
