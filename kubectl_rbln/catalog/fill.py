@@ -34,8 +34,7 @@ COMMAND_WORDS = (
 # so a jq or jsonpath command survives). Anything else in braces is left alone. `{name|을}` adds the
 # Korean particle that fits the filled value (을 or 를, chosen by its last sound), never `을(를)`.
 # `{|을}` does the same after literal text (a backticked command): `\`kubectl rbln dump\`{|로}`.
-_TOKEN = re.compile(r"\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*)(?::([^{}:|]*))?(?:\|([^{}|]+))?\}")
-_LITERAL_PARTICLE = re.compile(r"\{\|([^{}|]+)\}")
+_TOKEN = re.compile(r"\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*|)(?::([^{}:|]*))?(?:\|([^{}|]+))?\}")
 _WHOLE_LINE = re.compile(r"^\s*\{([A-Za-z_][A-Za-z0-9_]*)\}\s*$")
 LIST_TYPES = (list, tuple, set, frozenset)
 
@@ -187,7 +186,7 @@ def fill_command(template: str, values: Mapping[str, Any]) -> str:
     out = [literals[0]]
     state = _quoting_after(literals[0], "")
     for (token, name, spec, _part), literal in zip(holes, literals[1:], strict=True):
-        value = values.get(name)
+        value = values.get(name) if name else None
         if value is None:
             out.append(token)
         else:
@@ -223,8 +222,10 @@ def fill(template: str, values: Mapping[str, Any], more: ListWords = MORE) -> st
         return literals[0]
     out = [literals[0]]
     for (token, name, spec, part), literal in zip(holes, literals[1:], strict=True):
-        value = values.get(name)
-        if value is None:
+        value = values.get(name) if name else None
+        if not name and part:  # `{|을}`: the particle that fits the text written so far
+            out.append(particle("".join(out), part))
+        elif value is None:
             out.append(token)
         else:
             try:
@@ -244,7 +245,6 @@ _PARSED: dict[str, tuple[list[str], list[_Hole]]] = {}
 
 def _parse(template: str) -> tuple[list[str], list[_Hole]]:
     """`template` split at its tokens as `_TOKEN.sub` sees them: `{{`/`}}` become literal braces."""
-    template = _with_literal_particles(template)
     literals: list[str] = []
     holes: list[_Hole] = []
     pieces, start = [], 0
@@ -261,16 +261,6 @@ def _parse(template: str) -> tuple[list[str], list[_Hole]]:
     pieces.append(template[start:])
     literals.append("".join(pieces))
     return literals, holes
-
-
-def _with_literal_particles(template: str) -> str:
-    """`{|을}` after literal text becomes the particle that fits it (the text is known when parsed)."""
-    while True:
-        match = _LITERAL_PARTICLE.search(template)
-        if match is None:
-            return template
-        before = template[: match.start()]
-        template = before + particle(before, match.group(1)) + template[match.end() :]
 
 
 def fill_lines(template: str, values: Mapping[str, Any], more: ListWords = MORE) -> list[str]:
