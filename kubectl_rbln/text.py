@@ -131,13 +131,14 @@ COMMAND_STARTS = ("kubectl", "sudo")
 
 
 def _units(words: list[str]) -> list[str]:
-    """Words, with an inline command joined into one unbreakable unit."""
+    """Words, with an inline command joined into one unbreakable unit (a backticked one ends at its
+    closing backtick)."""
     units: list[str] = []
     command: list[str] = []
     for word in words:
         if command:
             command.append(word)
-            if word.endswith((")", ",", ";")):
+            if word.endswith((")", ",", ";")) or (command[0].startswith("`") and "`" in word):
                 units.append(" ".join(command))
                 command = []
             continue

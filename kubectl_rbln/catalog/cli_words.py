@@ -57,7 +57,8 @@ def _key(text: str) -> str:
 
 @lru_cache(maxsize=1)
 def _help() -> dict[str, str]:
-    return {_key(entry["en"]): entry["ko"].replace("\\b", "\b") for entry in _document().get("help") or []}
+    # filled once: the Korean may carry particles (`{|을}`); braces of a jq example stay as they are
+    return {_key(e["en"]): fill(e["ko"], {}).replace("\\b", "\b") for e in _document().get("help") or []}
 
 
 def help_text(text: str, lang: str) -> str:
@@ -108,7 +109,10 @@ def _table(section: str) -> list[tuple[re.Pattern[str], str, str]]:
 
 
 def _filled(ko: str, match: re.Match[str]) -> str:
-    return fill(ko, {name: value for name, value in match.groupdict().items() if value is not None})
+    values = {name: value for name, value in match.groupdict().items() if value is not None}
+    if "message" in values:  # click's `Invalid value for X: {message}` holds another of its messages
+        values["message"] = click_text(values["message"], "ko")
+    return fill(ko, values)
 
 
 def click_text(message: str, lang: str) -> str:

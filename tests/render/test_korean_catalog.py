@@ -145,10 +145,10 @@ def test_docs_ko_say_each_concept_with_the_glossary_term() -> None:
 # flags with their value (`-o wide`, `--rct NAME`), an inline command to the end of its clause.
 NOT_PROSE = re.compile(
     "|".join(KUBERNETES_MESSAGES)
-    + r"|`[^`]*`|\{[^{}]*\}|\"[^\"]*\"|https?://\S+|(?<![\w-])--?[A-Za-z][\w-]*(?:[ =][A-Z_]+(?![A-Za-z])|[ =][a-z]+(?![a-z]))?"
+    + r"|`[^`]*`|\{[^{}]*\}|\"[^\"]*\"|(?<![A-Za-z])'[^'\n]*'|https?://\S+|(?<![\w-])--?[A-Za-z][\w-]*(?:[ =][A-Z_]+(?![A-Za-z])|[ =][a-z]+(?![a-z]))?"
     rf"|\b(?:{'|'.join(COMMAND_WORDS)}|rbln)\b[^)(;,。]*"
 )
-LATIN = re.compile(r"[/~$]?[A-Za-z][A-Za-z0-9._/:=*+'-]*")
+LATIN = re.compile(r"[/~$|.]?[A-Za-z][A-Za-z0-9._/:=*+'|-]*")
 
 
 @lru_cache(maxsize=1)
@@ -162,7 +162,7 @@ def kept_words() -> tuple[frozenset[str], re.Pattern[str]]:
 def is_identifier(word: str) -> bool:
     """A name, not a word: a dot, slash, dash, underscore, digit or inner capital; an acronym; a letter."""
     return bool(
-        re.search(r"[._/:=*+0-9-]", word)
+        re.search(r"[._/:=*+0-9|-]", word)
         or re.search(r"[a-z][A-Z]", word)
         or (word.isupper())
         or len(word) == 1
