@@ -74,7 +74,16 @@ PARTICLES = {
 # acronym letter by letter (L 엘, M 엠, N 엔), and a few words the way they are said (dranet 드라넷,
 # NIC 닉).
 _DIGIT_FINAL = {"0": "ㅇ", "1": "ㄹ", "3": "ㅁ", "6": "ㄱ", "7": "ㄹ", "8": "ㄹ"}
-_SPOKEN = {"net": "ㅅ", "nic": "ㄱ", "nics": "", "set": "ㅅ", "get": "ㅅ", "bit": "ㅅ", "limit": "ㅅ", "ok": "ㄱ"}
+_SPOKEN = {
+    "net": "ㅅ",
+    "nic": "ㄱ",
+    "nics": "",
+    "set": "ㅅ",
+    "get": "ㅅ",
+    "bit": "ㅅ",
+    "limit": "ㅅ",
+    "ok": "ㄱ",
+}
 _ACRONYM_FINAL = {"L": "ㄹ", "M": "ㅁ", "N": "ㄴ"}
 _HANGUL_FIRST, _HANGUL_LAST = 0xAC00, 0xD7A3
 

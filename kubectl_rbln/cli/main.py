@@ -82,7 +82,9 @@ def _run_in(argv: list[str] | None, lang: str) -> int:
         if _debug():
             raise
         internal = cli_line(
-            "internal error: {error} (RBLN_DEBUG=1 shows the traceback)", lang, error=f"{type(exc).__name__}: {exc}"
+            "internal error: {error} (RBLN_DEBUG=1 shows the traceback)",
+            lang,
+            error=f"{type(exc).__name__}: {exc}",
         )
         click.echo(cli_line("error: {message}", lang, message=internal), err=True)
         return EXIT_USAGE

@@ -53,7 +53,9 @@ def test_every_help_text_of_every_command_has_its_korean() -> None:
         for text in _help_texts(command)
         if not has_help(text)
     ]
-    missing += [f"{name} (command list): {short!r}" for name, (_, _, short) in COMMANDS.items() if not has_help(short)]
+    missing += [
+        f"{name} (command list): {short!r}" for name, (_, _, short) in COMMANDS.items() if not has_help(short)
+    ]
     assert not missing, "\n".join(missing)
 
 
@@ -68,7 +70,9 @@ def test_every_help_text_of_every_command_has_its_korean() -> None:
         (["why", "--", "--lang", "ko"], {}, "en"),  # after `--`: a Pod's name, not a flag
     ],
 )
-def test_the_language_is_read_before_click_parses(args: list[str], environ: dict[str, str], lang: str) -> None:
+def test_the_language_is_read_before_click_parses(
+    args: list[str], environ: dict[str, str], lang: str
+) -> None:
     assert language_of_arguments(args, environ) == lang
 
 
@@ -87,7 +91,9 @@ def _prose_lines(text: str) -> list[str]:
 @pytest.mark.parametrize("path", [path for path, _ in _commands()], ids=lambda p: " ".join(p) or "group")
 def test_help_in_korean_has_no_english_prose_and_fits(path: list[str], inprocess_rbln, monkeypatch) -> None:
     monkeypatch.setenv("COLUMNS", "100")
-    takes_lang = any(p.name == "lang" for p in dict((tuple(k), v) for k, v in _commands())[tuple(path)].params)
+    takes_lang = any(
+        p.name == "lang" for p in dict((tuple(k), v) for k, v in _commands())[tuple(path)].params
+    )
     if takes_lang:
         code, out, err = inprocess_rbln(*path, "--help", "--lang", "ko")
     else:  # a command without --lang (serve, version, completion): the locale
@@ -123,7 +129,9 @@ def test_help_in_english_is_clicks(inprocess_rbln, monkeypatch) -> None:
         (["explain", "no-such-slug"], '오류: 이름이 "no-such-slug"인 진단 결과나 주제가 없습니다'),
     ],
 )
-def test_usage_and_input_errors_in_korean(args: list[str], expected: str, inprocess_rbln, monkeypatch) -> None:
+def test_usage_and_input_errors_in_korean(
+    args: list[str], expected: str, inprocess_rbln, monkeypatch
+) -> None:
     monkeypatch.setenv("LANG", "ko_KR.UTF-8")
     monkeypatch.delenv("LC_ALL", raising=False)
     code, _, err = inprocess_rbln(*args)
@@ -135,7 +143,11 @@ def test_usage_and_input_errors_in_korean(args: list[str], expected: str, inproc
 
 def test_usage_error_with_lang_flag_reads_korean(inprocess_rbln) -> None:
     code, _, err = inprocess_rbln("why", "--bogus", "--lang", "ko")
-    assert code == 2 and err.startswith("사용법: kubectl rbln why [옵션] [PODS]...") and "'--user'를 쓰려고" in err
+    assert (
+        code == 2
+        and err.startswith("사용법: kubectl rbln why [옵션] [PODS]...")
+        and "'--user'를 쓰려고" in err
+    )
 
 
 def _raise_sites() -> Iterator[tuple[str, str]]:
@@ -144,7 +156,9 @@ def _raise_sites() -> Iterator[tuple[str, str]]:
     for path in sorted((REPO / "kubectl_rbln").rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
-            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ERRORS):
+            if not (
+                isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ERRORS
+            ):
                 continue
             texts = [*node.args[:1], *(k.value for k in node.keywords if k.arg == "hint")]
             for text in texts:
@@ -157,9 +171,7 @@ def _sample(node: ast.expr) -> str | None:
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value
     if isinstance(node, ast.JoinedStr):
-        return "".join(
-            part.value if isinstance(part, ast.Constant) else "npu-node-1" for part in node.values
-        )
+        return "".join(part.value if isinstance(part, ast.Constant) else "npu-node-1" for part in node.values)
     return None  # built elsewhere (a catalog sentence, a message of its own function)
 
 

@@ -22,7 +22,6 @@ from typing import Any
 
 import pytest
 import yaml
-
 from korean_prose import KUBERNETES_MESSAGES
 
 from kubectl_rbln.catalog.fill import COMMAND_WORDS, fill
@@ -113,7 +112,9 @@ def variants(text: str) -> list[str]:
 def test_the_glossary_names_one_term_and_its_variants() -> None:
     terms = glossary()["terms"]
     assert len(terms) >= 8
-    assert {"ResourceClaim", "진단 결과", "게시", "증명", "레플리카", "샌드박스", "사용 중"} <= {t["use"] for t in terms}
+    assert {"ResourceClaim", "진단 결과", "게시", "증명", "레플리카", "샌드박스", "사용 중"} <= {
+        t["use"] for t in terms
+    }
     for term in terms:
         assert term["forbidden"], term["concept"]
         assert not variants(term["use"]), term  # the term itself is no variant
@@ -125,7 +126,9 @@ def test_the_glossary_names_one_term_and_its_variants() -> None:
 
 def test_the_catalog_says_each_concept_with_the_glossary_term() -> None:
     found = [
-        f"{where}: {hit}" for where, text in catalog_korean() for hit in variants(re.sub(r"`[^`]*`", "", text))
+        f"{where}: {hit}"
+        for where, text in catalog_korean()
+        for hit in variants(re.sub(r"`[^`]*`", "", text))
     ]
     assert not found, "\n".join(found)
 
@@ -145,7 +148,8 @@ def test_docs_ko_say_each_concept_with_the_glossary_term() -> None:
 # flags with their value (`-o wide`, `--rct NAME`), an inline command to the end of its clause.
 NOT_PROSE = re.compile(
     "|".join(KUBERNETES_MESSAGES)
-    + r"|`[^`]*`|\{[^{}]*\}|\"[^\"]*\"|(?<![A-Za-z])'[^'\n]*'|https?://\S+|(?<![\w-])--?[A-Za-z][\w-]*(?:[ =][A-Z_]+(?![A-Za-z])|[ =][a-z]+(?![a-z]))?"
+    + r"|`[^`]*`|\{[^{}]*\}|\"[^\"]*\"|(?<![A-Za-z])'[^'\n]*'|https?://\S+"
+    + r"|(?<![\w-])--?[A-Za-z][\w-]*(?:[ =][A-Z_]+(?![A-Za-z])|[ =][a-z]+(?![a-z]))?"
     rf"|\b(?:{'|'.join(COMMAND_WORDS)}|rbln)\b[^)(;,。]*"
 )
 LATIN = re.compile(r"[/~$|.]?[A-Za-z][A-Za-z0-9._/:=*+'|-]*")
@@ -189,7 +193,10 @@ def latin_words(text: str) -> list[str]:
         ("노드 {node}에 `dra.net` 디바이스가 없습니다", []),
         ("Pod {pod|가} Pending 상태입니다(ResourceClaim {claim})", []),
         ("numa-aligned RCT에는 마지막 적용 설정이 없습니다", []),
-        ("(numa-aligned has it; no last-applied-configuration to prove it was applied)가 없습니다", ["has", "it", "no", "to", "prove", "it", "was", "applied"]),
+        (
+            "(numa-aligned has it; no last-applied-configuration to prove it was applied)가 없습니다",
+            ["has", "it", "no", "to", "prove", "it", "was", "applied"],
+        ),
         ("-o wide 또는 -o json으로 확인하세요", []),
         ("확인: kubectl get pods -n serving) 다음 단계", []),
         ("RBLN NPU Operator는 DRA 모드일 때만 게시합니다", []),
@@ -201,5 +208,60 @@ def test_the_latin_word_check(text: str, english: list[str]) -> None:
 
 
 def test_no_latin_word_in_the_korean_prose_of_the_catalog() -> None:
-    found = [f"{where}: {word}  <- {text.strip()[:120]}" for where, text in catalog_korean() for word in latin_words(text)]
+    found = [
+        f"{where}: {word}  <- {text.strip()[:120]}"
+        for where, text in catalog_korean()
+        for word in latin_words(text)
+    ]
     assert not found, "\n".join(found)
+
+
+# The attribute names the product document writes as they are (resource.kubernetes.io/<name>).
+ATTRIBUTE_NAMES = frozenset({"pcieRoot", "numaNode", "pciSubsystem"})
+
+
+def test_evidence_labels_read_as_korean() -> None:
+    """A Korean evidence label is Korean words, not the `-o json` key (`nodesTotal`, `missingOn`):
+    no lower-camel word outside code but the product document's attribute names."""
+    from kubectl_rbln.catalog import load_sentences
+
+    camel = [
+        f"{key}: {texts['ko']}"
+        for key, texts in load_sentences().items()
+        if key.startswith("evidence-")
+        for word in re.findall(r"\b[a-z]+[A-Z]\w*", re.sub(r"`[^`]*`", "", texts.get("ko", "")))
+        if word not in ATTRIBUTE_NAMES
+    ]
+    assert not camel, "\n".join(camel)
+
+
+def test_every_evidence_key_of_check_and_attrs_has_a_korean_label() -> None:
+    from kubectl_rbln.app.attrs import AttrsRequest, attrs
+    from kubectl_rbln.app.check import CheckRequest, run_check
+    from kubectl_rbln.catalog import load_sentences
+    from kubectl_rbln.dra.normalize import build_snapshot
+    from testing.synthetic.scenarios import SCENARIOS
+
+    keys: dict[str, str] = {}
+
+    def walk(node: Any, where: str) -> None:
+        if isinstance(node, dict):
+            if "slug" in node and isinstance(node.get("evidence"), dict):
+                for key in node["evidence"]:
+                    keys.setdefault(key, where)
+            for value in node.values():
+                walk(value, where)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value, where)
+
+    for name, scenario in SCENARIOS.items():
+        snapshot = build_snapshot(scenario.build("v1"))
+        walk(run_check(snapshot, CheckRequest("serving", "npu-rdma")).to_document("en"), f"check {name}")
+        walk(attrs(snapshot, AttrsRequest("serving", "npu-rdma")).to_document("en"), f"attrs {name}")
+    assert len(keys) > 20
+    sentences = load_sentences()
+    missing = sorted(
+        f"{key} ({where})" for key, where in keys.items() if "ko" not in sentences.get(f"evidence-{key}", {})
+    )
+    assert not missing, "\n".join(missing)
