@@ -90,7 +90,7 @@ _HANGUL_FIRST, _HANGUL_LAST = 0xAC00, 0xD7A3
 
 def final_consonant(text: str) -> str:
     """The final consonant (받침) the value ends with when read aloud in Korean, "" when a vowel."""
-    stripped = text.rstrip(" )]}'\"`.,")
+    stripped = text.rstrip(" )]}>'\"`.,")
     if not stripped:
         return ""
     last = stripped[-1]

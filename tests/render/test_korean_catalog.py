@@ -265,3 +265,23 @@ def test_every_evidence_key_of_check_and_attrs_has_a_korean_label() -> None:
         f"{key} ({where})" for key, where in keys.items() if "ko" not in sentences.get(f"evidence-{key}", {})
     )
     assert not missing, "\n".join(missing)
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_explain_without_the_docs_tree_shows_each_value_by_name(lang: str) -> None:
+    """`explain SLUG` from the catalog (no docs/ installed): `<condition>이`, never a raw `{condition|이}`."""
+    from kubectl_rbln.catalog import load_catalog
+    from kubectl_rbln.cli.explain import catalog_page
+
+    raw = [
+        f"{slug}: {hit}"
+        for slug in load_catalog()
+        for hit in re.findall(r"\{[A-Za-z_|]+\}", catalog_page(slug, lang))
+    ]
+    assert not raw, "\n".join(raw)
+    page = catalog_page("binding-failed", lang)
+    assert (
+        ("<condition>이 True" in page)
+        if lang == "ko"
+        else ("<condition> is" in page or "<condition>" in page)
+    )
