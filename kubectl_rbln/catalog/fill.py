@@ -106,6 +106,8 @@ def final_consonant(text: str) -> str:
     for spoken, final in _SPOKEN.items():
         if lower.endswith(spoken) and (lower == spoken or spoken == "net" or word[-len(spoken)].isupper()):
             return final
+    if len(word) == 1:  # a letter is said by its name: p 피, l 엘, m 엠, n 엔
+        return _ACRONYM_FINAL.get(word.upper(), "")
     if word.isupper() and len(word) <= 5:
         return _ACRONYM_FINAL.get(word[-1], "")
     if lower.endswith(("b", "p")) and len(lower) > 1 and lower[-2] not in "aeiouy":
