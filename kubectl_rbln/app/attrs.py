@@ -63,7 +63,7 @@ class AttrsReport:
             "required": [r.to_dict() for r in d.required],
             "advertised": d.advertised,
             "formats": [{key: said_in(value, lang) for key, value in row.items()} for row in d.formats],
-            "droppedFields": [{"gate": g, "field": f} for g, f in d.drops.items()],
+            "droppedFields": [{"gate": g, "field": said_in(f, lang)} for g, f in d.drops.items()],
             "remediation": unique_fixes(findings),
             "findings": findings,
         }

@@ -33,7 +33,8 @@ COMMAND_WORDS = (
 # `{name}` or `{name:spec}` is a placeholder; `{{` and `}}` are literal braces (as in str.format,
 # so a jq or jsonpath command survives). Anything else in braces is left alone. `{name|을}` adds the
 # Korean particle that fits the filled value (을 or 를, chosen by its last sound), never `을(를)`.
-_TOKEN = re.compile(r"\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*)(?::([^{}:|]*))?(?:\|([^{}|]+))?\}")
+# `{|을}` does the same after literal text (a backticked command): `\`kubectl rbln dump\`{|로}`.
+_TOKEN = re.compile(r"\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*|)(?::([^{}:|]*))?(?:\|([^{}|]+))?\}")
 _WHOLE_LINE = re.compile(r"^\s*\{([A-Za-z_][A-Za-z0-9_]*)\}\s*$")
 LIST_TYPES = (list, tuple, set, frozenset)
 
@@ -73,14 +74,23 @@ PARTICLES = {
 # acronym letter by letter (L 엘, M 엠, N 엔), and a few words the way they are said (dranet 드라넷,
 # NIC 닉).
 _DIGIT_FINAL = {"0": "ㅇ", "1": "ㄹ", "3": "ㅁ", "6": "ㄱ", "7": "ㄹ", "8": "ㄹ"}
-_SPOKEN = {"net": "ㅅ", "nic": "ㄱ", "nics": "", "set": "ㅅ", "bit": "ㅅ", "limit": "ㅅ", "ok": "ㄱ"}
+_SPOKEN = {
+    "net": "ㅅ",
+    "nic": "ㄱ",
+    "nics": "",
+    "set": "ㅅ",
+    "get": "ㅅ",
+    "bit": "ㅅ",
+    "limit": "ㅅ",
+    "ok": "ㄱ",
+}
 _ACRONYM_FINAL = {"L": "ㄹ", "M": "ㅁ", "N": "ㄴ"}
 _HANGUL_FIRST, _HANGUL_LAST = 0xAC00, 0xD7A3
 
 
 def final_consonant(text: str) -> str:
     """The final consonant (받침) the value ends with when read aloud in Korean, "" when a vowel."""
-    stripped = text.rstrip(" )]}'\"`.,")
+    stripped = text.rstrip(" )]}>'\"`.,")
     if not stripped:
         return ""
     last = stripped[-1]
@@ -96,8 +106,12 @@ def final_consonant(text: str) -> str:
     for spoken, final in _SPOKEN.items():
         if lower.endswith(spoken) and (lower == spoken or spoken == "net" or word[-len(spoken)].isupper()):
             return final
+    if len(word) == 1:  # a letter is said by its name: p 피, l 엘, m 엠, n 엔
+        return _ACRONYM_FINAL.get(word.upper(), "")
     if word.isupper() and len(word) <= 5:
         return _ACRONYM_FINAL.get(word[-1], "")
+    if lower.endswith(("b", "p")) and len(lower) > 1 and lower[-2] not in "aeiouy":
+        return ""  # dump 덤프, help 헬프: a p after a consonant is said with a vowel
     if lower.endswith(("ng", "m", "n", "b", "p")):
         return "ㅇ" if lower.endswith("ng") else "ㅁ"
     if lower.endswith(("l", "le")) and not lower.endswith("ble"):
@@ -183,7 +197,7 @@ def fill_command(template: str, values: Mapping[str, Any]) -> str:
     out = [literals[0]]
     state = _quoting_after(literals[0], "")
     for (token, name, spec, _part), literal in zip(holes, literals[1:], strict=True):
-        value = values.get(name)
+        value = values.get(name) if name else None
         if value is None:
             out.append(token)
         else:
@@ -219,8 +233,10 @@ def fill(template: str, values: Mapping[str, Any], more: ListWords = MORE) -> st
         return literals[0]
     out = [literals[0]]
     for (token, name, spec, part), literal in zip(holes, literals[1:], strict=True):
-        value = values.get(name)
-        if value is None:
+        value = values.get(name) if name else None
+        if not name and part:  # `{|을}`: the particle that fits the text written so far
+            out.append(particle("".join(out), part))
+        elif value is None:
             out.append(token)
         else:
             try:

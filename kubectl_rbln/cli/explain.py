@@ -54,19 +54,29 @@ def catalog_page(slug: str, lang: str) -> str:
     """The catalog's words for a slug, shaped like a page: used when docs/ was not installed."""
     from kubectl_rbln.catalog import render, sentence  # noqa: PLC0415
 
-    entry = render(load_catalog()[slug], lang)
+    found = load_catalog()[slug]
+    # no Pod here: each value is shown as its name (`<condition>`), its particle chosen for the name
+    values = {name: f"<{name}>" for lang_ in ("en", lang) for name in found.placeholders(lang_)}
+    entry = render(found, lang, **values)
     fix = "\n".join(f"    {line}" for line in entry.remediation)
     heading = (sentence("page-meaning", entry.lang), sentence("page-fix", entry.lang))
+    severity = sentence("page-severity", entry.lang, severity=_severity(entry.severity, entry.lang))
     return (
-        f"# {slug}\n\nSeverity: {entry.severity}\n\n{entry.title}\n\n"
+        f"# {slug}\n\n{severity}\n\n{entry.title}\n\n"
         f"## {heading[0]}\n\n{entry.summary}\n\n## {heading[1]}\n\n{fix}\n\n"
-        f"(the full page: {entry.docs} in the kubectl-rbln source)\n"
+        f"{sentence('page-full', entry.lang, page=entry.docs)}\n"
     )
 
 
 def explainable(name: str) -> bool:
     """Whether `kubectl rbln explain name` prints a page: a finding's slug or a topic."""
     return name in TOPICS or name in load_catalog()
+
+
+def _severity(severity: str, lang: str) -> str:
+    from kubectl_rbln.catalog import sentence  # noqa: PLC0415
+
+    return sentence(f"severity-{severity}", lang)
 
 
 def docs_relative(path: Path) -> str:

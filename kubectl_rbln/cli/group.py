@@ -15,6 +15,7 @@ import click
 
 from kubectl_rbln import __version__
 from kubectl_rbln.cli.argv import kubectl_style
+from kubectl_rbln.cli.help_format import RblnContext
 from kubectl_rbln.errors import InputError
 
 # name -> (module, attribute, one-line help shown by --help without importing the module)
@@ -54,7 +55,9 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
 
 
 class LazyGroup(click.Group):
-    """A click group whose subcommands are imported on first use."""
+    """A click group whose subcommands are imported on first use, their help in the reader's language."""
+
+    context_class = RblnContext
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return list(COMMANDS)
@@ -64,7 +67,14 @@ class LazyGroup(click.Group):
         if entry is None:
             return None
         module_name, attribute, _ = entry
-        return getattr(importlib.import_module(module_name), attribute)
+        command: click.Command = getattr(importlib.import_module(module_name), attribute)
+        if command.context_class is click.Context:
+            command.context_class = RblnContext  # its help and usage errors speak the reader's language
+        if isinstance(command, click.Group):
+            for sub in command.commands.values():
+                if sub.context_class is click.Context:
+                    sub.context_class = RblnContext
+        return command
 
     def resolve_command(
         self, ctx: click.Context, args: list[str]
@@ -102,6 +112,12 @@ Every command takes --kubeconfig, --context, -n/--namespace, -f/--filename,
 
 @click.group(cls=LazyGroup, epilog=EPILOG, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "--version", prog_name="kubectl-rbln", message="%(prog)s %(version)s")
+@click.option(
+    "--lang",
+    type=click.Choice(["en", "ko"]),
+    expose_value=False,
+    help="Language of help and errors (default: from LC_ALL/LANG).",
+)
 def cli() -> None:
     """Diagnose Dynamic Resource Allocation of Rebellions NPUs and RoCE NICs.
 

@@ -15,6 +15,7 @@ from typing import Any
 import click
 
 from kubectl_rbln import progress, terminal
+from kubectl_rbln.catalog.cli_words import CLI_LANG, cli_line, click_text, error_text, language_of_arguments
 from kubectl_rbln.cli.group import cli
 from kubectl_rbln.errors import EXIT_USAGE, RblnError
 
@@ -43,38 +44,67 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def _run(argv: list[str] | None) -> int:
-    """The command's exit code; every expected failure becomes its one line and code here."""
+    """The command's exit code; every expected failure becomes its one line and code here, in the
+    language of `--lang` or the locale (read before click parses: its own errors come first)."""
+    lang = language_of_arguments(sys.argv[1:] if argv is None else argv)
+    token = CLI_LANG.set(lang)
+    try:
+        return _run_in(argv, lang)
+    finally:
+        CLI_LANG.reset(token)
+
+
+def _run_in(argv: list[str] | None, lang: str) -> int:
     try:
         try:
             code = cli.main(args=argv, prog_name="kubectl rbln", standalone_mode=False)
         finally:
             progress.done()  # a progress line still drawn (an error mid-read) is wiped first
     except RblnError as exc:
-        click.echo(f"error: {exc.message}", err=True)
+        click.echo(cli_line("error: {message}", lang, message=error_text(exc.message, lang)), err=True)
         if exc.hint:
-            click.echo(f"hint: {exc.hint}", err=True)
+            click.echo(cli_line("hint: {hint}", lang, hint=error_text(exc.hint, lang)), err=True)
         return exc.exit_code
     except click.exceptions.Exit as exc:
         return exc.exit_code
     except click.ClickException as exc:
-        exc.show()
+        _show(exc, lang)
         return EXIT_USAGE
     except click.exceptions.Abort:
-        click.echo("aborted", err=True)
+        click.echo(cli_line("aborted", lang), err=True)
         return 130
     except KeyboardInterrupt:
-        click.echo("interrupted", err=True)
+        click.echo(cli_line("interrupted", lang), err=True)
         return 130
     except BrokenPipeError:
         _silence_broken_pipe()
     except Exception as exc:  # a bug: one line unless RBLN_DEBUG asks for the traceback
         if _debug():
             raise
-        click.echo(
-            f"error: internal error: {type(exc).__name__}: {exc} (RBLN_DEBUG=1 shows the traceback)", err=True
+        internal = cli_line(
+            "internal error: {error} (RBLN_DEBUG=1 shows the traceback)",
+            lang,
+            error=f"{type(exc).__name__}: {exc}",
         )
+        click.echo(cli_line("error: {message}", lang, message=internal), err=True)
         return EXIT_USAGE
     return code if isinstance(code, int) else 0
+
+
+def _show(exc: click.ClickException, lang: str) -> None:
+    """click's own `exc.show()`, in `lang`: the usage line, where help is, and the error."""
+    if lang != "ko":
+        exc.show()
+        return
+    ctx = getattr(exc, "ctx", None)
+    lines: list[str] = []
+    if isinstance(exc, click.UsageError) and ctx is not None:
+        lines.append(ctx.get_usage())
+        if ctx.command.get_help_option(ctx) is not None:
+            hint = click_text(f"Try '{ctx.command_path} {ctx.help_option_names[0]}' for help.", lang)
+            lines.append(hint + "\n")
+    lines.append(click_text(f"Error: {click_text(exc.format_message(), lang)}", lang))
+    click.echo("\n".join(lines), err=True)
 
 
 def _leave(code: int) -> None:

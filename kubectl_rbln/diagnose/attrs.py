@@ -410,10 +410,9 @@ def stored_drops(source: RctSource) -> dict[str, str]:
     stored = source.spec.constraints
     aligned = any(c.match_attribute and c.match_attribute.endswith("/numaNode") for c in stored)
     if aligned and not any(c.distinct_attribute for c in stored) and len(source.spec.requests) > 1:
-        return {
-            "DRAConsumableCapacity": f"distinctAttribute: {PCIE_ROOT_ATTR} (numa-aligned has it; "
-            "no last-applied-configuration to prove it was applied)"
-        }
+        # inferred from the recipe's shape: said in the reader's language (a Said), English in -o json
+        field = f"distinctAttribute: {PCIE_ROOT_ATTR}"
+        return {"DRAConsumableCapacity": Said(Phrase("attrs-drop-inferred", {"field": field}))}
     return {}
 
 

@@ -111,7 +111,8 @@ _SHORT_FLAG = re.compile(r"^[(`'\"]?-[A-Za-z]$")  # `-o` of `-o wide`: a flag an
 
 
 def _units(words: list[str]) -> list[str]:
-    """Words, with an inline command joined into one unbreakable unit, and a short flag with its value."""
+    """Words, with an inline command joined into one unbreakable unit (a backticked one ends at its
+    closing backtick), and a short flag with its value."""
     units: list[str] = []
     command: list[str] = []
     for word in words:
@@ -120,7 +121,7 @@ def _units(words: list[str]) -> list[str]:
             continue
         if command:
             command.append(word)
-            if word.endswith((")", ",", ";")):
+            if word.endswith((")", ",", ";")) or (command[0].startswith("`") and "`" in word):
                 units.append(" ".join(command))
                 command = []
             continue

@@ -6,7 +6,6 @@ over typed values and no words; each is checked on a small catalog parsed here.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from kubectl_rbln.catalog import (
@@ -93,7 +92,10 @@ def test_verdicts_are_catalog_sentences() -> None:
     assert (
         sentence("verdict-clear", "en", pod="ns/p", state="Running") == "Pod ns/p is Running: nothing to fix"
     )
-    assert sentence("verdict-clear", "ko", pod="ns/p", state="Running").startswith("Pod ns/p 상태 Running")
+    assert (
+        sentence("verdict-clear", "ko", pod="ns/p", state="Running")
+        == "Pod ns/p는 Running 상태이며 고칠 것이 없습니다"
+    )
 
 
 def _templates() -> list[str]:
@@ -107,22 +109,31 @@ def _templates() -> list[str]:
 
 
 def _fill_by_regex(template: str, values: dict[str, Any]) -> str:
-    """How `fill` filled a template before it kept templates parsed: `_TOKEN.sub` over the text."""
-
-    def replace(match: re.Match[str]) -> str:
+    """How `fill` filled a template before it kept templates parsed: a `_TOKEN` scan over the text
+    (`{|을}` takes the particle that fits what was written before it)."""
+    out: list[str] = []
+    start = 0
+    for match in _TOKEN.finditer(template):
+        out.append(template[start : match.start()])
+        start = match.end()
         token = match.group(0)
         if token in ("{{", "}}"):
-            return token[0]
-        value = values.get(match.group(1))
+            out.append(token[0])
+            continue
+        if not match.group(1) and match.group(3):
+            out.append(particle("".join(out), match.group(3)))
+            continue
+        value = values.get(match.group(1)) if match.group(1) else None
         if value is None:
-            return token
+            out.append(token)
+            continue
         try:
             text = _text(value, match.group(2), MORE)
-            return text + particle(text, match.group(3)) if match.group(3) else text
+            out.append(text + particle(text, match.group(3)) if match.group(3) else text)
         except Exception:
-            return token
-
-    return _TOKEN.sub(replace, template)
+            out.append(token)
+    out.append(template[start:])
+    return "".join(out)
 
 
 class _Unprintable:
@@ -133,7 +144,11 @@ class _Unprintable:
 def test_every_catalog_template_fills_as_the_token_scan_did() -> None:
     # `fill` splits each template once and reuses the pieces: the same text for every template of the
     # catalog, with values of every kind (missing, lists, numbers, Korean, one that cannot be printed)
-    templates = [*_templates(), "{{a}} {a:,} {a|을} {a:>3|로} {} {1x} }}{{ {a"]
+    templates = [
+        *_templates(),
+        "{{a}} {a:,} {a|을} {a:>3|로} {} {1x} }}{{ {a",
+        "`dump`{|로} {a}{|이} {|} {|을",
+    ]
     names = {name for template in templates for name in placeholders(template)} | {"a"}
     kinds: list[Any] = ["노드", "claim", 1200, Names([f"n{i}" for i in range(8)]), ["x", "y"], _Unprintable()]
     for kind in [None, *kinds]:
