@@ -117,13 +117,17 @@ def _filled(ko: str, match: re.Match[str]) -> str:
 
 def click_text(message: str, lang: str) -> str:
     """One of click's messages in `lang`; a message made of several (`No such option '--x'. Did you
-    mean '--y'?`) is translated piece by piece."""
+    mean '--y'?`) is translated piece by piece. A usage error the plugin raises itself
+    (`click.UsageError("--rct and --rct-file are exclusive...")`) is one of its errors."""
     if lang != "ko" or not message:
         return message
     for pattern, ko, _ in _table("click"):
         match = pattern.match(message)
         if match:
             return _filled(ko, match)
+    plugin = error_text(message, lang)
+    if plugin != message:
+        return plugin
     pieces = re.split(r"(?<=[.?])\s+", message)
     if len(pieces) > 1:
         return " ".join(click_text(piece, lang) for piece in pieces)

@@ -26,6 +26,7 @@ from test_korean_catalog import latin_words  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 ERRORS = {"InputError", "NotFoundError", "KubeconfigError", "ClusterError", "RblnError"}
+USAGE_ERRORS = {"UsageError", "BadParameter"}
 
 
 def _commands() -> Iterator[tuple[list[str], click.Command]]:
@@ -127,6 +128,8 @@ def test_help_in_english_is_clicks(inprocess_rbln, monkeypatch) -> None:
         (["whyy"], '오류: "kubectl rbln"에는 "whyy" 명령이 없습니다. "why" 명령을 쓰려고 했나요?'),
         (["why", "-f", "/nonexistent"], "오류: /nonexistent: 파일이나 폴더가 없습니다"),
         (["explain", "no-such-slug"], '오류: 이름이 "no-such-slug"인 진단 결과나 주제가 없습니다'),
+        (["explain", "memlock-limit", "x"], "오류: explain memlock-limit에는 두 번째 인수를 줄 수 없습니다"),
+        (["topo", "--rct", "a", "--rct-file", "b"], "오류: --rct와 --rct-file은 함께 쓸 수 없습니다"),
     ],
 )
 def test_usage_and_input_errors_in_korean(
@@ -156,15 +159,20 @@ def _raise_sites() -> Iterator[tuple[str, str]]:
     for path in sorted((REPO / "kubectl_rbln").rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
-            if not (
-                isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ERRORS
-            ):
+            if not (isinstance(node, ast.Call) and _error_class(node.func)):
                 continue
             texts = [*node.args[:1], *(k.value for k in node.keywords if k.arg == "hint")]
             for text in texts:
                 sample = _sample(text)
                 if sample is not None:
                     yield f"{path.relative_to(REPO)}:{node.lineno}", sample
+
+
+def _error_class(func: ast.expr) -> bool:
+    """One of the plugin's errors, or a usage error it raises itself (`click.UsageError(...)`)."""
+    if isinstance(func, ast.Name):
+        return func.id in ERRORS
+    return isinstance(func, ast.Attribute) and func.attr in USAGE_ERRORS
 
 
 def _sample(node: ast.expr) -> str | None:
