@@ -216,9 +216,9 @@ def render_events(
     while kept < 4 and all(display_width("  ".join(r[: kept + 1])) + 2 <= width for r in rows):
         kept += 1
     short = _aligned([row[:kept] for row in rows])
-    for row, line, event in zip(rows, short, shown, strict=True):
+    for cells, line, event in zip(rows, short, shown, strict=True):
         lines.append(f"  {line}")
-        lines += [f"      {cell}" for cell in row[kept:] if cell]
+        lines += [f"      {cell}" for cell in cells[kept:] if cell]
         lines += wrap_width(str(event.get("message", "")), width, "      ", "      ")
     return lines
 
