@@ -34,7 +34,7 @@ from kubectl_rbln.replay.faults import FaultInjector, Faults
 from kubectl_rbln.replay.fields import parse_field_selector
 from kubectl_rbln.replay.reload import BundleReloader
 from kubectl_rbln.replay.resources import Group, Resource
-from kubectl_rbln.replay.store import ContinueError, ObjectStore, Stored, encode
+from kubectl_rbln.replay.store import ContinueError, ContinueExpired, ObjectStore, Stored, encode
 from kubectl_rbln.replay.tls import TlsSettings
 from kubectl_rbln.replay.watch import WatchHub, WatchRequest, WatchStream, parse_timeout
 from kubectl_rbln.replay.ws import accept_key, choose_protocol, parse_protocol_header
@@ -376,12 +376,16 @@ class ReplayHandler(PooledRequestHandler):
             page = store.list(
                 resource, namespace, labels, fields, int(limit_text or 0), _last(query, "continue")
             )
-        except ContinueError as exc:
+        except ContinueExpired as exc:
+            self._send_json(410, status(410, "Expired", str(exc)))
+            return
+        except (SelectorError, ContinueError) as exc:
             raise BadRequest(str(exc)) from None
         meta: dict[str, Any] = {"resourceVersion": store.resource_version}
         if page.continue_token:
             meta["continue"] = page.continue_token
-            meta["remainingItemCount"] = page.remaining
+            if page.remaining is not None:
+                meta["remainingItemCount"] = page.remaining
         if self._send_table(resource, page.items, meta, query):
             return
         api_version = f"{resource.group}/{version}" if resource.group else version

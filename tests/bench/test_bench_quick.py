@@ -65,5 +65,12 @@ def test_quick_bench_prints_and_writes_every_row(tmp_path: Path) -> None:
     assert len(documented["peakMiBPerProcess"]) == 2  # kubectl and jq, both counted
     targets = size["targets"]
     wanted = {"attrs wall", "why POD wall", "why POD peak", "check wall", "why -f wall / json.load"}
+    wanted |= {
+        "i26 why -f wall / json.load",
+        "i26 why -f peak / json.load",
+        "i26 check wall",
+        "i26 check peak",
+    }
     assert wanted <= set(targets)
     assert targets["why POD wall"]["target"] == 0.2 and targets["why POD wall"]["ratio"] is not None
+    assert targets["i26 why POD wall"]["target"] == 0.08 and targets["i26 why POD peak"]["target"] == 0.08
