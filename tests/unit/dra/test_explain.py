@@ -92,10 +92,12 @@ def test_devices_held_by_other_claims_are_listed():
 
 
 def test_two_claims_that_fit_alone_compete():
+    """Nobody else holds the devices: a count proves it (dra/proofs.py), with the numbers."""
     f = run([claim("a", exactly("npu", 4)), claim("b", exactly("npu", 4))])
-    assert f.kind == "exhausted"
+    assert f.kind == "proven-impossible"
     assert (
-        "requests ml/a/npu, ml/b/npu together need 8 devices, only 6 matching devices are free" in f.summary
+        "2 request(s) (ml/a/npu, ml/b/npu) need 8 distinct devices; the devices eligible for them can give "
+        "at most 6" in f.summary
     )
 
 
