@@ -615,7 +615,9 @@ def read_inputs(paths: Sequence[str], label: str) -> Snapshot:
             if kind == "ClusterInfo" and obj.get("apiVersion") == PLUGIN_API_VERSION:
                 seen.info = (str(meta.get("name", "")), str(obj.get("serverVersion", "")))
             elif kind == "Node":
-                seen.nodes = (seen.nodes or set()) | {str(meta.get("name", ""))}
+                if seen.nodes is None:
+                    seen.nodes = set()
+                seen.nodes.add(str(meta.get("name", "")))
             builder.add(obj, checked)
         inputs.append(seen)
     if not found:

@@ -111,6 +111,8 @@ class ResourceSlice:
     shared_counters: list[dict[str, Any]] = field(default_factory=list)
     api_version: str = ""
     counter_sets: list[CounterSet] = field(default_factory=list)  # `sharedCounters`, typed
+    # its slice type (dra/node_types.py), -1: none; not part of what the slice says
+    type_id: int = field(default=-1, repr=False, compare=False)
 
     @property
     def has_counters(self) -> bool:

@@ -54,6 +54,7 @@ class NodeMemo:
         consumable: bool,
         allocated: set[tuple[str, str, str]],
         in_use: dict[tuple[str, str, str], Any] | None,
+        types: dict[int, frozenset[str]] | None = None,
     ) -> None:
         self.allocated = allocated
         self.in_use = in_use or {}
@@ -63,11 +64,24 @@ class NodeMemo:
         # (simulation.py's nodes[] rows) is said once per shared result
         self.shared_with: dict[str, Any] = {}
         self.enabled, self.names, self.capacities, self.own_keys = _plan(specs, classes, consumable)
+        # slice type id -> the names read that vary among its slices (dra/node_types.py); None: every
+        # node's devices are read one by one
+        self.read_varying: dict[int, tuple[str, ...]] | None = None
+        self.held: dict[tuple[str, str], set[str]] = {}
+        if types is not None and not self.in_use and not self.own_keys:
+            read = set(self.names)
+            self.read_varying = {i: tuple(sorted(v & read)) for i, v in types.items()}
+            for driver, pool, name in allocated:
+                self.held.setdefault((driver, pool), set()).add(name)
 
     def signature(self, node: str, pools: list[Any]) -> tuple | None:
         """What the allocator's answer on this node depends on, names of pools aside; None: not shared."""
         if not self.enabled:
             return None
+        if self.read_varying is not None:
+            typed = self._typed(node, pools)
+            if typed is not None:
+                return typed
         parts: list[tuple] = []
         for pool in pools:
             if pool.incomplete or pool.invalid_reason or pool.counter_sets or pool.other_devices:
@@ -85,6 +99,36 @@ class NodeMemo:
                         return None
                     devices.append(key)
             parts.append((pool.driver, tuple(sizes), tuple(devices)))
+        return tuple(parts)
+
+    def _typed(self, node: str, pools: list[Any]) -> tuple | None:
+        """The signature of a node whose slices all have a type: their type ids, which devices are
+        held, and the values of the names read that vary in the type. Equal typed signatures mean
+        equal signatures device by device (a type fixes names, drivers, capacities, value types and
+        every value outside `varying`; typed devices carry no taints, bindings, counters or bad
+        attributes), without reading every device; None: read them one by one."""
+        assert self.read_varying is not None
+        parts: list[Any] = ["typed"]
+        for pool in pools:
+            if pool.incomplete or pool.invalid_reason or pool.counter_sets or pool.other_devices:
+                return None
+            ids = []
+            values: list[Any] = []
+            for s in pool.slices:
+                read = self.read_varying.get(s.type_id) if s.node_name == node else None
+                if read is None:
+                    return None
+                ids.append(s.type_id)
+                if read:
+                    for d in s.devices:
+                        found = tuple(map(d.attributes.get, read))
+                        values.append((found, tuple(map(type, found))))
+            held = self.held.get((pool.driver, pool.name))
+            positions: tuple[int, ...] = ()
+            if held:
+                names = [d.name for s in pool.slices for d in s.devices]
+                positions = tuple(p for p, name in enumerate(names) if name in held)
+            parts.append((pool.driver, tuple(ids), positions, tuple(values)))
         return tuple(parts)
 
     def _device(self, d: Device) -> tuple | None:

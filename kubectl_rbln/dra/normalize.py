@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable
 from datetime import datetime, timezone
 from typing import Any
 
+from kubectl_rbln.dra import node_types
 from kubectl_rbln.dra.fields import _d, _l, _s
 from kubectl_rbln.dra.interning import _LAST
 from kubectl_rbln.dra.model import Snapshot, SourceProblem
@@ -313,6 +314,7 @@ class SnapshotBuilder:
         self.resource_versions |= other.resource_versions
 
     def finish(self) -> Snapshot:
+        self.snapshot.derived[node_types.DERIVED_KEY] = node_types.finish()
         _SHARED_VALUES.clear()
         _CAPACITIES.clear()
         _CLAIM_SPECS.clear()

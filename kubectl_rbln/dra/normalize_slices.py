@@ -12,6 +12,7 @@ from typing import Any
 
 import msgspec
 
+from kubectl_rbln.dra import node_types
 from kubectl_rbln.dra.fields import _d, _i, _l, _s
 from kubectl_rbln.dra.interning import _INTERNED_MAX
 from kubectl_rbln.dra.model import (
@@ -217,6 +218,20 @@ def normalize_slice(obj: dict[str, Any]) -> ResourceSlice:
     pool_name = _s(pool.get("name"))
     node_name = spec.get("nodeName") if isinstance(spec.get("nodeName"), str) else None
     name = _s(meta.get("name"))
+    wires = spec.get("devices")
+    if (
+        node_name
+        and type(wires) is list
+        and wires
+        and not spec.get("sharedCounters")
+        and spec.get("perDeviceNodeSelection") is not True
+        and node_types.enabled()
+    ):
+        layout = node_types.layout_of(driver, wires)
+        if layout is not None:
+            typed = _typed_slice(obj, spec, layout, driver, pool, pool_name, name, node_name)
+            if typed is not None:
+                return typed
     return ResourceSlice(
         name=name,
         driver=driver,
@@ -237,6 +252,126 @@ def normalize_slice(obj: dict[str, Any]) -> ResourceSlice:
         api_version=_s(obj.get("apiVersion")),
         counter_sets=counter_sets(spec.get("sharedCounters"), "name"),
     )
+
+
+def _typed_slice(
+    obj: dict[str, Any],
+    spec: dict[str, Any],
+    layout: tuple[Any, ...],
+    driver: str,
+    pool: dict[str, Any],
+    pool_name: str,
+    name: str,
+    node_name: str,
+) -> ResourceSlice | None:
+    """A slice of a known layout, its devices made from its type's (dra/node_types.py); the first of
+    its layout is built as before and becomes the type. None: built as before, untyped."""
+    wires: list[DeviceWire] = spec["devices"]
+    kind = node_types.type_for(layout)
+    if kind is None:
+        devices = [_device_from_wire(d, driver, pool_name, name, node_name) for d in wires]
+        kind = node_types.remember(layout, driver, wires, devices)
+    else:
+        made = _devices_of_type(kind, wires, driver, pool_name, name, node_name)
+        if made is None:
+            return None
+        devices = made
+    return ResourceSlice(
+        name,
+        driver,
+        pool_name,
+        _i(pool.get("generation")),
+        _i(pool.get("resourceSliceCount"), 1),
+        node_name,
+        spec.get("allNodes") is True,
+        spec.get("nodeSelector") if isinstance(spec.get("nodeSelector"), dict) else None,
+        False,
+        devices,
+        [],
+        _s(obj.get("apiVersion")),
+        [],
+        kind.id if kind is not None else -1,
+    )
+
+
+_SHARED_EMPTY: list[Any] = []  # the empty lists of typed devices: never mutated (node_types.py)
+
+
+def _devices_of_type(
+    kind: node_types.SliceType,
+    wires: list[DeviceWire],
+    driver: str,
+    pool: str,
+    slice_name: str,
+    node: str,
+) -> list[Device] | None:
+    """The devices of a slice of `kind`'s layout: the representative's attributes with the values that
+    differ normalized; None when one is not a well-formed value (the slice is then built as before)."""
+    out: list[Device] = []
+    append = out.append
+    names = _SHARED_VALUES.get(driver)
+    if names is None:
+        names = _driver_names(driver)
+    empty = _SHARED_EMPTY
+    for wire, rep, rep_values in zip(wires, kind.devices, kind.wire_values, strict=True):
+        attributes = rep.attributes
+        if wire.attributes:
+            values = tuple(wire.attributes.values())
+            if values != rep_values:
+                attributes = attributes.copy()
+                for (key, entry), before in zip(wire.attributes.items(), rep_values, strict=True):
+                    if entry == before:
+                        continue
+                    try:
+                        qualified, texts = names[key]
+                    except KeyError:
+                        qualified, texts = _attribute_name(names, key, driver)
+                    value = _wire_value(entry, texts)
+                    if value is None:
+                        return None
+                    attributes[qualified] = value
+                    kind.varying.add(qualified)
+            # else: the representative's own dict, shared (nothing mutates a Device's attributes)
+        else:
+            attributes = {}
+        append(
+            Device(
+                rep.name,
+                driver,
+                pool,
+                slice_name,
+                node,
+                attributes,
+                rep.capacity,
+                empty,
+                empty,
+                empty,
+                empty,
+                False,
+                False,
+                rep.request_policies,
+                empty,
+                empty,
+            )
+        )
+    return out
+
+
+def _wire_value(entry: Any, texts: dict[str, str]) -> AttrValue | None:
+    """One AttributeWire's value as `_device_from_wire` reads it; None: a bad attribute."""
+    string = entry.string
+    if string is not None:
+        if entry.int_ is None and entry.bool_ is None and entry.version is None:
+            return texts.get(string) or _share(texts, string)
+        return None
+    number, flag, version = entry.int_, entry.bool_, entry.version
+    if number is not None:
+        return number if flag is None and version is None else None
+    if flag is not None:
+        return flag if version is None else None
+    if version is not None:
+        return Version(version)
+    return None
 
 
 def normalize_taint_rule(obj: dict[str, Any]) -> DeviceTaintRule:
