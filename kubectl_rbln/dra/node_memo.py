@@ -71,8 +71,13 @@ class NodeMemo:
         if types is not None and not self.in_use and not self.own_keys:
             read = set(self.names)
             self.read_varying = {i: tuple(sorted(v & read)) for i, v in types.items()}
-            for driver, pool, name in allocated:
-                self.held.setdefault((driver, pool), set()).add(name)
+            held = self.held
+            for key in allocated:
+                names = held.get(key[:2])
+                if names is None:
+                    held[key[:2]] = {key[2]}
+                else:
+                    names.add(key[2])
 
     def signature(self, node: str, pools: list[Any]) -> tuple | None:
         """What the allocator's answer on this node depends on, names of pools aside; None: not shared."""

@@ -50,7 +50,10 @@ class SliceType:
     driver: str
     wire_values: list[tuple[Any, ...]]  # per device: its AttributeWire values, in order
     devices: list[Any]  # the representative's Devices (dra.model.Device)
+    keys: list[tuple[str, ...]]  # per device: its attribute names as published
     varying: set[str] = field(default_factory=set)  # qualified names that differed in some slice
+    # per device: the positions among its values that differed in some slice
+    positions: list[tuple[int, ...]] = field(default_factory=list)
     slices: int = 1
 
 
@@ -113,6 +116,8 @@ def remember(layout: tuple[Any, ...], driver: str, devices: list[Any], built: li
             driver,
             [tuple(d.attributes.values()) if d.attributes else () for d in devices],
             built,
+            [tuple(d.attributes) if d.attributes else () for d in devices],
+            positions=[() for _ in devices],
         )
         _TYPES[layout] = kind
     return kind

@@ -313,25 +313,35 @@ def _devices_of_type(
     if names is None:
         names = _driver_names(driver)
     empty = _SHARED_EMPTY
-    for wire, rep, rep_values in zip(wires, kind.devices, kind.wire_values, strict=True):
+    known = kind.positions
+    for i, (wire, rep, rep_values) in enumerate(zip(wires, kind.devices, kind.wire_values, strict=True)):
         attributes = rep.attributes
         if wire.attributes:
             values = tuple(wire.attributes.values())
-            if values != rep_values:
+            if values != rep_values:  # else: the representative's own dict, shared (never mutated)
+                seen = known[i]
+                if seen:  # the positions that varied before, and only those: one compare in C
+                    expected = list(rep_values)
+                    for p in seen:
+                        expected[p] = values[p]
+                    if tuple(expected) != values:
+                        seen = _more_positions(kind, i, values, driver)
+                else:
+                    seen = _more_positions(kind, i, values, driver)
                 attributes = attributes.copy()
-                for (key, entry), before in zip(wire.attributes.items(), rep_values, strict=True):
-                    if entry == before:
+                keys = kind.keys[i]
+                for p in seen:
+                    entry = values[p]
+                    if entry == rep_values[p]:
                         continue
                     try:
-                        qualified, texts = names[key]
+                        qualified, texts = names[keys[p]]
                     except KeyError:
-                        qualified, texts = _attribute_name(names, key, driver)
+                        qualified, texts = _attribute_name(names, keys[p], driver)
                     value = _wire_value(entry, texts)
                     if value is None:
                         return None
                     attributes[qualified] = value
-                    kind.varying.add(qualified)
-            # else: the representative's own dict, shared (nothing mutates a Device's attributes)
         else:
             attributes = {}
         append(
@@ -355,6 +365,23 @@ def _devices_of_type(
             )
         )
     return out
+
+
+def _more_positions(
+    kind: node_types.SliceType, device: int, values: tuple[Any, ...], driver: str
+) -> tuple[int, ...]:
+    """Every position where a device's values differ from the representative's; the type learns them
+    (and their qualified names, `varying`). A new tuple replaces the old: a page normalized in another
+    thread reads either, and checks it before trusting it."""
+    rep_values = kind.wire_values[device]
+    pairs = enumerate(zip(values, rep_values, strict=True))
+    differ = tuple(p for p, (entry, before) in pairs if entry != before)
+    known = kind.positions[device]
+    if not set(differ) <= set(known):
+        keys = kind.keys[device]
+        kind.varying.update(qualify(keys[p], driver) for p in differ)
+        kind.positions[device] = tuple(sorted({*known, *differ}))
+    return differ
 
 
 def _wire_value(entry: Any, texts: dict[str, str]) -> AttrValue | None:
