@@ -131,7 +131,7 @@ class NodeMemo:
             held = self.held.get((pool.driver, pool.name))
             positions: tuple[int, ...] = ()
             if held:
-                names = [d.name for s in pool.slices for d in s.devices]
+                names = [name for s in pool.slices for name in s.device_names()]
                 positions = tuple(p for p, name in enumerate(names) if name in held)
             parts.append((pool.driver, tuple(ids), positions, tuple(values)))
         return tuple(parts)
@@ -183,23 +183,26 @@ class NodeMemo:
         results: dict[str, list[AllocationResult]] = {}
         selectors: dict[str, dict | None] = {}
         failure = result.failure
+        # (driver, pool, device, slice) of the node's devices, in order, from the slices' names: a
+        # typed slice (dra/node_types.py) names its devices without building them
+        devices: list[tuple[str, str, str, ResourceSlice]]
         if not result.fits and not seen.holders and not seen.lacking:
             devices = []  # nothing to rename: no need to list the node's devices
         else:
-            devices = [d for pool in pools for s in pool.slices for d in s.devices]
+            slices = [s for pool in pools for s in pool.slices]
+            devices = [(s.driver, s.pool, name, s) for s in slices for name in s.device_names()]
         if result.fits:
-            slices = {s.name: s for pool in pools for s in pool.slices}
             for claim, entries in result.results.items():
                 picked = [devices[p] for p in seen.picked[claim]]
                 results[claim] = [
-                    dataclasses.replace(e, pool=d.pool, device=d.name, driver=d.driver)
-                    for e, d in zip(entries, picked, strict=True)
+                    dataclasses.replace(e, pool=pool_name, device=name, driver=driver)
+                    for e, (driver, pool_name, name, _) in zip(entries, picked, strict=True)
                 ]
-                selectors[claim] = node_selector([slices.get(d.slice_name) for d in picked], node)
+                selectors[claim] = node_selector([d[3] for d in picked], node)
         if failure is not None:
             failure = _copy_failure(failure)
-            failure.holders = [devices[p].id for p in seen.holders]
-            failure.lacking = [devices[p].id for p in seen.lacking]
+            failure.holders = ["/".join(devices[p][:3]) for p in seen.holders]
+            failure.lacking = ["/".join(devices[p][:3]) for p in seen.lacking]
         self.hits += 1
         self.shared_with[node] = result
         return type(result)(

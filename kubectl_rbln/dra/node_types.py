@@ -27,10 +27,11 @@ from __future__ import annotations
 
 import os
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from kubectl_rbln.dra.interning import _INTERNED_MAX
+from kubectl_rbln.dra.model import Device, ResourceSlice
 from kubectl_rbln.dra.wire import DeviceWire
 
 ENV = "KUBECTL_RBLN_NODE_TYPES"
@@ -55,6 +56,96 @@ class SliceType:
     # per device: the positions among its values that differed in some slice
     positions: list[tuple[int, ...]] = field(default_factory=list)
     slices: int = 1
+    names: tuple[str, ...] = ()  # its devices' names
+
+    def build(self, typed: TypedSlice) -> list[Device]:
+        """A typed slice's devices: the representative's, in the slice's names, with its own values."""
+        out: list[Device] = []
+        empty = _SHARED_EMPTY
+        pool, slice_name, node, driver = typed.pool, typed.name, typed.node_name, typed.driver
+        for rep, own in zip(self.devices, typed.own, strict=True):
+            attributes = rep.attributes
+            if own:
+                attributes = attributes.copy()
+                attributes.update(zip(own[::2], own[1::2], strict=True))
+            out.append(
+                Device(
+                    rep.name,
+                    driver,
+                    pool,
+                    slice_name,
+                    node,
+                    attributes,
+                    rep.capacity,
+                    empty,
+                    empty,
+                    empty,
+                    empty,
+                    False,
+                    False,
+                    rep.request_policies,
+                    empty,
+                    empty,
+                )
+            )
+        return out
+
+
+_DEVICES = ResourceSlice.__dict__["devices"]  # the slot a built slice keeps its devices in
+_COMPARED = tuple(f.name for f in fields(ResourceSlice) if f.compare)
+UNBUILT: list[Any] = []  # the `devices` a TypedSlice is made with: built when first read
+_SHARED_EMPTY: list[Any] = []  # the empty lists of typed devices: never mutated
+
+
+class TypedSlice(ResourceSlice):
+    """A slice of a known type whose devices are built only when something reads them: until then it
+    holds, per device, the (qualified name, value) pairs where it differs from its type's
+    representative (`own`). Equal to the ResourceSlice it stands for; `device_names` and
+    `any_devices` answer from the type."""
+
+    __slots__ = ("kind", "own")
+    kind: SliceType
+    own: tuple[tuple[Any, ...], ...]
+
+    @property
+    def devices(self) -> list[Device]:
+        try:
+            return _DEVICES.__get__(self, TypedSlice)
+        except AttributeError:
+            pass
+        built = self.kind.build(self)
+        _DEVICES.__set__(self, built)
+        return built
+
+    @devices.setter
+    def devices(self, value: list[Device]) -> None:
+        if value is not UNBUILT:
+            _DEVICES.__set__(self, value)
+
+    @property
+    def built(self) -> bool:
+        try:
+            _DEVICES.__get__(self, TypedSlice)
+        except AttributeError:
+            return False
+        return True
+
+    def any_devices(self) -> bool:
+        return bool(self.kind.names)
+
+    def device_names(self) -> list[str]:
+        return list(self.kind.names)
+
+    @property
+    def devices_plain(self) -> bool:
+        return True  # its layout has none of those fields (`layout_of`)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ResourceSlice):
+            return NotImplemented
+        return all(getattr(self, f) == getattr(other, f) for f in _COMPARED)
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 @dataclass(slots=True)
@@ -118,6 +209,7 @@ def remember(layout: tuple[Any, ...], driver: str, devices: list[Any], built: li
             built,
             [tuple(d.attributes) if d.attributes else () for d in devices],
             positions=[() for _ in devices],
+            names=tuple(d.name for d in built),
         )
         _TYPES[layout] = kind
     return kind

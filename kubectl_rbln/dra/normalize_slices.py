@@ -264,19 +264,12 @@ def _typed_slice(
     name: str,
     node_name: str,
 ) -> ResourceSlice | None:
-    """A slice of a known layout, its devices made from its type's (dra/node_types.py); the first of
-    its layout is built as before and becomes the type. None: built as before, untyped."""
+    """A slice of a known layout: a TypedSlice holding only where its devices differ from its type's
+    (dra/node_types.py); the first of its layout is built as before and becomes the type. None: built
+    as before, untyped."""
     wires: list[DeviceWire] = spec["devices"]
     kind = node_types.type_for(layout)
-    if kind is None:
-        devices = [_device_from_wire(d, driver, pool_name, name, node_name) for d in wires]
-        kind = node_types.remember(layout, driver, wires, devices)
-    else:
-        made = _devices_of_type(kind, wires, driver, pool_name, name, node_name)
-        if made is None:
-            return None
-        devices = made
-    return ResourceSlice(
+    args = (
         name,
         driver,
         pool_name,
@@ -286,85 +279,65 @@ def _typed_slice(
         spec.get("allNodes") is True,
         spec.get("nodeSelector") if isinstance(spec.get("nodeSelector"), dict) else None,
         False,
-        devices,
-        [],
-        _s(obj.get("apiVersion")),
-        [],
-        kind.id if kind is not None else -1,
     )
+    if kind is None:
+        devices = [_device_from_wire(d, driver, pool_name, name, node_name) for d in wires]
+        kind = node_types.remember(layout, driver, wires, devices)
+        return ResourceSlice(*args, devices, [], _s(obj.get("apiVersion")), [], kind.id if kind else -1)
+    own = _own_values(kind, wires, driver)
+    if own is None:
+        return None
+    typed = node_types.TypedSlice(*args, node_types.UNBUILT, [], _s(obj.get("apiVersion")), [], kind.id)
+    typed.kind = kind
+    typed.own = own
+    return typed
 
 
-_SHARED_EMPTY: list[Any] = []  # the empty lists of typed devices: never mutated (node_types.py)
-
-
-def _devices_of_type(
-    kind: node_types.SliceType,
-    wires: list[DeviceWire],
-    driver: str,
-    pool: str,
-    slice_name: str,
-    node: str,
-) -> list[Device] | None:
-    """The devices of a slice of `kind`'s layout: the representative's attributes with the values that
-    differ normalized; None when one is not a well-formed value (the slice is then built as before)."""
-    out: list[Device] = []
+def _own_values(
+    kind: node_types.SliceType, wires: list[DeviceWire], driver: str
+) -> tuple[tuple[Any, ...], ...] | None:
+    """Per device of a slice of `kind`'s layout, the (qualified name, value) pairs, flat, where it
+    differs from the representative; None when one is not a well-formed value (the slice is then built
+    as before)."""
+    out: list[tuple[Any, ...]] = []
     append = out.append
     names = _SHARED_VALUES.get(driver)
     if names is None:
         names = _driver_names(driver)
-    empty = _SHARED_EMPTY
     known = kind.positions
-    for i, (wire, rep, rep_values) in enumerate(zip(wires, kind.devices, kind.wire_values, strict=True)):
-        attributes = rep.attributes
-        if wire.attributes:
-            values = tuple(wire.attributes.values())
-            if values != rep_values:  # else: the representative's own dict, shared (never mutated)
-                seen = known[i]
-                if seen:  # the positions that varied before, and only those: one compare in C
-                    expected = list(rep_values)
-                    for p in seen:
-                        expected[p] = values[p]
-                    if tuple(expected) != values:
-                        seen = _more_positions(kind, i, values, driver)
-                else:
-                    seen = _more_positions(kind, i, values, driver)
-                attributes = attributes.copy()
-                keys = kind.keys[i]
-                for p in seen:
-                    entry = values[p]
-                    if entry == rep_values[p]:
-                        continue
-                    try:
-                        qualified, texts = names[keys[p]]
-                    except KeyError:
-                        qualified, texts = _attribute_name(names, keys[p], driver)
-                    value = _wire_value(entry, texts)
-                    if value is None:
-                        return None
-                    attributes[qualified] = value
+    for i, (wire, rep_values) in enumerate(zip(wires, kind.wire_values, strict=True)):
+        if not wire.attributes:
+            append(())
+            continue
+        values = tuple(wire.attributes.values())
+        if values == rep_values:
+            append(())
+            continue
+        seen = known[i]
+        if seen:  # the positions that varied before, and only those: one compare in C
+            expected = list(rep_values)
+            for p in seen:
+                expected[p] = values[p]
+            if tuple(expected) != values:
+                seen = _more_positions(kind, i, values, driver)
         else:
-            attributes = {}
-        append(
-            Device(
-                rep.name,
-                driver,
-                pool,
-                slice_name,
-                node,
-                attributes,
-                rep.capacity,
-                empty,
-                empty,
-                empty,
-                empty,
-                False,
-                False,
-                rep.request_policies,
-                empty,
-                empty,
-            )
-        )
-    return out
+            seen = _more_positions(kind, i, values, driver)
+        keys = kind.keys[i]
+        own: list[Any] = []
+        for p in seen:
+            entry = values[p]
+            if entry == rep_values[p]:
+                continue
+            try:
+                qualified, texts = names[keys[p]]
+            except KeyError:
+                qualified, texts = _attribute_name(names, keys[p], driver)
+            value = _wire_value(entry, texts)
+            if value is None:
+                return None
+            own += (qualified, value)
+        append(tuple(own))
+    return tuple(out)
 
 
 def _more_positions(

@@ -125,7 +125,7 @@ def device_plugin_mode(ctx: PodContext) -> list[Finding]:
         findings.append(Finding("device-plugin-mode", values, evidence))
     npu_slice_nodes = ctx.snapshot.memo(
         "npu-slice-nodes",
-        lambda: {s.node_name for s in ctx.snapshot.slices if s.driver == NPU_DRIVER and s.devices},
+        lambda: {s.node_name for s in ctx.snapshot.slices if s.driver == NPU_DRIVER and s.any_devices()},
     )
     both = sorted(n for n in plugin_nodes if n in npu_slice_nodes)
     if both:
