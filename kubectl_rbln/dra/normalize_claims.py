@@ -167,10 +167,15 @@ def normalize_claim(obj: dict[str, Any]) -> ResourceClaim:
     )
 
 
+_NO_CAPACITY: dict[str, str] = {}
+_NO_LIST: list[str] = []
+
+
 def _wire_allocation(raw: AllocationWire) -> Allocation:
     devices = raw.devices
     results = [
-        AllocationResult(r.request, r.driver, r.pool, r.device)  # the usual four fields: the rest default
+        # the usual four fields: the rest default, its empty containers shared (nothing mutates a result)
+        AllocationResult(r.request, r.driver, r.pool, r.device, False, None, _NO_CAPACITY, _NO_LIST, _NO_LIST)
         if r.adminAccess is None
         and r.shareID is None
         and r.consumedCapacity is None
