@@ -125,7 +125,7 @@ def item_device_classes(snapshot: Snapshot, namespace: str, rct: str) -> CheckIt
 
 def npu_nodes(snapshot: Snapshot) -> list[Node]:
     """Nodes labelled as NPU nodes by feature discovery, or publishing NPU devices."""
-    with_slices = {s.node_name for s in snapshot.slices if s.driver == NPU_DRIVER and s.devices}
+    with_slices = {s.node_name for s in snapshot.slices if s.driver == NPU_DRIVER and s.any_devices()}
     return sorted(
         (n for n in snapshot.nodes.values() if n.labels.get(NPU_LABEL) == "true" or n.name in with_slices),
         key=lambda n: n.name,
@@ -294,7 +294,7 @@ def item_read(snapshot: Snapshot, namespace: str | None, blind: Collection[str] 
 
 
 def item_device_plugin(snapshot: Snapshot) -> CheckItem:
-    npu_slice_nodes = {s.node_name for s in snapshot.slices if s.driver == NPU_DRIVER and s.devices}
+    npu_slice_nodes = {s.node_name for s in snapshot.slices if s.driver == NPU_DRIVER and s.any_devices()}
     both = []
     for node in sorted(snapshot.nodes.values(), key=lambda n: n.name):
         plugin = {

@@ -118,7 +118,7 @@ def _consumable_evidence(snapshot: Snapshot) -> tuple[bool | None, Phrase]:
             what = Phrase("gate-what-rct-distinct", {"rct": f"{template.namespace}/{template.name}"})
             return True, _kept(what, "DRAConsumableCapacity")
     for slice_ in snapshot.slices:
-        for device in slice_.devices:
+        for device in () if slice_.devices_plain else slice_.devices:
             if device.allow_multiple_allocations:
                 what = Phrase("gate-what-slice-multiple", {"slice": slice_.name, "device": device.name})
                 return True, _kept(what, "DRAConsumableCapacity")
@@ -133,7 +133,7 @@ def _stored_fields(snapshot: Snapshot) -> Iterator[tuple[str, Phrase]]:
     """(gate field, why) for each gate a stored object proves on in the API server: the API server
     drops a gated field on write while the gate is off (dra-facts.md section 5)."""
     for slice_ in snapshot.slices:
-        for device in slice_.devices:
+        for device in () if slice_.devices_plain else slice_.devices:
             if device.taints:
                 what = Phrase("gate-what-slice-taints", {"slice": slice_.name, "device": device.name})
                 yield "device_taints", _kept(what, "DRADeviceTaints")
@@ -144,7 +144,7 @@ def _stored_fields(snapshot: Snapshot) -> Iterator[tuple[str, Phrase]]:
         if slice_.per_device_node_selection:
             what = Phrase("gate-what-slice-node-selection", {"slice": slice_.name})
             yield "partitionable", _kept(what, "DRAPartitionableDevices")
-        for device in slice_.devices:
+        for device in () if slice_.devices_plain else slice_.devices:
             if device.binding_conditions:
                 what = Phrase("gate-what-slice-binding", {"slice": slice_.name, "device": device.name})
                 yield "binding_conditions", _kept(what, "DRADeviceBindingConditions")

@@ -22,6 +22,7 @@ from kubectl_rbln.dra.capacity import InUse, in_use_from_claims
 from kubectl_rbln.dra.explain import CandidateCounts, Failure
 from kubectl_rbln.dra.model import Node, Snapshot
 from kubectl_rbln.dra.node_memo import NodeMemo
+from kubectl_rbln.dra.node_types import DERIVED_KEY, NodeTypes
 from kubectl_rbln.dra.proofs import Proof
 
 EVIDENCE_NODES = 20  # evidence names this many nodes; -o json's nodes[] has them all
@@ -342,7 +343,8 @@ def _run(
     allocated = allocated_devices(ctx.snapshot, own, features.consumable_capacity)
     in_use = capacity_in_use(ctx.snapshot, own, features.consumable_capacity)
     specs = [c.spec for c in claims]
-    memo = NodeMemo(specs, ctx.snapshot.device_classes, features.consumable_capacity, allocated, in_use)
+    classes, types = ctx.snapshot.device_classes, _types(ctx.snapshot)
+    memo = NodeMemo(specs, classes, features.consumable_capacity, allocated, in_use, types)
     results = simulate_cluster(
         nodes,
         ctx.snapshot.slices,
@@ -356,6 +358,15 @@ def _run(
         pod=f"{ctx.pod.namespace}/{ctx.pod.name}",
     )
     return results, memo
+
+
+def _types(snapshot: Snapshot) -> dict[int, frozenset[str]] | None:
+    """The slice types the decoding found and the names that vary in each (dra/node_types.py); None
+    when DeviceTaintRules may taint some devices of a type and not others."""
+    found = snapshot.derived.get(DERIVED_KEY)
+    if not isinstance(found, NodeTypes) or not found.types or snapshot.taint_rules:
+        return None
+    return snapshot.memo("node-types-varying", found.varying)
 
 
 def resimulate_failed(ctx: PodView, failed: list[str], features: Features) -> list[NodeResult]:

@@ -273,7 +273,7 @@ def device_nodes(snapshot: Snapshot) -> list[str]:
         {
             s.node_name
             for s in snapshot.slices
-            if s.node_name and not s.per_device_node_selection and s.devices
+            if s.node_name and not s.per_device_node_selection and s.any_devices()
         }
     )
 

@@ -111,10 +111,27 @@ class ResourceSlice:
     shared_counters: list[dict[str, Any]] = field(default_factory=list)
     api_version: str = ""
     counter_sets: list[CounterSet] = field(default_factory=list)  # `sharedCounters`, typed
+    # its slice type (dra/node_types.py), -1: none; not part of what the slice says
+    type_id: int = field(default=-1, repr=False, compare=False)
 
     @property
     def has_counters(self) -> bool:
         return bool(self.counter_sets or self.shared_counters)
+
+    def any_devices(self) -> bool:
+        """Whether it lists a device (a typed slice answers without building its devices)."""
+        return bool(self.devices)
+
+    def device_names(self) -> list[str]:
+        """Its devices' names, in order (a typed slice answers from its type, dra/node_types.py)."""
+        return [d.name for d in self.devices]
+
+    @property
+    def devices_plain(self) -> bool:
+        """True when it is known without building its devices that none has taints, binding
+        conditions, counters, a node of its own or shared allocation (a typed slice, whose layout
+        says so); False: read them."""
+        return False
 
 
 @dataclass(slots=True)

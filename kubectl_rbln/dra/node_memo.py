@@ -56,6 +56,7 @@ class NodeMemo:
         consumable: bool,
         allocated: set[tuple[str, str, str]],
         in_use: dict[tuple[str, str, str], Any] | None,
+        types: dict[int, frozenset[str]] | None = None,
     ) -> None:
         self.allocated = allocated
         self.in_use = in_use or {}
@@ -65,11 +66,29 @@ class NodeMemo:
         # (simulation.py's nodes[] rows) is said once per shared result
         self.shared_with: dict[str, Any] = {}
         self.enabled, self.names, self.capacities, self.own_keys = _plan(specs, classes, consumable)
+        # slice type id -> the names read that vary among its slices (dra/node_types.py); None: every
+        # node's devices are read one by one
+        self.read_varying: dict[int, tuple[str, ...]] | None = None
+        self.held: dict[tuple[str, str], set[str]] = {}
+        if types is not None and not self.in_use and not self.own_keys:
+            read = set(self.names)
+            self.read_varying = {i: tuple(sorted(v & read)) for i, v in types.items()}
+            held = self.held
+            for key in allocated:
+                names = held.get(key[:2])
+                if names is None:
+                    held[key[:2]] = {key[2]}
+                else:
+                    names.add(key[2])
 
     def signature(self, node: str, pools: list[Any]) -> tuple | None:
         """What the allocator's answer on this node depends on, names of pools aside; None: not shared."""
         if not self.enabled:
             return None
+        if self.read_varying is not None:
+            typed = self._typed(node, pools)
+            if typed is not None:
+                return typed
         parts: list[tuple] = []
         for pool in pools:
             if pool.incomplete or pool.invalid_reason or pool.counter_sets or pool.other_devices:
@@ -87,6 +106,36 @@ class NodeMemo:
                         return None
                     devices.append(key)
             parts.append((pool.driver, tuple(sizes), tuple(devices)))
+        return tuple(parts)
+
+    def _typed(self, node: str, pools: list[Any]) -> tuple | None:
+        """The signature of a node whose slices all have a type: their type ids, which devices are
+        held, and the values of the names read that vary in the type. Equal typed signatures mean
+        equal signatures device by device (a type fixes names, drivers, capacities, value types and
+        every value outside `varying`; typed devices carry no taints, bindings, counters or bad
+        attributes), without reading every device; None: read them one by one."""
+        assert self.read_varying is not None
+        parts: list[Any] = ["typed"]
+        for pool in pools:
+            if pool.incomplete or pool.invalid_reason or pool.counter_sets or pool.other_devices:
+                return None
+            ids = []
+            values: list[Any] = []
+            for s in pool.slices:
+                read = self.read_varying.get(s.type_id) if s.node_name == node else None
+                if read is None:
+                    return None
+                ids.append(s.type_id)
+                if read:
+                    for d in s.devices:
+                        found = tuple(map(d.attributes.get, read))
+                        values.append((found, tuple(map(type, found))))
+            held = self.held.get((pool.driver, pool.name))
+            positions: tuple[int, ...] = ()
+            if held:
+                names = [name for s in pool.slices for name in s.device_names()]
+                positions = tuple(p for p, name in enumerate(names) if name in held)
+            parts.append((pool.driver, tuple(ids), positions, tuple(values)))
         return tuple(parts)
 
     def _device(self, d: Device) -> tuple | None:
@@ -136,23 +185,26 @@ class NodeMemo:
         results: dict[str, list[AllocationResult]] = {}
         selectors: dict[str, dict | None] = {}
         failure = result.failure
+        # (driver, pool, device, slice) of the node's devices, in order, from the slices' names: a
+        # typed slice (dra/node_types.py) names its devices without building them
+        devices: list[tuple[str, str, str, ResourceSlice]]
         if not result.fits and not seen.holders and not seen.lacking:
             devices = []  # nothing to rename: no need to list the node's devices
         else:
-            devices = [d for pool in pools for s in pool.slices for d in s.devices]
+            slices = [s for pool in pools for s in pool.slices]
+            devices = [(s.driver, s.pool, name, s) for s in slices for name in s.device_names()]
         if result.fits:
-            slices = {s.name: s for pool in pools for s in pool.slices}
             for claim, entries in result.results.items():
                 picked = [devices[p] for p in seen.picked[claim]]
                 results[claim] = [
-                    dataclasses.replace(e, pool=d.pool, device=d.name, driver=d.driver)
-                    for e, d in zip(entries, picked, strict=True)
+                    dataclasses.replace(e, pool=pool_name, device=name, driver=driver)
+                    for e, (driver, pool_name, name, _) in zip(entries, picked, strict=True)
                 ]
-                selectors[claim] = node_selector([slices.get(d.slice_name) for d in picked], node)
+                selectors[claim] = node_selector([d[3] for d in picked], node)
         if failure is not None:
             failure = _copy_failure(failure)
-            failure.holders = [devices[p].id for p in seen.holders]
-            failure.lacking = [devices[p].id for p in seen.lacking]
+            failure.holders = ["/".join(devices[p][:3]) for p in seen.holders]
+            failure.lacking = ["/".join(devices[p][:3]) for p in seen.lacking]
         self.hits += 1
         self.shared_with[node] = result
         return type(result)(

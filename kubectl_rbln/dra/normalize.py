@@ -22,10 +22,16 @@ from collections.abc import Callable, Iterable
 from datetime import datetime, timezone
 from typing import Any
 
+from kubectl_rbln.dra import node_types
 from kubectl_rbln.dra.fields import _d, _l, _s
 from kubectl_rbln.dra.interning import _LAST
 from kubectl_rbln.dra.model import Snapshot, SourceProblem
-from kubectl_rbln.dra.normalize_claims import _CLAIM_SPECS, normalize_claim, normalize_template
+from kubectl_rbln.dra.normalize_claims import (
+    _CLAIM_SPECS,
+    _NODE_SELECTORS,
+    normalize_claim,
+    normalize_template,
+)
 from kubectl_rbln.dra.normalize_others import (
     normalize_event,
     normalize_exec_capture,
@@ -313,9 +319,11 @@ class SnapshotBuilder:
         self.resource_versions |= other.resource_versions
 
     def finish(self) -> Snapshot:
+        self.snapshot.derived[node_types.DERIVED_KEY] = node_types.finish()
         _SHARED_VALUES.clear()
         _CAPACITIES.clear()
         _CLAIM_SPECS.clear()
+        _NODE_SELECTORS.clear()
         _POD_PARTS.clear()
         _POD_CONDITIONS.clear()
         _LAST.clear()

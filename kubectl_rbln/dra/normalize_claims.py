@@ -9,6 +9,7 @@ normalized once per distinct text.
 from __future__ import annotations
 
 from collections.abc import Callable
+from sys import intern
 from typing import Any
 
 import msgspec
@@ -167,10 +168,43 @@ def normalize_claim(obj: dict[str, Any]) -> ResourceClaim:
     )
 
 
+_NO_CAPACITY: dict[str, str] = {}
+_NO_LIST: list[str] = []
+
+
+# an allocation's nodeSelector text -> its value: shared by the claims allocated on one node (a node's
+# claims are not next to each other in a list, so the table holds one entry per node, up to its bound)
+_NODE_SELECTORS: dict[bytes, Any] = {}
+_NODE_SELECTORS_MAX = 1 << 17
+
+
+def _node_selector(raw: msgspec.Raw) -> dict[str, Any] | None:
+    """An allocation's nodeSelector as `json.loads` reads it, when it is an object; else None."""
+    text = bytes(raw)
+    found = _NODE_SELECTORS.get(text)
+    if found is None:
+        found = _plain(raw)
+        if len(_NODE_SELECTORS) < _NODE_SELECTORS_MAX:
+            _NODE_SELECTORS[text] = found
+    return found if isinstance(found, dict) else None
+
+
 def _wire_allocation(raw: AllocationWire) -> Allocation:
     devices = raw.devices
     results = [
-        AllocationResult(r.request, r.driver, r.pool, r.device)  # the usual four fields: the rest default
+        # the usual four fields: the rest default, its empty containers shared (nothing mutates a
+        # result), its names interned (a node's pool and device names recur in every claim held there)
+        AllocationResult(
+            intern(r.request),
+            intern(r.driver),
+            intern(r.pool),
+            intern(r.device),
+            False,
+            None,
+            _NO_CAPACITY,
+            _NO_LIST,
+            _NO_LIST,
+        )
         if r.adminAccess is None
         and r.shareID is None
         and r.consumedCapacity is None
@@ -179,10 +213,9 @@ def _wire_allocation(raw: AllocationWire) -> Allocation:
         else _result(r.request, r.driver, r.pool, r.device, msgspec.structs.asdict(r).get)
         for r in ((devices.results or ()) if devices is not None else ())
     ]
-    selector = raw.nodeSelector
     return Allocation(
         results=results,
-        node_selector=selector if isinstance(selector, dict) else None,
+        node_selector=_node_selector(raw.nodeSelector) if raw.nodeSelector else None,
         allocation_timestamp=_s(raw.allocationTimestamp),
     )
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import msgspec
 
+from kubectl_rbln.dra import node_types
 from kubectl_rbln.dra.fields import _d, _i, _l, _s
 from kubectl_rbln.dra.interning import _INTERNED_MAX
 from kubectl_rbln.dra.model import (
@@ -217,6 +218,20 @@ def normalize_slice(obj: dict[str, Any]) -> ResourceSlice:
     pool_name = _s(pool.get("name"))
     node_name = spec.get("nodeName") if isinstance(spec.get("nodeName"), str) else None
     name = _s(meta.get("name"))
+    wires = spec.get("devices")
+    if (
+        node_name
+        and type(wires) is list
+        and wires
+        and not spec.get("sharedCounters")
+        and spec.get("perDeviceNodeSelection") is not True
+        and node_types.enabled()
+    ):
+        layout = node_types.layout_of(driver, wires)
+        if layout is not None:
+            typed = _typed_slice(obj, spec, layout, driver, pool, pool_name, name, node_name)
+            if typed is not None:
+                return typed
     return ResourceSlice(
         name=name,
         driver=driver,
@@ -237,6 +252,126 @@ def normalize_slice(obj: dict[str, Any]) -> ResourceSlice:
         api_version=_s(obj.get("apiVersion")),
         counter_sets=counter_sets(spec.get("sharedCounters"), "name"),
     )
+
+
+def _typed_slice(
+    obj: dict[str, Any],
+    spec: dict[str, Any],
+    layout: tuple[Any, ...],
+    driver: str,
+    pool: dict[str, Any],
+    pool_name: str,
+    name: str,
+    node_name: str,
+) -> ResourceSlice | None:
+    """A slice of a known layout: a TypedSlice holding only where its devices differ from its type's
+    (dra/node_types.py); the first of its layout is built as before and becomes the type. None: built
+    as before, untyped."""
+    wires: list[DeviceWire] = spec["devices"]
+    kind = node_types.type_for(layout)
+    args = (
+        name,
+        driver,
+        pool_name,
+        _i(pool.get("generation")),
+        _i(pool.get("resourceSliceCount"), 1),
+        node_name,
+        spec.get("allNodes") is True,
+        spec.get("nodeSelector") if isinstance(spec.get("nodeSelector"), dict) else None,
+        False,
+    )
+    if kind is None:
+        devices = [_device_from_wire(d, driver, pool_name, name, node_name) for d in wires]
+        kind = node_types.remember(layout, driver, wires, devices)
+        return ResourceSlice(*args, devices, [], _s(obj.get("apiVersion")), [], kind.id if kind else -1)
+    own = _own_values(kind, wires, driver)
+    if own is None:
+        return None
+    typed = node_types.TypedSlice(*args, node_types.UNBUILT, [], _s(obj.get("apiVersion")), [], kind.id)
+    typed.kind = kind
+    typed.own = own
+    return typed
+
+
+def _own_values(
+    kind: node_types.SliceType, wires: list[DeviceWire], driver: str
+) -> tuple[tuple[Any, ...], ...] | None:
+    """Per device of a slice of `kind`'s layout, the (qualified name, value) pairs, flat, where it
+    differs from the representative; None when one is not a well-formed value (the slice is then built
+    as before)."""
+    out: list[tuple[Any, ...]] = []
+    append = out.append
+    names = _SHARED_VALUES.get(driver)
+    if names is None:
+        names = _driver_names(driver)
+    known = kind.positions
+    for i, (wire, rep_values) in enumerate(zip(wires, kind.wire_values, strict=True)):
+        if not wire.attributes:
+            append(())
+            continue
+        values = tuple(wire.attributes.values())
+        if values == rep_values:
+            append(())
+            continue
+        seen = known[i]
+        if seen:  # the positions that varied before, and only those: one compare in C
+            expected = list(rep_values)
+            for p in seen:
+                expected[p] = values[p]
+            if tuple(expected) != values:
+                seen = _more_positions(kind, i, values, driver)
+        else:
+            seen = _more_positions(kind, i, values, driver)
+        keys = kind.keys[i]
+        own: list[Any] = []
+        for p in seen:
+            entry = values[p]
+            if entry == rep_values[p]:
+                continue
+            try:
+                qualified, texts = names[keys[p]]
+            except KeyError:
+                qualified, texts = _attribute_name(names, keys[p], driver)
+            value = _wire_value(entry, texts)
+            if value is None:
+                return None
+            own += (qualified, value)
+        append(tuple(own))
+    return tuple(out)
+
+
+def _more_positions(
+    kind: node_types.SliceType, device: int, values: tuple[Any, ...], driver: str
+) -> tuple[int, ...]:
+    """Every position where a device's values differ from the representative's; the type learns them
+    (and their qualified names, `varying`). A new tuple replaces the old: a page normalized in another
+    thread reads either, and checks it before trusting it."""
+    rep_values = kind.wire_values[device]
+    pairs = enumerate(zip(values, rep_values, strict=True))
+    differ = tuple(p for p, (entry, before) in pairs if entry != before)
+    known = kind.positions[device]
+    if not set(differ) <= set(known):
+        keys = kind.keys[device]
+        kind.varying.update(qualify(keys[p], driver) for p in differ)
+        kind.positions[device] = tuple(sorted({*known, *differ}))
+    return differ
+
+
+def _wire_value(entry: Any, texts: dict[str, str]) -> AttrValue | None:
+    """One AttributeWire's value as `_device_from_wire` reads it; None: a bad attribute."""
+    string = entry.string
+    if string is not None:
+        if entry.int_ is None and entry.bool_ is None and entry.version is None:
+            return texts.get(string) or _share(texts, string)
+        return None
+    number, flag, version = entry.int_, entry.bool_, entry.version
+    if number is not None:
+        return number if flag is None and version is None else None
+    if flag is not None:
+        return flag if version is None else None
+    if version is not None:
+        return Version(version)
+    return None
 
 
 def normalize_taint_rule(obj: dict[str, Any]) -> DeviceTaintRule:

@@ -153,7 +153,7 @@ def gather_pools(
         if totals is not None:
             count = totals.get((key, generation[key]), count)
         pool.incomplete = count != pool.slices[0].resource_slice_count
-        names = [d.name for s in pool.slices for d in s.devices]
+        names = [name for s in pool.slices for name in s.device_names()]
         if len(set(names)) != len(names):  # the usual pool has none: the first one is looked for only then
             seen: set[str] = set()
             for name in names:

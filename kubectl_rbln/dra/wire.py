@@ -215,7 +215,8 @@ class AllocationDevicesWire(msgspec.Struct, gc=False):
 
 class AllocationWire(msgspec.Struct, gc=False):
     devices: AllocationDevicesWire | None = None
-    nodeSelector: Any = None  # noqa: N815
+    # its bytes: the claims held on one node carry the same selector, decoded once per distinct text
+    nodeSelector: msgspec.Raw = NO_RAW  # noqa: N815
     allocationTimestamp: Any = None  # noqa: N815
 
 

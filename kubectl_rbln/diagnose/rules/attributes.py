@@ -21,6 +21,7 @@ from kubectl_rbln.diagnose.registry import rule
 from kubectl_rbln.diagnose.rules.layers import drivers_of
 from kubectl_rbln.domain import NIC_DRIVER, NUMA_ATTR
 from kubectl_rbln.dra.model import ClaimSpec, Device, PodClaimRef, Snapshot
+from kubectl_rbln.dra.node_types import TypedSlice
 from kubectl_rbln.dra.references import cached_references
 
 ALIGNMENT_IDS = ("numaNode", "pcieRoot")
@@ -95,6 +96,26 @@ def devices_by_driver(snapshot: Snapshot) -> dict[str, list[Device]]:
     return snapshot.memo("devices-by-driver", build)
 
 
+def device_kinds_by_driver(snapshot: Snapshot) -> dict[str, list[Device]]:
+    """Per driver, a device of every distinct set of attribute names: every device of an untyped
+    slice, and a typed slice's type's own (dra/node_types.py: a type's slices all publish its names),
+    so asking whether any device publishes a name builds no typed slice's devices."""
+
+    def build() -> dict[str, list[Device]]:
+        out: dict[str, list[Device]] = defaultdict(list)
+        kinds: set[int] = set()
+        for slice_ in snapshot.slices:
+            if isinstance(slice_, TypedSlice):
+                if slice_.type_id not in kinds:
+                    kinds.add(slice_.type_id)
+                    out[slice_.driver].extend(slice_.kind.devices)
+            else:
+                out[slice_.driver].extend(slice_.devices)
+        return dict(out)
+
+    return snapshot.memo("device-kinds-by-driver", build)
+
+
 def near_misses(attribute: str, devices: list[Device]) -> list[str]:
     """Published names with the same id under another domain (or only differing in case)."""
     wanted = attribute.rsplit("/", 1)[-1].lower()
@@ -125,7 +146,7 @@ def _common_near_miss(
 def attribute_not_advertised(ctx: PodContext) -> list[Finding]:
     """An attribute a selector or constraint needs that no device of the driver publishes."""
     findings = []
-    by_driver = devices_by_driver(ctx.snapshot)
+    kinds = device_kinds_by_driver(ctx.snapshot)
     seen: set[tuple[str, str]] = set()
     for claim in ctx.unallocated:
         spec = claim.spec
@@ -133,14 +154,15 @@ def attribute_not_advertised(ctx: PodContext) -> list[Finding]:
             continue
         for requirement in requirements(ctx.snapshot, spec):
             for driver in sorted(requirement.drivers):
-                devices = by_driver.get(driver, [])
+                devices = kinds.get(driver, [])
                 key = (requirement.attribute, driver)
                 if not devices or key in seen:
                     continue
                 if any(requirement.attribute in d.attributes for d in devices):
                     continue
                 seen.add(key)
-                findings.append(_finding(ctx, claim.ref, requirement, driver, devices, by_driver))
+                by_driver = devices_by_driver(ctx.snapshot)
+                findings.append(_finding(ctx, claim.ref, requirement, driver, by_driver[driver], by_driver))
     return findings
 
 

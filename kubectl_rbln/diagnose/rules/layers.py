@@ -277,8 +277,8 @@ def candidate_nodes(ctx: PodContext) -> list[Node]:
 
 def _nodes_with_devices(slices: list[ResourceSlice], nodes: list[Node], node_names: set[str]) -> set[str]:
     """Nodes that see at least one device: node-local slices by name, the others by selector."""
-    found = {s.node_name for s in slices if s.devices and s.node_name in node_names}
-    shared = [s for s in slices if s.devices and not s.node_name]
+    found = {s.node_name for s in slices if s.any_devices() and s.node_name in node_names}
+    shared = [s for s in slices if s.any_devices() and not s.node_name]
     if shared:
         found |= {n.name for n in nodes for s in shared if slice_relevant(s, n)}
     return {name for name in found if name}
@@ -286,7 +286,7 @@ def _nodes_with_devices(slices: list[ResourceSlice], nodes: list[Node], node_nam
 
 def nodes_lacking(snapshot: Snapshot, driver: str, nodes: list[Node]) -> list[str]:
     """Of `nodes`, those that see no device of `driver` (check: every NPU node must have both)."""
-    slices = [s for s in slices_of(snapshot, driver) if s.devices]
+    slices = [s for s in slices_of(snapshot, driver) if s.any_devices()]
     local = {s.node_name for s in slices if s.node_name}
     shared = [s for s in slices if not s.node_name]
     return [n.name for n in nodes if n.name not in local and not any(slice_relevant(s, n) for s in shared)]
@@ -371,8 +371,8 @@ def _layer_gaps(ctx: PodContext) -> Iterator[Finding]:
         slices = slices_of(ctx.snapshot, driver)
         if _nodes_with_devices(slices, nodes, node_names):
             continue
-        empty = sorted({s.node_name for s in slices if not s.devices and s.node_name in node_names})
-        elsewhere = sorted({s.node_name for s in slices if s.devices and s.node_name} - node_names)
+        empty = sorted({s.node_name for s in slices if not s.any_devices() and s.node_name in node_names})
+        elsewhere = sorted({s.node_name for s in slices if s.any_devices() and s.node_name} - node_names)
         evidence = {
             "driver": driver,
             "deviceClass": class_name,

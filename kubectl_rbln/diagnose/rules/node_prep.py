@@ -120,7 +120,7 @@ def device_plugin_mode(ctx: PodContext) -> list[Finding]:
     asked = {"podRequests": requested, "nodesAdvertising": dict(sorted(served.items())), "draClaims": 0}
     npu_slice_nodes = ctx.snapshot.memo(
         "npu-slice-nodes",
-        lambda: {s.node_name for s in ctx.snapshot.slices if s.driver == NPU_DRIVER and s.devices},
+        lambda: {s.node_name for s in ctx.snapshot.slices if s.driver == NPU_DRIVER and s.any_devices()},
     )
     both = sorted(n for n in plugin_nodes if n in npu_slice_nodes)
     if both:  # says what the Pod-mode finding says, and more: one finding, never the same words twice
