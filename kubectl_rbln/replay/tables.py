@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
+from kubectl_rbln.text import human_duration
+
 TABLE_GROUP = "meta.k8s.io"
 TABLE_VERSIONS = ("v1", "v1beta1")
 
@@ -94,45 +96,6 @@ def parse_time(value: Any) -> datetime | None:
     except ValueError:
         return None
     return (when if when.tzinfo else when.replace(tzinfo=timezone.utc)).astimezone(timezone.utc)
-
-
-def _trunc(a: int, b: int) -> int:
-    """Go's integer division (truncates toward zero)."""
-    q = abs(a) // abs(b)
-    return q if (a >= 0) == (b >= 0) else -q
-
-
-def human_duration(nanoseconds: int) -> str:
-    """Port of apimachinery pkg/util/duration/duration.go `HumanDuration`: ~2-3 significant figures."""
-    second, minute, hour = 10**9, 60 * 10**9, 3600 * 10**9
-    seconds = _trunc(nanoseconds, second)
-    if seconds < -1:
-        return "<invalid>"
-    if seconds < 0:
-        return "0s"
-    if seconds < 60 * 2:
-        return f"{seconds}s"
-    minutes = nanoseconds // minute
-    if minutes < 10:
-        s = (nanoseconds // second) % 60
-        return f"{minutes}m" if s == 0 else f"{minutes}m{s}s"
-    if minutes < 60 * 3:
-        return f"{minutes}m"
-    hours = nanoseconds // hour
-    if hours < 8:
-        m = (nanoseconds // minute) % 60
-        return f"{hours}h" if m == 0 else f"{hours}h{m}m"
-    if hours < 48:
-        return f"{hours}h"
-    if hours < 24 * 8:
-        h = hours % 24
-        return f"{hours // 24}d" if h == 0 else f"{hours // 24}d{h}h"
-    if hours < 24 * 365 * 2:
-        return f"{hours // 24}d"
-    if hours < 24 * 365 * 8:
-        dy = (hours // 24) % 365
-        return f"{hours // 24 // 365}y" if dy == 0 else f"{hours // 24 // 365}y{dy}d"
-    return f"{hours // 24 // 365}y"
 
 
 def _since(when: datetime, now: datetime) -> int:

@@ -19,9 +19,10 @@ from kubectl_rbln.app.why import WhyReport, WhyRequest, why
 from kubectl_rbln.dra.model import Pod, Snapshot
 from kubectl_rbln.dra.normalize import build_snapshot
 from kubectl_rbln.dra.normalize_claims import normalize_template
-from kubectl_rbln.render.event_ages import human_duration, last_seen
+from kubectl_rbln.render.event_ages import last_seen
 from kubectl_rbln.render.topo_text import summary_lines
 from kubectl_rbln.render.why_table import render_why
+from kubectl_rbln.text import human_duration
 from testing.synthetic.builder import ClusterBuilder, Knobs
 from testing.synthetic.recipes import recipe_spec
 from testing.synthetic.scenarios import SCENARIOS
@@ -232,7 +233,7 @@ HUMAN = [
 
 @pytest.mark.parametrize(("seconds", "want"), HUMAN)
 def test_ages_read_as_kubectl_writes_them(seconds: float, want: str) -> None:
-    assert human_duration(seconds) == want
+    assert human_duration(round(seconds * 10**9)) == want
 
 
 def test_last_seen_is_kubectl_events_interval_counted_from_the_read_time() -> None:
