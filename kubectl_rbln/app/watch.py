@@ -7,9 +7,9 @@ a line only when one of them changed, and stops once the Pod is scheduled and Ru
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
-from kubectl_rbln.dra.model import Pod, Snapshot
+from kubectl_rbln.dra.model import Pod, ResourceSlice, Snapshot
 
 PARTS = ("pod", "claims", "slices", "events")
 
@@ -68,7 +68,17 @@ def look(snapshot: Snapshot, namespace: str, name: str) -> Look:
         fingerprints={
             "pod": hash(repr(pod)),
             "claims": hash(tuple(claims)),
-            "slices": hash(tuple(sorted(repr(s) for s in snapshot.slices))),
+            "slices": hash(tuple(sorted(slice_content(s) for s in snapshot.slices))),
             "events": hash(tuple(events)),
         },
     )
+
+
+# A slice's content as its equality sees it: a slice of a known node type is a TypedSlice, the first
+# of its type a plain ResourceSlice (dra/node_types.py), and which one is first may differ from read
+# to read; the class's name in a repr would then read as a change.
+_SLICE_FIELDS = tuple(f.name for f in fields(ResourceSlice) if f.compare)
+
+
+def slice_content(resource_slice: ResourceSlice) -> str:
+    return repr(tuple(getattr(resource_slice, name) for name in _SLICE_FIELDS))
