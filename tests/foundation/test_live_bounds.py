@@ -644,7 +644,10 @@ def test_a_late_exchange_leaves_no_thread_behind(cluster: Callable[..., Any], tm
 
     def busy() -> int:
         """Request workers alive and not idle: idle ones (bounded._IDLE) wait for work, in any test."""
-        alive = [t for t in threading.enumerate() if t.name == "rbln-request" and t.is_alive()]
+        # every worker of cluster/bounded.py, by the names it starts them with (an idle one may be reused
+        # under either)
+        names = ("rbln-request", "rbln-credentials")
+        alive = [t for t in threading.enumerate() if t.name in names and t.is_alive()]
         return len(alive) - len(bounded._IDLE)
 
     for _ in range(3):  # three polls of a dripping server
