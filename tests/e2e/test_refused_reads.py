@@ -4,18 +4,27 @@ The replay server refuses one list (403, or a 500); the CLI runs as a user would
 see: a refused Pod list is an error, not "no Pending or crashing device Pod"; a refused slice list
 skips the checks that read it instead of reporting "no driver publishes slices", and a Pending Pod's
 verdict says its simulation could not run, not a cause drawn from nothing read.
+
+From the field: operators run kubectl plugins with roles that refuse cluster-scoped lists
+(robscott/kube-capacity#68: `nodes is forbidden: User "..." cannot list resource "nodes" in API
+group "" at the cluster scope`, "Is possible to use the tool with my limited RBAC permission?"); the
+403 bodies here are kube-apiserver's own (replay/faults.py), as such a role gets them.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from kubectl_rbln.cluster.files import load_objects
 from kubectl_rbln.replay.server import Faults
-from tests.conftest import REPO, run_rbln
+from tests.conftest import REPO
 
 EXAMPLE = REPO / "kubectl_rbln" / "examples" / "pending-decode.json"
 
@@ -26,13 +35,28 @@ def healthy() -> list[dict[str, Any]]:
     return [o for o in objects if not (o.get("kind") == "Pod" and o["status"].get("phase") == "Pending")]
 
 
+BIN = Path(sys.executable).parent  # the venv's kubectl and kubectl-rbln
+
+
+def kubectl_rbln(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
+    """`kubectl rbln ARGS` as a user types it: kubectl's plugin lookup finds kubectl-rbln on PATH."""
+    if not (BIN / "kubectl").is_file() or not (BIN / "kubectl-rbln").is_file():
+        pytest.skip("needs kubectl and the kubectl-rbln entry point in the venv's bin folder")
+    env = {"PATH": str(BIN), "HOME": str(home), "LANG": "C.UTF-8", "NO_COLOR": "1"}
+    if os.environ.get("PYTHONPATH"):  # a work tree's code, not the editable install's
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+    run = [str(BIN / "kubectl"), "rbln", *args]
+    result = subprocess.run(run, capture_output=True, text=True, env=env, timeout=60, check=False)
+    assert "Traceback" not in result.stderr, result.stderr
+    return result
+
+
 @pytest.fixture
-def rbln(replay_server, kubeconfig_for):
+def rbln(replay_server, kubeconfig_for, tmp_path):
     def run(objects: list[dict[str, Any]], faults: Faults, *args: str) -> Any:
         server = replay_server(objects, faults=faults)
-        result = run_rbln(*args, "--kubeconfig", str(kubeconfig_for(server)), "--request-timeout", "5s")
-        assert "Traceback" not in result.stderr, result.stderr
-        return result
+        kubeconfig = str(kubeconfig_for(server))
+        return kubectl_rbln(*args, "--kubeconfig", kubeconfig, "--request-timeout", "5s", home=tmp_path)
 
     return run
 
@@ -75,7 +99,7 @@ def test_a_pod_list_that_timed_out_rereads_with_more_time(tmp_path):
     objects = [o for o in healthy() if o["kind"] not in ("Pod", "ClusterInfo")] + [info]
     bundle = tmp_path / "bundle.json"
     bundle.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": objects}), encoding="utf-8")
-    result = run_rbln("why", "-f", str(bundle), "-A", "-o", "json")
+    result = kubectl_rbln("why", "-f", str(bundle), "-A", "-o", "json", home=tmp_path)
     assert result.returncode == 1, result.stdout
     [finding] = json.loads(result.stdout)["findings"]
     assert (finding["slug"], finding["title"]) == ("source-degraded", UNREAD.format("Pod"))
