@@ -72,7 +72,7 @@ PARTICLES = {
 # 6 육, 7 칠, 8 팔 end in a consonant; 1, 7, 8 in ㄹ), a Latin word by its last letters (claim,
 # system, group end in a consonant; node, root, slice, rdma do not; -l in ㄹ), an upper-case
 # acronym letter by letter (L 엘, M 엠, N 엔), and a few words the way they are said (dranet 드라넷,
-# NIC 닉).
+# NIC 닉, spec 스펙, ResourceClaimTemplate 템플릿, Secret 시크릿, kubelet 큐블릿).
 _DIGIT_FINAL = {"0": "ㅇ", "1": "ㄹ", "3": "ㅁ", "6": "ㄱ", "7": "ㄹ", "8": "ㄹ"}
 _SPOKEN = {
     "net": "ㅅ",
@@ -83,6 +83,10 @@ _SPOKEN = {
     "bit": "ㅅ",
     "limit": "ㅅ",
     "ok": "ㄱ",
+    "spec": "ㄱ",
+    "template": "ㅅ",
+    "secret": "ㅅ",
+    "kubelet": "ㅅ",
 }
 _ACRONYM_FINAL = {"L": "ㄹ", "M": "ㅁ", "N": "ㄴ"}
 _HANGUL_FIRST, _HANGUL_LAST = 0xAC00, 0xD7A3

@@ -150,7 +150,7 @@ def pod_state(pod: Pod, lang: str) -> str:
     crashing = crashing_container(pod)
     if pod.phase == "Running" and crashing is not None:
         return crash_headline(
-            crashing.name, crashing.reason or crashing.last_reason, crashing.restart_count, lang
+            crashing.name, crashing.reason or crashing.last_reason, crashing.restart_count, lang, "state"
         )
     return pod.phase
 
@@ -168,14 +168,15 @@ def crashing_container(pod: Pod) -> ContainerState | None:
     )
 
 
-def crash_headline(container: str, reason: str, restarts: int, lang: str) -> str:
+def crash_headline(container: str, reason: str, restarts: int, lang: str, form: str = "headline") -> str:
     """ "Running, but container x is crashing (CrashLoopBackOff, 6 restarts)": the reason and the
-    count as `kubectl get pod` shows them, each left out when the input has none."""
+    count as `kubectl get pod` shows them, each left out when the input has none. `form` "state" is
+    the same words as the Pod's state inside a verdict (Korean says it as a noun phrase there)."""
     said = [reason] if reason else []
     if restarts:
         said.append(sentence("restarts-one" if restarts == 1 else "restarts-many", lang, count=restarts))
     detail = ", ".join(said)
-    key = "headline-running-restarts" if detail else "headline-running-crashing"
+    key = f"{form}-running-restarts" if detail else f"{form}-running-crashing"
     return sentence(key, lang, container=container, detail=detail)
 
 

@@ -125,7 +125,7 @@ def test_help_in_english_is_clicks(inprocess_rbln, monkeypatch) -> None:
         (["why", "-o", "nope"], "오류: '-o' / '--output'의 값이 잘못되었습니다"),
         (["why", "--kubeconfig"], "오류: '--kubeconfig' 옵션에는 값이 필요합니다."),
         (["version", "npu-node-9"], "오류: 예상하지 못한 인수가 더 있습니다(npu-node-9)"),
-        (["whyy"], '오류: "kubectl rbln"에는 "whyy" 명령이 없습니다. "why" 명령을 쓰려고 했나요?'),
+        (["whyy"], '오류: "kubectl rbln"에는 "whyy" 명령이 없습니다. 혹시 "why" 명령을 입력하려고 했습니까?'),
         (["why", "-f", "/nonexistent"], "오류: /nonexistent: 파일이나 폴더가 없습니다"),
         (["explain", "no-such-slug"], '오류: 이름이 "no-such-slug"인 진단 결과나 주제가 없습니다'),
         (["explain", "memlock-limit", "x"], "오류: explain memlock-limit에는 두 번째 인수를 줄 수 없습니다"),
@@ -149,7 +149,7 @@ def test_usage_error_with_lang_flag_reads_korean(inprocess_rbln) -> None:
     assert (
         code == 2
         and err.startswith("사용법: kubectl rbln why [옵션] [PODS]...")
-        and "'--user'를 쓰려고" in err
+        and "혹시 '--user'를 입력하려고 했습니까?" in err
     )
 
 

@@ -40,7 +40,8 @@ SUBCOMMANDS = frozenset(
 # are (taint, toleration, finalizer, sandbox, binding conditions, extender, cordon).
 TERMS = frozenset(
     {
-        "pod", "pods", "pending", "running", "unschedulable", "succeeded", "failed", "feature", "gate",
+        "pod", "pods", "pending", "running", "terminating", "unschedulable", "succeeded", "failed", "feature",
+        "gate",
         "gates", "helm", "install", "values", "spec", "backend", "extended", "resource", "unverified",
         "apply", "selectors", "constraints", "allocated", "exactly", "data", "parallel",
         "kubernetes", "modelserver", "prefill", "decode", "dranet", "containerd", "kubelet", "kubeadm",
@@ -251,3 +252,67 @@ def _in(window: str, flat: str) -> bool:
     if window not in flat:
         return False
     return re.search(r"(?<![\w])" + re.escape(window) + r"(?![\w])", flat) is not None
+
+
+# A particle typed after a Korean word takes the form its last syllable asks for: 으로 and 을, 은
+# after a final consonant (받침), 로, 를, 와 after a vowel (로 also after ㄹ). A hand-typed 으로 after a
+# vowel ("레플리카으로") or 를 after a consonant reads as a typo to a Korean reader. Only the forms
+# no Korean word ends in are checked (는, 가, 과 end verbs and nouns: 있는, 추가, 초과); the few
+# words that do end in a checked form are listed.
+_PARTICLE_AFTER = (  # (a Korean word, then a particle; the finals it is wrong after; what fits there)
+    (re.compile(r"([가-힣])으로"), ("vowel", "ㄹ"), "로"),
+    (re.compile(r"([가-힣])로(?![가-힣])"), ("consonant",), "으로"),
+    (re.compile(r"([가-힣])을(?![가-힣])"), ("vowel",), "를"),
+    (re.compile(r"([가-힣])은(?![가-힣])"), ("vowel",), "는"),
+    (re.compile(r"([가-힣])를(?![가-힣])"), ("consonant", "ㄹ"), "을"),
+    (re.compile(r"([가-힣])와(?![가-힣])"), ("consonant", "ㄹ"), "과"),
+)
+_WORDS_ENDING_SO = frozenset({"나은", "이은", "경로"})  # 나은 (better), 이은 (joined), 경로 (path)
+
+
+def misfit_particles(text: str) -> list[str]:
+    """Each particle after a Korean word that does not fit the word's last sound, with its context."""
+    found = []
+    for pattern, wrong_after, fit in _PARTICLE_AFTER:
+        for match in pattern.finditer(text):
+            final = (ord(match.group(1)) - 0xAC00) % 28  # 0: no final consonant, 8: ㄹ
+            ends = "vowel" if final == 0 else ("ㄹ" if final == 8 else "consonant")
+            if ends in wrong_after and match.group(0) not in _WORDS_ENDING_SO:
+                start = max(0, match.start() - 12)
+                found.append(f"{text[start : match.end()]!r}: {match.group(0)} → {match.group(1)}{fit}")
+    return found
+
+
+# The same for a particle typed after the product document's English words, each read as a Korean
+# engineer says it (NIC 닉, Pod 파드, RCT 알시티, kubelet 큐블릿): "" for a vowel, "ㄹ", or "consonant".
+NAMES_READ = {
+    "NIC": "consonant", "NPU": "vowel", "Pod": "vowel", "RCT": "vowel", "DeviceClass": "vowel",
+    "ResourceSlice": "vowel", "ResourceClaim": "consonant", "ResourceClaimTemplate": "consonant",
+    "DeviceTaintRule": "ㄹ", "dranet": "consonant", "kubelet": "consonant", "spec": "consonant",
+    "Secret": "consonant", "taint": "vowel", "toleration": "consonant", "Node": "vowel",
+    "Event": "vowel", "containerd": "vowel", "CDI": "vowel", "NRI": "vowel", "NUMA": "vowel",
+    "RDMA": "vowel", "RDS": "vowel", "DRA": "vowel", "CEL": "ㄹ", "API": "vowel", "JSON": "consonant",
+    "YAML": "ㄹ", "Helm": "consonant", "LMCache": "vowel", "NIXL": "ㄹ", "Kubernetes": "vowel",
+    "DaemonSet": "consonant", "StatefulSet": "consonant", "Deployment": "vowel", "HCA": "vowel",
+}  # fmt: skip
+_PAIRS = {"을": ("을", "를"), "를": ("을", "를"), "이": ("이", "가"), "가": ("이", "가"),
+          "은": ("은", "는"), "는": ("은", "는"), "과": ("과", "와"), "와": ("과", "와")}  # fmt: skip
+_AFTER_NAME = re.compile(
+    r"(?<![A-Za-z0-9_./`-])(" + "|".join(sorted(NAMES_READ, key=len, reverse=True)) + r")"
+    r"(으로|로|을|를|이|가|은|는|과|와)(?![가-힣])"
+)
+
+
+def misfit_after_names(text: str) -> list[str]:
+    """Each particle typed after one of NAMES_READ that does not fit how the name is said."""
+    found = []
+    for match in _AFTER_NAME.finditer(text):
+        name, typed = match.groups()
+        ends = NAMES_READ[name]
+        if typed in ("으로", "로"):
+            fit = "로" if ends in ("vowel", "ㄹ") else "으로"
+        else:
+            fit = _PAIRS[typed][1 if ends == "vowel" else 0]
+        if typed != fit:
+            found.append(f"{name}{typed} → {name}{fit}")
+    return found

@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 import yaml
-from korean_prose import KUBERNETES_MESSAGES
+from korean_prose import KUBERNETES_MESSAGES, misfit_after_names, misfit_particles
 
 from kubectl_rbln.catalog.fill import COMMAND_WORDS, fill
 
@@ -88,6 +88,71 @@ def test_no_korean_template_types_a_particle_after_a_value() -> None:
     assert len(texts) > 500
     found = [f"{where}: {hit}" for where, text in texts for hit in typed_particles(text)]
     assert not found, "\n".join(found)
+
+
+def test_the_sound_check_finds_a_particle_that_does_not_fit() -> None:
+    assert misfit_particles("(새 레플리카으로)") == ["'(새 레플리카으로': 카으로 → 카로"]
+    assert misfit_particles("파일으로 쓰고 값를 읽고 노드와 Pod") == [
+        "'파일으로': 일으로 → 일로",
+        "'파일으로 쓰고 값를': 값를 → 값을",
+    ]
+    assert misfit_particles("레플리카로, 파일로, 값을, 노드를, 디바이스와, 파일 경로, 가장 나은 노드") == []
+    assert misfit_after_names("dranet NIC를 Pod이 kubelet가 RCT을") == [
+        "NIC를 → NIC을",
+        "Pod이 → Pod가",
+        "kubelet가 → kubelet이",
+        "RCT을 → RCT를",
+    ]
+    assert misfit_after_names("NIC을 Pod가 RCT를 kubelet이 YAML로 JSON으로 `NIC`를") == []
+
+
+def test_every_particle_typed_after_a_word_fits_its_sound() -> None:
+    """A particle typed by hand after a Korean word or a product name (the particle form covers
+    values) fits how the word is said: no 레플리카으로, no NIC를, in the catalog and in docs/ko."""
+    found = [
+        f"{where}: {hit}"
+        for where, text in catalog_korean()
+        for hit in misfit_particles(text) + misfit_after_names(re.sub(r"`[^`]*`", "", text))
+    ]
+    for page in docs_ko_pages():
+        prose = _outside_code(page.read_text(encoding="utf-8"))
+        hits = misfit_particles(prose) + misfit_after_names(prose)
+        found += [f"{page.relative_to(REPO)}: {hit}" for hit in hits]
+    assert not found, "\n".join(found)
+
+
+def test_no_template_says_a_value_twice_before_its_particle() -> None:
+    """`{counter}{counter|이}` prints the value twice ("memorymemory가"): the particle form alone says it."""
+    doubled = [
+        f"{where}: {m.group(0)}"
+        for where, text in catalog_korean()
+        for m in re.finditer(r"\{(\w+)\}\{\1\|", text)
+    ]
+    assert not doubled, "\n".join(doubled)
+
+
+def test_korean_titles_and_headlines_are_sentences() -> None:
+    """A finding's title and a Pod's headline read as Korean sentences (합니다체), not labels: "Pod x는
+    Pending 상태입니다: ResourceClaim을 할당할 수 없습니다", never "Pod x: Pending: ..." or a bare noun
+    phrase such as "제약 조건: ..." (issue 25)."""
+    from kubectl_rbln.catalog import load_catalog, load_sentences
+
+    not_sentences = []
+    for slug, entry in load_catalog().items():
+        for case in [None, *entry.cases]:
+            title = entry.words(case).title.get("ko", "")
+            if "니다" not in re.sub(r"\{[^{}]*\}", "", title):
+                not_sentences.append(f"{slug}/{case}: {title}")
+    for key, texts in load_sentences().items():
+        korean = texts.get("ko", "")
+        verdict = key.startswith("verdict-") and not key.startswith("verdict-word-")
+        if key == "verdict-stuck":  # its {state} is a headline, checked below
+            verdict = not korean.startswith("Pod {pod|는} {state}")
+        if (key.startswith("headline-") or verdict) and "니다" not in korean:
+            not_sentences.append(f"{key}: {korean}")
+        if key.startswith("headline-") and not korean.split(": ", 1)[0].endswith("상태입니다"):
+            not_sentences.append(f"{key} (says the state first, as a sentence): {korean}")
+    assert not not_sentences, "\n".join(not_sentences)
 
 
 def _outside_code(text: str) -> str:

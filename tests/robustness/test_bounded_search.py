@@ -46,7 +46,7 @@ def test_capped_search_in_korean() -> None:
     diagnosis = diagnose_pod(snapshot, snapshot.pods[0], WhyOptions())
     (capped,) = [f for f in diagnosis.findings if "searchCapped" in f.evidence]
     title = capped.words("ko").title
-    assert title.startswith("search-capped:") and "불가능이 증명된 것은 아님" in title
+    assert title.startswith("search-capped:") and "불가능이 증명된 것은 아닙니다" in title
 
 
 @pytest.mark.slow  # the CLI as a subprocess
@@ -183,7 +183,7 @@ def test_one_work_budget_for_the_command_covers_every_pod_and_names_what_it_did_
     second = diagnose_pod(snapshot, snapshot.pods[0], WhyOptions())
     (again,) = [f for f in second.findings if f.slug == "constraint-unsatisfiable"]
     assert again.severity == "error" and again.evidence["notReached"]["count"] == 4
-    assert again.words("ko").title.startswith("도달하지 못함")
+    assert again.words("ko").title.startswith("작업 한도가 소진되었습니다")
 
 
 def test_selector_evaluations_are_work_of_the_budget() -> None:

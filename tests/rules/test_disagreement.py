@@ -92,7 +92,8 @@ def test_an_event_older_than_a_change_is_called_stale():
         ),
         (
             "ko",
-            "Pending: ResourceClaim을 할당할 수 없습니다 — 스케줄러와 시뮬레이션의 결과가 다릅니다: "
+            "Pending 상태입니다: ResourceClaim을 할당할 수 없습니다 — "
+            "스케줄러와 시뮬레이션의 결과가 다릅니다: "
             '스케줄러는 "2 cannot allocate all claims"(3개 노드 중 2개), '
             "시뮬레이션은 Pod가 들어갈 노드가 있다고 봅니다(npu-node-01, npu-node-02)",
         ),

@@ -248,7 +248,7 @@ def test_last_seen_is_kubectl_events_interval_counted_from_the_read_time() -> No
         "firstTimestamp": stamp(timedelta(hours=5)),
     }
     assert last_seen(repeated, read) == "4m (x82 over 5h)"
-    assert last_seen(repeated, read, "ko") == "4m (x82, 처음 발생 5h 전)"
+    assert last_seen(repeated, read, "ko") == "4m (5h 동안 82회)"
     once = {
         "count": 1,
         "lastTimestamp": stamp(timedelta(seconds=30)),
@@ -276,6 +276,6 @@ def test_events_show_when_they_were_last_seen_before_the_read(lang: str) -> None
     assert row.startswith(f"  {last_seen(event, read, lang)}  ") and "Warning" in row and "BackOff" in row, (
         row
     )
-    assert (f"(x{event['count']} over " if lang == "en" else f"(x{event['count']}, 처음 발생 ") in row
+    assert (f"(x{event['count']} over " if lang == "en" else f" 동안 {event['count']}회)") in row
     assert event["object"] in row
     assert lines[heading + 3].startswith("      Back-off restarting"), lines[heading + 3]
