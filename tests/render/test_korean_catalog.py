@@ -155,6 +155,25 @@ def test_korean_titles_and_headlines_are_sentences() -> None:
     assert not not_sentences, "\n".join(not_sentences)
 
 
+def test_each_docs_ko_finding_page_shows_the_catalog_title() -> None:
+    """The title a page of docs/ko/findings says the output prints (출력 제목) is the catalog's Korean
+    title, its values as `<name>` and the particles the same."""
+    from kubectl_rbln.catalog import load_catalog
+
+    def shape(text: str) -> str:
+        text = re.sub(r"\{\w*\|([^{}]*)\}", r"X\1", text)  # {pod|를} -> X를
+        return " ".join(re.sub(r"\{[^{}]*\}|<[^<>]+>", "X", text).split())
+
+    drift = []
+    for slug, entry in load_catalog().items():
+        page = (REPO / "docs" / "ko" / "findings" / f"{slug}.md").read_text(encoding="utf-8")
+        shown = re.search(r"출력 제목: \*\*(.*?)\*\*", page, re.DOTALL)
+        title = entry.words(None).title["ko"]
+        if shown is None or shape(shown.group(1)) != shape(title):
+            drift.append(f"{slug}: {shown.group(1) if shown else '(no 출력 제목)'!r} != {title!r}")
+    assert not drift, "\n".join(drift)
+
+
 def _outside_code(text: str) -> str:
     """Markdown without fenced blocks and inline code: the prose a reader reads."""
     text = re.sub(r"^```.*?^```", "", text, flags=re.DOTALL | re.MULTILINE)
