@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from kubectl_rbln.catalog import sentence
+from kubectl_rbln.catalog.cli_words import error_text
 from kubectl_rbln.render.check_table import render_check
 from kubectl_rbln.render.columns import plain_table
 from kubectl_rbln.render.sanitize import clean_tree
@@ -44,7 +45,8 @@ def render_fleet(
     lines += plain_table(rows, headers=headers, width=None if wide else width) if rows else []
     for e in clusters:
         if "error" in e:
-            values = {"context": e["context"], "error": e["error"], "code": e["exitCode"]}
+            error = error_text(e["error"], lang)  # the one-line error, in the reader's language as on stderr
+            values = {"context": e["context"], "error": error, "code": e["exitCode"]}
             text = sentence("fleet-not-checked", lang, **values)
             lines += [text] if wide else wrap_width(text, width, "", "    ")
     for entry in clusters:

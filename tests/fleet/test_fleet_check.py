@@ -27,7 +27,8 @@ def make_load(delay: float = 0.0, seen: list[str] | None = None):
             seen.append(threading.current_thread().name)
         time.sleep(delay)
         if context not in BUNDLES:
-            raise ClusterError(f"cannot reach the cluster of context {context}: connection refused")
+            # the plugin's own words for it (cluster/ errors, in cli_ko.yaml too)
+            raise ClusterError(f"cannot reach the cluster at https://{context}:6443: connection refused")
         snapshot, _ = load_snapshot(SourceOptions(filenames=(str(BUNDLES[context]),)), None)
         return snapshot, "serving"
 
@@ -44,7 +45,7 @@ def test_each_cluster_one_entry_in_the_order_asked_and_the_worst_exit_code() -> 
     assert document["clusters"][1] == {
         "context": "dead",
         "exitCode": 3,
-        "error": "cannot reach the cluster of context dead: connection refused",
+        "error": "cannot reach the cluster at https://dead:6443: connection refused",
     }
     alive = check_fleet(FleetRequest(("prod-a", "lab-b"), "npu-rdma"), make_load())
     assert alive.exit_code() == 1
@@ -65,5 +66,6 @@ def test_the_summary_table_in_korean_names_the_columns_and_the_failed_cluster() 
     report = check_fleet(FleetRequest(("prod-a", "dead"), "npu-rdma"), make_load())
     text = render_fleet(report.to_document("ko"), color=False, wide=False, lang="ko")
     assert text.startswith("클러스터 2개 검사(1개는 검사하지 못함)\n")
-    assert "디바이스 Pod" in text and "✗ dead: 검사하지 못함(종료 코드 3): cannot reach" in text
-    assert "=== 컨텍스트 prod-a ===" in text and "=== 컨텍스트 dead ===" not in text
+    assert "디바이스 Pod" in text and "✗ dead: 검사하지 못함(종료 코드 3): " in text
+    assert "의 클러스터에 연결할 수 없습니다" in text and "cannot reach" not in text  # its error too
+    assert "=== context prod-a ===" in text and "=== context dead ===" not in text
