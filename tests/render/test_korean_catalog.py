@@ -2,6 +2,10 @@
 
 - particles: a Korean template never types a particle after a value by hand (`{node}를`,
   `` `dra.net`가 ``): the particle form (`{node|를}`, `` `dra.net`{|가} ``) picks it by the value's sound;
+  a particle typed after a Korean word or a product name fits how it is said (no 레플리카으로, no
+  NIC를), and no template prints a value twice before its particle (`{count}{count|로}`);
+- sentences: every finding title and every headline is a 합니다체 sentence, a headline says the Pod's
+  state first ("Pending 상태입니다: ..."), and each docs/ko finding page shows the catalog's title;
 - one term per concept: kubectl_rbln/catalog/glossary_ko.yaml names the term and the variants that
   say the same another way; no Korean text of the catalog and no page of docs/ko uses a variant;
 - no English prose: a Latin word in a Korean sentence is code, a placeholder's value, a name
@@ -31,7 +35,7 @@ CATALOG_DIR = REPO / "kubectl_rbln" / "catalog"
 PARTICLE = "(?:이라는|라는|이나|으로|을|를|이|가|은|는|과|와|로)"
 # A value, then a particle typed by hand: the particle is a word of its own (a space, punctuation or
 # the end follows it), or 으로/로 goes on with 는/도/서/써.
-TYPED_PARTICLE = re.compile(rf"(?:\}}|`)(?:{PARTICLE}(?![가-힣])|(?:으로|로)(?=[는도서써]))")
+TYPED_PARTICLE = re.compile(rf"(?:\}}\"?|`)(?:{PARTICLE}(?![가-힣])|(?:으로|로)(?=[는도서써]))")
 HANGUL = re.compile(r"[가-힣]")
 
 
@@ -74,6 +78,7 @@ def test_the_particle_check_finds_a_typed_particle() -> None:
     assert typed_particles("노드 {node}를 비웁니다") == ["노드 {node}를"]
     assert typed_particles("`dra.net`가 없습니다") == ["`dra.net`가"]
     assert typed_particles("`kubectl rbln why ...`로는") == ["kubectl rbln why ...`로"]
+    assert typed_particles('Pod "{pod}"를 찾을 수 없습니다') == ['Pod "{pod}"를']  # after a quoted value too
     assert typed_particles("노드 {node|를} 비웁니다, `dra.net`{|가} 없고 {count}개가 {x}의 값입니다") == []
 
 
@@ -122,11 +127,12 @@ def test_every_particle_typed_after_a_word_fits_its_sound() -> None:
 
 
 def test_no_template_says_a_value_twice_before_its_particle() -> None:
-    """`{counter}{counter|이}` prints the value twice ("memorymemory가"): the particle form alone says it."""
+    """`{counter}{counter|이}` prints the value twice ("memorymemory가"), and so does
+    `"{namespace}"{namespace|이}`: the particle form alone says it (`"{namespace}"{|이}` after a quote)."""
     doubled = [
         f"{where}: {m.group(0)}"
         for where, text in catalog_korean()
-        for m in re.finditer(r"\{(\w+)\}\{\1\|", text)
+        for m in re.finditer(r"\{(\w+)\}[\"'`]?\{\1\|", text)
     ]
     assert not doubled, "\n".join(doubled)
 
