@@ -94,7 +94,7 @@ def test_verdicts_are_catalog_sentences() -> None:
     )
     assert (
         sentence("verdict-clear", "ko", pod="ns/p", state="Running")
-        == "Pod ns/p는 Running 상태이며 고칠 것이 없습니다"
+        == "Pod ns/p는 Running 상태입니다: 고칠 것이 없습니다"
     )
 
 

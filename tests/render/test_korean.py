@@ -19,7 +19,7 @@ import re
 
 import pytest
 from korean_kit import VALUES, outputs
-from korean_prose import corpus, english_words
+from korean_prose import corpus, english_words, misfit_after_names, misfit_particles
 
 from kubectl_rbln.catalog import sentence
 from kubectl_rbln.catalog.fill import COMMAND_WORDS, fill
@@ -195,6 +195,19 @@ def test_no_english_prose_in_korean_output(
             found.setdefault(run, f"{scenario} {name}")
     assert seen >= len(SCENARIOS)
     assert not found, "\n".join(f"{where}: {run}" for run, where in list(found.items())[:30])
+
+
+def test_every_particle_in_the_korean_output_fits_the_word_before_it(
+    korean: list[tuple[str, str, str]],
+) -> None:
+    """What code builds around the catalog's words (tables, joins, evidence) types no particle that
+    does not fit: the same check as the catalog's (no 레플리카으로, no NIC를), on the rendered text."""
+    found = {
+        hit: f"{scenario} {name}"
+        for scenario, name, text in korean
+        for hit in misfit_particles(text) + misfit_after_names(re.sub(r"`[^`]*`", "", text))
+    }
+    assert not found, "\n".join(f"{where}: {hit}" for hit, where in list(found.items())[:20])
 
 
 @pytest.mark.parametrize(
