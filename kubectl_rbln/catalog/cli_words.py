@@ -96,7 +96,12 @@ def _pattern(template: str, quoted: bool) -> re.Pattern[str]:
         start = match.end()
     out.append(re.escape(template[start:]))
     body = "".join(out)
-    return re.compile(rf"^{body}$" if not quoted else body, re.DOTALL)
+    if not quoted:
+        return re.compile(rf"^{body}$", re.DOTALL)
+    # a piece is whole words: `socket` is not the end of `websocket`
+    head = r"(?<![A-Za-z0-9])" if template[:1].isalnum() else ""
+    tail = r"(?![A-Za-z0-9])" if template[-1:].isalnum() else ""
+    return re.compile(head + body + tail, re.DOTALL)
 
 
 @lru_cache(maxsize=2)

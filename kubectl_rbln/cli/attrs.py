@@ -7,6 +7,7 @@ from dataclasses import replace
 import click
 from click.core import ParameterSource
 
+from kubectl_rbln.cli.lang import warner
 from kubectl_rbln.cli.options import Options, common_options, rct_option
 
 # what `attrs` reads of a live cluster: devices, classes and RCTs, and what the fix of an RCT needs to
@@ -43,9 +44,11 @@ def attrs(opts: Options, rct: str, rct_file: str | None) -> int:
     if every and rct_file:
         raise click.UsageError("-A compares every stored RCT; --rct-file is one RCT not applied yet")
     from_file = load_rct_file(rct_file, "--rct-file") if rct_file else None
-    snapshot, collected = load_snapshot(replace(opts.source, kinds=ATTRS_KINDS), needs=NEEDS_DEVICES)
+    snapshot, collected = load_snapshot(
+        replace(opts.source, kinds=ATTRS_KINDS), warner(opts.lang), needs=NEEDS_DEVICES
+    )
     named = click.get_current_context().get_parameter_source("rct") is not ParameterSource.DEFAULT
-    namespace = default_namespace(opts.source, collected, snapshot, _warn)
+    namespace = default_namespace(opts.source, collected, snapshot, warner(opts.lang))
     request = AttrsRequest(namespace, rct, from_file, rct_named=named)
     if every:
         from kubectl_rbln.app.attrs import attrs_every_namespace  # noqa: PLC0415
@@ -75,7 +78,3 @@ def attrs(opts: Options, rct: str, rct_file: str | None) -> int:
         ),
     )
     return degraded_exit(snapshot, exit_code_for(report.findings, opts.fail_on))
-
-
-def _warn(line: str) -> None:
-    click.echo(line, err=True)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import click
 from click.core import ParameterSource
 
+from kubectl_rbln.cli.lang import warner
 from kubectl_rbln.cli.options import (
     Options,
     common_options,
@@ -86,9 +87,9 @@ def _one(opts: Options, asked: _Asked) -> int:
     from kubectl_rbln.render.check_table import render_check  # noqa: PLC0415
     from kubectl_rbln.render.output import emit  # noqa: PLC0415
 
-    snapshot, collected = load_snapshot(opts.source)
+    snapshot, collected = load_snapshot(opts.source, warner(opts.lang))
     every = _every_namespace(opts)
-    namespace = "" if every else default_namespace(opts.source, collected, snapshot, _warn)
+    namespace = "" if every else default_namespace(opts.source, collected, snapshot, warner(opts.lang))
     request = CheckRequest(
         namespace,
         asked.rct,
@@ -137,10 +138,10 @@ def _fleet(opts: Options, asked: _Asked) -> int:
     def load(context: str) -> tuple[Snapshot, str]:
         source = replace(opts.source, context=context)
         prefix = f"[{context}] "
-        snapshot, collected = load_snapshot(source, lambda line: _warn(prefix + line))
+        snapshot, collected = load_snapshot(source, warner(opts.lang, prefix))
         if _every_namespace(opts):
             return snapshot, ""
-        return snapshot, default_namespace(source, collected, snapshot, lambda line: _warn(prefix + line))
+        return snapshot, default_namespace(source, collected, snapshot, warner(opts.lang, prefix))
 
     fleet = FleetRequest(
         contexts,
@@ -168,7 +169,3 @@ def _fleet(opts: Options, asked: _Asked) -> int:
         ),
     )
     return report.exit_code()
-
-
-def _warn(line: str) -> None:
-    click.echo(line, err=True)

@@ -22,8 +22,11 @@ from typing import Any
 
 import click
 
+from kubectl_rbln.catalog.cli_words import cli_line, language_of_arguments
+from kubectl_rbln.catalog.cli_words import help_text as help_text_in
 from kubectl_rbln.cli import completion_sources as sources
 from kubectl_rbln.cli.group import COMMANDS, cli
+from kubectl_rbln.cli.lang import chosen_lang, lang_option
 
 # Cobra's ShellCompDirective bits (spf13/cobra completions.go).
 DEFAULT, ERROR, NO_SPACE, NO_FILE, FILTER_EXT, FILTER_DIRS, KEEP_ORDER = 0, 1, 2, 4, 8, 16, 32
@@ -65,36 +68,43 @@ def _matching(candidates: list[str], incomplete: str) -> list[str]:
     return [c for c in candidates if c.split("\t", 1)[0].startswith(incomplete)]
 
 
-def _option_names(command: click.Command, ctx: click.Context, incomplete: str) -> list[str]:
+def _option_names(command: click.Command, ctx: click.Context, incomplete: str, lang: str = "en") -> list[str]:
     """`--flag<TAB>help` of a command; short forms too when only `-` was typed, as Cobra does."""
     names = []
     for param in command.get_params(ctx):
         if not isinstance(param, click.Option) or param.hidden:
             continue
-        help_text = _first_line(param.help)
+        help_text = _first_line(help_text_in(param.help or "", lang))
         for name in [*param.opts, *param.secondary_opts]:
             if name.startswith("--") or incomplete in ("", "-"):
                 names.append(f"{name}\t{help_text}" if help_text else name)
     return _matching(names, incomplete)
 
 
-def _command_names(incomplete: str) -> list[str]:
-    return _matching([f"{name}\t{short.rstrip('.')}" for name, (_, _, short) in COMMANDS.items()], incomplete)
+def _command_names(incomplete: str, lang: str = "en") -> list[str]:
+    rows = [f"{name}\t{help_text_in(short, lang).rstrip('.')}" for name, (_, _, short) in COMMANDS.items()]
+    return _matching(rows, incomplete)
 
 
-def _subcommand_names(group: click.Group, ctx: click.Context, incomplete: str) -> list[str]:
+def _subcommand_names(group: click.Group, ctx: click.Context, incomplete: str, lang: str = "en") -> list[str]:
     names = []
     for name in group.list_commands(ctx):
         command = group.get_command(ctx, name)
         if command is not None and not command.hidden:
-            names.append(f"{name}\t{command.get_short_help_str(80).rstrip('.')}")
+            short = help_text_in(command.short_help, lang) if command.short_help else ""
+            if not short:
+                short = _first_line(help_text_in(command.help or "", lang))
+            names.append(f"{name}\t{short.rstrip('.')}")
     return _matching(names, incomplete)
 
 
-def _slugs() -> list[str]:
+def _slugs(lang: str = "en") -> list[str]:
     from kubectl_rbln.catalog import load_catalog  # noqa: PLC0415
 
-    titles = {slug: PLACEHOLDER.sub(r"<\1>", entry.title["en"]) for slug, entry in load_catalog().items()}
+    titles = {
+        slug: PLACEHOLDER.sub(r"<\1>", entry.title.get(lang, entry.title["en"]))
+        for slug, entry in load_catalog().items()
+    }
     return [f"{slug}\t{title}" for slug, title in titles.items()]
 
 
@@ -110,13 +120,13 @@ VALUE_LOOKUPS: dict[str, Callable[[sources.Scope], list[str]]] = {
 FILE_PARAMS = {"filenames": BUNDLE_EXTENSIONS, "with_rct": BUNDLE_EXTENSIONS, "bundle": BUNDLE_EXTENSIONS}
 
 
-def _value_answer(param: click.Parameter, ctx: click.Context, incomplete: str) -> Answer:
+def _value_answer(param: click.Parameter, ctx: click.Context, incomplete: str, lang: str = "en") -> Answer:
     """What to offer for the value of `param` (an option's value or a positional argument)."""
     name = param.name or ""
     if name in VALUE_LOOKUPS:
         return Answer(_matching(VALUE_LOOKUPS[name](sources.Scope.from_params(ctx.params)), incomplete))
     if name == "slug":
-        return Answer(_matching(_slugs(), incomplete))
+        return Answer(_matching(_slugs(lang), incomplete))
     if isinstance(param.type, click.Choice):
         return Answer(_matching([str(c) for c in param.type.choices], incomplete))
     if name in FILE_PARAMS:
@@ -129,20 +139,22 @@ def _value_answer(param: click.Parameter, ctx: click.Context, incomplete: str) -
 
 
 def resolve(args: list[str], incomplete: str) -> Answer:
-    """The answer for `kubectl rbln ARGS... INCOMPLETE`; never raises."""
+    """The answer for `kubectl rbln ARGS... INCOMPLETE`; never raises. Descriptions are in the language
+    of `--lang` among ARGS, else the locale's, as the command's `--help` would be."""
     from click.shell_completion import _resolve_context, _resolve_incomplete  # noqa: PLC0415
 
+    lang = language_of_arguments(args)
     try:
         ctx = _resolve_context(cli, {}, "kubectl rbln", list(args))
         target, incomplete = _resolve_incomplete(ctx, list(args), incomplete)
         if isinstance(target, click.Parameter):
-            return _value_answer(target, ctx, incomplete)
+            return _value_answer(target, ctx, incomplete, lang)
         if incomplete.startswith("-"):
-            return Answer(_option_names(target, ctx, incomplete))
+            return Answer(_option_names(target, ctx, incomplete, lang))
         if target is cli:
-            return Answer(_command_names(incomplete))
+            return Answer(_command_names(incomplete, lang))
         if isinstance(target, click.Group):
-            return Answer(_subcommand_names(target, ctx, incomplete))
+            return Answer(_subcommand_names(target, ctx, incomplete, lang))
         return Answer()
     except Exception:  # a half-typed command line must never cost the user a traceback
         return Answer()
@@ -228,6 +240,7 @@ def install_dir(explicit: str | None) -> Path:
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@lang_option(expose_value=False)
 def completion() -> None:
     """Shell completion for `kubectl rbln` (through kubectl) and for `kubectl-rbln`.
 
@@ -252,6 +265,7 @@ def _script_command(shell: str) -> click.Command:
         name=shell,
         help=f"Print the {shell} completion script for kubectl-rbln.\n\n\b\nkubectl rbln completion {shell}",
     )
+    @lang_option(expose_value=False)  # accepted as everywhere; a script has no words to translate
     def command() -> None:
         _print_script(shell)
 
@@ -270,7 +284,8 @@ for _shell in SHELLS:
     help="Directory on PATH to write into (default: krew's bin, else beside kubectl-rbln).",
 )
 @click.option("--print", "print_only", is_flag=True, help="Print the script instead of writing it.")
-def install(directory: str | None, print_only: bool) -> int:
+@lang_option()
+def install(directory: str | None, print_only: bool, lang: str | None) -> int:
     """Write `kubectl_complete-rbln`, which kubectl 1.26+ runs to complete `kubectl rbln`.
 
     krew installs only `kubectl-rbln` (kubernetes-sigs/krew#812), so this puts the
@@ -293,10 +308,12 @@ def install(directory: str | None, print_only: bool) -> int:
         from kubectl_rbln.errors import InputError  # noqa: PLC0415
 
         raise InputError(f"cannot write {target}: {exc.strerror or exc}", hint="pass --dir DIR") from None
-    click.echo(f"wrote {target}")
+    language = chosen_lang(lang)
+    click.echo(cli_line("wrote {path}", language, path=str(target)))
     path_dirs = {str(Path(p).resolve()) for p in os.environ.get("PATH", "").split(os.pathsep) if p}
     if str(target_dir.resolve()) not in path_dirs:
-        click.echo(f"warning: {target_dir} is not on PATH, where kubectl looks for helpers", err=True)
+        warning = "warning: {path} is not on PATH, where kubectl looks for helpers"
+        click.echo(cli_line(warning, language, path=str(target_dir)), err=True)
     return 0
 
 
@@ -307,7 +324,8 @@ def install(directory: str | None, print_only: bool) -> int:
     metavar="DIR",
     help="Directory it was written into (default: krew's bin, else beside kubectl-rbln).",
 )
-def uninstall(directory: str | None) -> int:
+@lang_option()
+def uninstall(directory: str | None, lang: str | None) -> int:
     """Remove `kubectl_complete-rbln`, the helper `completion install` wrote (run it before
     `kubectl krew uninstall rbln`, which removes only the plugin). A file of that name that this
     plugin did not write is left alone.
@@ -317,25 +335,24 @@ def uninstall(directory: str | None) -> int:
     kubectl rbln completion uninstall --dir ~/bin
     """
     from kubectl_rbln.catalog import sentence  # noqa: PLC0415
-    from kubectl_rbln.cli.options import default_lang  # noqa: PLC0415
     from kubectl_rbln.errors import InputError  # noqa: PLC0415
 
-    lang = default_lang()
+    language = chosen_lang(lang)
     target = install_dir(directory) / "kubectl_complete-rbln"
     if not target.is_file():
-        click.echo(sentence("completion-nothing-to-remove", lang, path=str(target)))
+        click.echo(sentence("completion-nothing-to-remove", language, path=str(target)))
         return 0
     try:
         ours = target.read_text(encoding="utf-8", errors="replace") == KUBECTL_COMPLETE_SCRIPT
     except OSError as exc:
         raise InputError(f"cannot read {target}: {exc.strerror or exc}") from None
     if not ours:
-        raise InputError(sentence("completion-not-ours", lang, path=str(target)))
+        raise InputError(sentence("completion-not-ours", language, path=str(target)))
     try:
         target.unlink()
     except OSError as exc:
         raise InputError(f"cannot remove {target}: {exc.strerror or exc}", hint="pass --dir DIR") from None
-    click.echo(sentence("completion-removed", lang, path=str(target)))
+    click.echo(sentence("completion-removed", language, path=str(target)))
     return 0
 
 

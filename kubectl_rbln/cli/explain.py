@@ -16,7 +16,8 @@ from pathlib import Path
 
 import click
 
-from kubectl_rbln.catalog import load_catalog, pick_language
+from kubectl_rbln.catalog import load_catalog
+from kubectl_rbln.cli.lang import chosen_lang, lang_option
 from kubectl_rbln.errors import NotFoundError
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
@@ -102,8 +103,19 @@ def listing(lang: str) -> str:
         slug: re.sub(r"{(\w+)}", r"<\1>", entry.title.get(lang, entry.title["en"]))
         for slug, entry in catalog.items()
     }
-    rows = [f"{slug:<{width}}  {entry.severity:<7}  {titles[slug]}" for slug, entry in catalog.items()]
-    return "\n".join([*rows, "", "topics: " + ", ".join([*TOPICS, "schema [KIND]"])]) + "\n"
+    from kubectl_rbln.catalog.cli_words import cli_line  # noqa: PLC0415
+    from kubectl_rbln.render.width import display_width, ljust_width  # noqa: PLC0415
+
+    severities = {entry.severity: _severity(entry.severity, lang) for entry in catalog.values()}
+    if lang == "en":  # the severity as the catalog names it, as before
+        severities = {severity: severity for severity in severities}
+    room = max(7, *(display_width(word) for word in severities.values()))
+    rows = [
+        f"{slug:<{width}}  {ljust_width(severities[entry.severity], room)}  {titles[slug]}"
+        for slug, entry in catalog.items()
+    ]
+    topics = cli_line("topics: {topics}", lang, topics=", ".join([*TOPICS, "schema [KIND]"]))
+    return "\n".join([*rows, "", topics]) + "\n"
 
 
 def schema_text(kind: str | None) -> str:
@@ -122,12 +134,7 @@ def schema_text(kind: str | None) -> str:
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("slug", required=False)
 @click.argument("kind", required=False)
-@click.option(
-    "--lang",
-    type=click.Choice(["en", "ko"]),
-    default=None,
-    help="Language of the page (default: from LC_ALL/LANG; ko_KR.UTF-8 gives Korean).",
-)
+@lang_option("Language of the page (default: from LC_ALL/LANG; ko_KR.UTF-8 gives Korean).")
 @click.option("--no-color", is_flag=True, help="No colour (also: NO_COLOR set, or not a terminal).")
 def explain(slug: str | None, kind: str | None, lang: str | None, no_color: bool) -> int:
     """Print the documentation page of a finding slug (or a topic), in English or Korean.
@@ -140,7 +147,7 @@ def explain(slug: str | None, kind: str | None, lang: str | None, no_color: bool
     kubectl rbln explain rbac     the read-only ClusterRole, and the opt-in exec Role (docs/rbac.md)
     kubectl rbln explain schema WhyReport    the JSON Schema of a -o json document (schema: the kinds)
     """
-    language = pick_language(lang)
+    language = chosen_lang(lang)
     if not slug:
         sys.stdout.write(listing(language))
         return 0

@@ -16,6 +16,7 @@ import click
 from kubectl_rbln import __version__
 from kubectl_rbln.cli.argv import kubectl_style
 from kubectl_rbln.cli.help_format import RblnContext
+from kubectl_rbln.cli.lang import lang_option
 from kubectl_rbln.errors import InputError
 
 # name -> (module, attribute, one-line help shown by --help without importing the module)
@@ -112,12 +113,7 @@ Every command takes --kubeconfig, --context, -n/--namespace, -f/--filename,
 
 @click.group(cls=LazyGroup, epilog=EPILOG, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "--version", prog_name="kubectl-rbln", message="%(prog)s %(version)s")
-@click.option(
-    "--lang",
-    type=click.Choice(["en", "ko"]),
-    expose_value=False,
-    help="Language of help and errors (default: from LC_ALL/LANG).",
-)
+@lang_option("Language of help and errors (default: from LC_ALL/LANG).", expose_value=False)
 def cli() -> None:
     """Diagnose Dynamic Resource Allocation of Rebellions NPUs and RoCE NICs.
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import gc
 import os
 import sys
-from typing import Any
+from typing import Any, TextIO
 
 import click
 
@@ -18,6 +18,7 @@ from kubectl_rbln import progress, terminal
 from kubectl_rbln.catalog.cli_words import CLI_LANG, cli_line, click_text, error_text, language_of_arguments
 from kubectl_rbln.cli.group import cli
 from kubectl_rbln.errors import EXIT_USAGE, RblnError
+from kubectl_rbln.render.width import display_width, output_width, wrap_width
 
 
 def _debug() -> bool:
@@ -61,9 +62,9 @@ def _run_in(argv: list[str] | None, lang: str) -> int:
         finally:
             progress.done()  # a progress line still drawn (an error mid-read) is wiped first
     except RblnError as exc:
-        click.echo(cli_line("error: {message}", lang, message=error_text(exc.message, lang)), err=True)
+        _tell(cli_line("error: {message}", lang, message=error_text(exc.message, lang)))
         if exc.hint:
-            click.echo(cli_line("hint: {hint}", lang, hint=error_text(exc.hint, lang)), err=True)
+            _tell(cli_line("hint: {hint}", lang, hint=error_text(exc.hint, lang)))
         return exc.exit_code
     except click.exceptions.Exit as exc:
         return exc.exit_code
@@ -86,7 +87,7 @@ def _run_in(argv: list[str] | None, lang: str) -> int:
             lang,
             error=f"{type(exc).__name__}: {exc}",
         )
-        click.echo(cli_line("error: {message}", lang, message=internal), err=True)
+        _tell(cli_line("error: {message}", lang, message=internal))
         return EXIT_USAGE
     return code if isinstance(code, int) else 0
 
@@ -103,8 +104,29 @@ def _show(exc: click.ClickException, lang: str) -> None:
         if ctx.command.get_help_option(ctx) is not None:
             hint = click_text(f"Try '{ctx.command_path} {ctx.help_option_names[0]}' for help.", lang)
             lines.append(hint + "\n")
-    lines.append(click_text(f"Error: {click_text(exc.format_message(), lang)}", lang))
+    lines.append(fitted(click_text(f"Error: {click_text(exc.format_message(), lang)}", lang), sys.stderr))
     click.echo("\n".join(lines), err=True)
+
+
+def _tell(line: str) -> None:
+    click.echo(fitted(line, sys.stderr), err=True)
+
+
+def fitted(line: str, stream: TextIO) -> str:
+    """An error or hint line as `stream` shows it: on a terminal, wrapped at words to its width
+    (render/width.py: COLUMNS, else the terminal's), continued under the message; to a pipe or a file
+    one line, as docs/exit-codes.md promises scripts that grep it. Why: a terminal breaks a long line
+    wherever the width ends, mid-word, and a Korean error is twice as wide as its English."""
+    try:
+        terminal = stream.isatty()
+    except (AttributeError, ValueError):  # a closed stream
+        terminal = False
+    width = output_width(stream)
+    if not terminal or "\n" in line or display_width(line) <= width:
+        return line
+    label, sep, _ = line.partition(": ")
+    indent = " " * (display_width(label) + 2) if sep and display_width(label) <= 12 else "  "
+    return "\n".join(wrap_width(line, width, "", indent, widow=False))
 
 
 def _leave(code: int) -> None:

@@ -17,6 +17,7 @@ from typing import Any
 import click
 
 from kubectl_rbln import progress
+from kubectl_rbln.cli.lang import LANG_FINDINGS_HELP, chosen_lang, lang_option
 from kubectl_rbln.cluster.client_flags import ClientFlags
 from kubectl_rbln.cluster.options import SourceOptions
 from kubectl_rbln.domain import DEFAULT_RCT
@@ -108,11 +109,10 @@ def parse_timeout(value: str, flag: str = "--request-timeout") -> float:
 
 
 def default_lang() -> str:
-    for var in ("LC_ALL", "LC_MESSAGES", "LANG"):
-        value = os.environ.get(var, "")
-        if value:
-            return "ko" if value.lower().startswith("ko") else "en"
-    return "en"
+    """The locale's language (LC_ALL, LC_MESSAGES, LANG); a command asks `chosen_lang` (its --lang first)."""
+    from kubectl_rbln.catalog import pick_language  # noqa: PLC0415
+
+    return pick_language(None)
 
 
 def color_enabled(no_color: bool) -> bool:
@@ -129,12 +129,17 @@ def _stdout_width() -> int:
 
 
 def common_options(
-    *, all_namespaces: bool = True, output: bool = True, many_contexts: bool = False
+    *,
+    all_namespaces: bool = True,
+    output: bool = True,
+    many_contexts: bool = False,
+    lang_help: str = LANG_FINDINGS_HELP,
 ) -> Callable[..., Any]:
     """Add the shared flags to a command and pass an `Options` as its `opts` argument.
 
     `many_contexts` (check): `--context` is repeatable and `--all-contexts` exists; one context
-    given is the usual single-cluster run.
+    given is the usual single-cluster run. `lang_help`: what `--lang` says (a command without
+    findings, such as `version`, speaks of its messages).
     """
 
     def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -158,7 +163,7 @@ def common_options(
                 jq_raw=kwargs.pop("jq_raw", False),
                 color=color_enabled(kwargs.pop("no_color")),
                 fail_on=kwargs.pop("fail_on", "error"),
-                lang=kwargs.pop("lang") or default_lang(),
+                lang=chosen_lang(kwargs.pop("lang")),
                 width=_stdout_width(),
                 flags=_client_flags(kwargs),
             )
@@ -212,12 +217,7 @@ def common_options(
                 "instead of a cluster. Repeatable.",
             ),
             click.option("--no-color", is_flag=True, help="No colour (also: NO_COLOR set)."),
-            click.option(
-                "--lang",
-                type=click.Choice(["en", "ko"]),
-                default=None,
-                help="Language of findings (default: from LANG).",
-            ),
+            lang_option(lang_help),
         ]
         if many_contexts:
             params.append(

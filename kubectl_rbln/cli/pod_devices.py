@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from kubectl_rbln.cli.lang import said, warner
 from kubectl_rbln.cli.options import Options, common_options, label_selector, parse_timeout
 from kubectl_rbln.terminal import redraw_line
 
@@ -74,10 +75,10 @@ def run_pod_devices(
     from kubectl_rbln.render.output import emit  # noqa: PLC0415
     from kubectl_rbln.render.pod_devices_table import render_report  # noqa: PLC0415
 
-    snapshot, collected = load_snapshot(opts.source, needs=("Pod",))
+    snapshot, collected = load_snapshot(opts.source, warner(opts.lang), needs=("Pod",))
     scope = namespace_scope(opts.source, collected, snapshot)
     if scope.note:
-        click.echo(f"note: {scope.note}", err=True)
+        click.echo(said(f"note: {scope.note}", opts.lang), err=True)
     namespace = scope.namespace
     request = PodDevicesRequest(names, container, namespace, selector)
     targets = probe_targets(snapshot, request)

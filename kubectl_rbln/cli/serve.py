@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING
 
 import click
 
-from kubectl_rbln.cli.options import default_lang
+from kubectl_rbln.catalog.cli_words import cli_line
+from kubectl_rbln.cli.lang import chosen_lang, lang_option
 from kubectl_rbln.cluster.files import load_objects
 
 if TYPE_CHECKING:
@@ -44,16 +45,19 @@ def _where(host: str, port: int) -> str:
     return f"{shown or '0.0.0.0'}:{port}"
 
 
-def exposure_warning(host: str, port: int, authenticated: bool = False) -> str | None:
+def exposure_warning(host: str, port: int, authenticated: bool = False, lang: str = "en") -> str | None:
     """None on loopback or with authentication; else one line naming the exposure: unauthenticated,
     read-only, which interfaces."""
     if is_loopback(host) or authenticated:
         return None
-    where = f"every interface ({_where(host, port)})" if host in WILDCARDS else _where(host, port)
-    return (
-        f"warning: serving on {where} without authentication: anyone who can reach this machine on port "
-        f"{port} can read the whole bundle (read-only: writes are refused)"
+    template = (
+        "warning: serving on every interface ({address}) without authentication: anyone who can reach "
+        "this machine on port {port} can read the whole bundle (read-only: writes are refused)"
+        if host in WILDCARDS
+        else "warning: serving on {address} without authentication: anyone who can reach this machine on "
+        "port {port} can read the whole bundle (read-only: writes are refused)"
     )
+    return cli_line(template, lang, address=_where(host, port), port=port)
 
 
 def announce(
@@ -63,36 +67,59 @@ def announce(
     count: int,
     kubeconfig_out: str | None,
     tls: TlsSettings | None = None,
+    lang: str = "en",
 ) -> list[str]:
     """The stderr lines once bound: the warning if any, the address truly listened on, and with TLS
     where its CA (and the client certificate) are and what it requires."""
     authenticated = tls is not None and (tls.require_client_cert or bool(tls.require_token))
-    lines = [w for w in [exposure_warning(listen_host, port, authenticated)] if w]
-    objects = f"{count} object" + ("" if count == 1 else "s")
-    scope = "every interface, read-only" if listen_host in WILDCARDS else "read-only"
+    lines = [w for w in [exposure_warning(listen_host, port, authenticated, lang)] if w]
+    objects = cli_line("{count} object" if count == 1 else "{count} objects", lang, count=count)
+    scope = cli_line("every interface, read-only" if listen_host in WILDCARDS else "read-only", lang)
     scheme = "https" if tls is not None else "http"
-    points = f"; the kubeconfig uses {_url(client_host, port, scheme)}" if client_host != listen_host else ""
-    where = kubeconfig_out or "the kubeconfig above, saved to a file"
+    points = (
+        cli_line("; the kubeconfig uses {url}", lang, url=_url(client_host, port, scheme))
+        if client_host != listen_host
+        else ""
+    )
+    where = kubeconfig_out or cli_line("the kubeconfig above, saved to a file", lang)
     lines.append(
-        f"serving {objects} at {_url(listen_host or '0.0.0.0', port, scheme)} ({scope}){points}; "
-        f"use KUBECONFIG={where}; Ctrl-C stops"
+        cli_line(
+            "serving {objects} at {url} ({scope}){points}; use KUBECONFIG={where}; Ctrl-C stops",
+            lang,
+            objects=objects,
+            url=_url(listen_host or "0.0.0.0", port, scheme),
+            scope=scope,
+            points=points,
+            where=where,
+        )
     )
     if tls is not None:
-        files = tls.files
-        wants = [
-            w
-            for w, on in (
-                ("a client certificate signed by it", tls.require_client_cert),
-                ("the bearer token", bool(tls.require_token)),
-            )
-            if on
-        ]
-        needs = f"; every request needs {' and '.join(wants)}" if wants else ""
-        client = (
-            f", client certificate {files.client_cert} (key {files.client_key})" if files.client_cert else ""
-        )
-        lines.append(f"TLS: CA {files.ca_cert}{client}{needs}")
+        lines.append(_tls_line(tls, lang))
     return lines
+
+
+def _tls_line(tls: TlsSettings, lang: str) -> str:
+    """Where the CA (and the client certificate) are, and what every request needs."""
+    files = tls.files
+    wants = [
+        cli_line(want, lang)
+        for want, on in (
+            ("a client certificate signed by it", tls.require_client_cert),
+            ("the bearer token", bool(tls.require_token)),
+        )
+        if on
+    ]
+    needs = cli_line("; every request needs {wants}", lang, wants=cli_line(" and ", lang).join(wants))
+    client = (
+        cli_line(
+            ", client certificate {cert} (key {key})", lang, cert=files.client_cert, key=files.client_key
+        )
+        if files.client_cert
+        else ""
+    )
+    return cli_line(
+        "TLS: CA {ca}{client}{needs}", lang, ca=files.ca_cert, client=client, needs=needs if wants else ""
+    )
 
 
 @click.command()
@@ -141,6 +168,7 @@ def announce(
     help="Answer 401 to a request without this bearer token (implies --tls; also: "
     "$KUBECTL_RBLN_SERVE_TOKEN); the kubeconfig carries it.",
 )
+@lang_option()
 def serve(
     bundle: tuple[str, ...],
     port: int,
@@ -150,6 +178,7 @@ def serve(
     tls_dir: str | None,
     require_client_cert: bool,
     require_token: str | None,
+    lang: str | None,
 ) -> int:
     """Serve BUNDLE (files, folders, or -) for kubectl and other tools; print a kubeconfig.
 
@@ -162,6 +191,7 @@ def serve(
     """
     from kubectl_rbln.replay.server import ReplayServer, run  # noqa: PLC0415
 
+    language = chosen_lang(lang)
     objects = load_objects(bundle)
     settings = None
     if tls or tls_dir or require_client_cert or require_token:
@@ -173,21 +203,33 @@ def serve(
     def ready(server: ReplayServer) -> None:
         text = server.kubeconfig_yaml()
         if kubeconfig_out:
-            fd = os.open(kubeconfig_out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(text)
+            _write_private(kubeconfig_out, text)
         sys.stdout.write(text)
         sys.stdout.flush()
-        lines = announce(server.listen_host, server.host, server.port, len(objects), kubeconfig_out, settings)
-        for line in lines:
+        count = len(objects)
+        for line in announce(
+            server.listen_host, server.host, server.port, count, kubeconfig_out, settings, language
+        ):
             click.echo(line, err=True)
         store = server.store
-        click.echo(versions_line(store.server_version, store.server_version_known, lang), err=True)
+        click.echo(versions_line(store.server_version, store.server_version_known, language), err=True)
 
-    lang = default_lang()
     gc.enable()  # main() turns it off for one-shot commands; a server runs until Ctrl-C
-    run(objects, address, port, ready, reload_paths=bundle, tls=settings)
+    run(objects, address, port, ready, reload_paths=bundle, tls=settings, lang=language)
     return 0
+
+
+def _write_private(path: str, text: str) -> None:
+    """The kubeconfig, readable by its owner only (it may carry a token); a path that cannot be written
+    is the user's to fix (exit 2), not a traceback."""
+    from kubectl_rbln.errors import InputError  # noqa: PLC0415
+
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+    except OSError as exc:
+        raise InputError(f"--kubeconfig-out {path}: {exc.strerror or exc}") from None
 
 
 def versions_line(kubernetes: str, from_bundle: bool, lang: str) -> str:

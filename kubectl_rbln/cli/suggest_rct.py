@@ -15,6 +15,7 @@ from typing import Any
 
 import click
 
+from kubectl_rbln.cli.lang import warner
 from kubectl_rbln.cli.options import Options, common_options, rct_option, simulation_options
 from kubectl_rbln.domain import CHART_RECIPES  # noqa: E402
 from kubectl_rbln.recipes import API_VERSIONS  # noqa: E402
@@ -101,8 +102,8 @@ def suggest_rct(
     from kubectl_rbln.render.suggest_text import render_suggest_explanation, render_suggest_yaml  # noqa: PLC0415
 
     values = _load_values(values_file) if values_file else None
-    snapshot, collected = load_snapshot(opts.source, needs=NEEDS_DEVICES)
-    namespace = default_namespace(opts.source, collected, snapshot, _warn)
+    snapshot, collected = load_snapshot(opts.source, warner(opts.lang), needs=NEEDS_DEVICES)
+    namespace = default_namespace(opts.source, collected, snapshot, warner(opts.lang))
     target = select_pods(snapshot, [pod], namespace)[0] if pod else None
     request = SuggestRequest(
         namespace,
@@ -172,7 +173,3 @@ def _load_values(path: str) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise InputError(f"--values {path}: expected a mapping of chart values")
     return data
-
-
-def _warn(line: str) -> None:
-    click.echo(line, err=True)

@@ -11,6 +11,7 @@ import os
 
 import click
 
+from kubectl_rbln.cli.lang import warner
 from kubectl_rbln.cli.options import (
     OUTPUT_FORMATS,
     Options,
@@ -111,9 +112,9 @@ def run_topo(
 
     template = load_rct_file(rct_file, "--rct-file") if rct_file else None
     requirements = label_selector(selector)
-    snapshot, collected = load_snapshot(opts.source, needs=NEEDS_DEVICES)
+    snapshot, collected = load_snapshot(opts.source, warner(opts.lang), needs=NEEDS_DEVICES)
     request = TopoRequest(
-        namespace=default_namespace(opts.source, collected, snapshot, _warn),
+        namespace=default_namespace(opts.source, collected, snapshot, warner(opts.lang)),
         nodes=names,
         selector=requirements,
         namespace_given=bool(opts.namespace),
@@ -139,7 +140,3 @@ def run_topo(
 
     emit(report, output=opts.output, jq_expr=opts.jq, lang=opts.lang, text=text, raw_output=opts.jq_raw)
     return degraded_exit(snapshot, exit_code_for(report.findings, "error"))
-
-
-def _warn(line: str) -> None:
-    click.echo(line, err=True)

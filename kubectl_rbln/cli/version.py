@@ -12,13 +12,15 @@ from typing import Any
 import click
 
 from kubectl_rbln import __version__
+from kubectl_rbln.catalog.cli_words import cli_line, error_text
+from kubectl_rbln.cli.lang import LANG_MESSAGES_HELP
 from kubectl_rbln.cli.options import Options, common_options
 from kubectl_rbln.errors import RblnError
 from kubectl_rbln.render.output import emit_document
 
 
 @click.command()
-@common_options(all_namespaces=False)
+@common_options(all_namespaces=False, lang_help=LANG_MESSAGES_HELP)
 def version(opts: Options) -> int:
     """Print the plugin version and the cluster's version (or the bundle's)."""
     from kubectl_rbln.schemas import api_version  # noqa: PLC0415 - reads a package file
@@ -47,7 +49,7 @@ def _offline(document: dict[str, Any], opts: Options) -> str:
     snapshot = build_snapshot(load_objects(opts.filenames))
     document["cluster"] = snapshot.server_version
     document["resourceAPI"] = snapshot.resource_api_version
-    return "" if snapshot.server_version else "bundle without ClusterInfo"
+    return "" if snapshot.server_version else cli_line("bundle without ClusterInfo", opts.lang)
 
 
 def _live(document: dict[str, Any], opts: Options) -> str:
@@ -57,18 +59,21 @@ def _live(document: dict[str, Any], opts: Options) -> str:
     document["cluster"] = collector.server_version() or None
     versions = collector.resource_versions()
     document["resourceAPI"] = versions[0] if versions else None
-    return "; ".join(p["message"] for p in collector.problems)
+    return "; ".join(error_text(p["message"], opts.lang) for p in collector.problems)
 
 
 def _print(document: dict[str, Any], opts: Options, note: str) -> None:
     if opts.output in ("json", "yaml") or opts.jq:
         emit_document(document, opts.output, opts.jq, raw_output=opts.jq_raw)
         return
+    lang = opts.lang
     click.echo(f"kubectl-rbln: v{__version__}")
     if document["cluster"]:
-        click.echo(f"Cluster: {document['cluster']}")
+        click.echo(cli_line("Cluster: {version}", lang, version=document["cluster"]))
     elif note:
-        click.echo(f"Cluster: unknown ({note})")
+        click.echo(cli_line("Cluster: unknown ({note})", lang, note=note))
     if document["cluster"] or document["resourceAPI"]:
-        api = document["resourceAPI"] or (f"not read ({note})" if note else "not served")
+        api = document["resourceAPI"] or (
+            cli_line("not read ({note})", lang, note=note) if note else cli_line("not served", lang)
+        )
         click.echo(f"resource.k8s.io: {api}")

@@ -7,6 +7,7 @@ from typing import Any
 
 import click
 
+from kubectl_rbln.cli.lang import said, warner
 from kubectl_rbln.cli.options import (
     Options,
     common_options,
@@ -141,23 +142,25 @@ def _why_pieces(
     writer was told about (kubectl_rbln/terminal.py `vouch`), so it is not scanned again."""
     from kubectl_rbln.app.why import WhyRequest, why  # noqa: PLC0415
     from kubectl_rbln.catalog import sentence  # noqa: PLC0415
+    from kubectl_rbln.catalog.cli_words import cli_line  # noqa: PLC0415
     from kubectl_rbln.cli.rct_file import load_rct_file  # noqa: PLC0415
     from kubectl_rbln.cluster.source import load_snapshot, namespace_scope  # noqa: PLC0415
+    from kubectl_rbln.diagnose.features import clamped_note  # noqa: PLC0415
     from kubectl_rbln.render.output import emit  # noqa: PLC0415
     from kubectl_rbln.render.why_table import render_why  # noqa: PLC0415
 
     replacement = load_rct_file(with_rct) if with_rct else None
-    snapshot, collected = load_snapshot(opts.source)
+    snapshot, collected = load_snapshot(opts.source, warner(opts.lang))
     scope = namespace_scope(opts.source, collected, snapshot)
     if scope.note:
-        click.echo(f"note: {scope.note}", err=True)
+        click.echo(said(f"note: {scope.note}", opts.lang), err=True)
     request = WhyRequest(tuple(names), scope.namespace, replacement, k8s_version, feature_gates, selector)
     report = why(snapshot, request)
     if report.hint:
         click.echo(f"{sentence('label-hint', opts.lang)}: {report.hint_in(opts.lang)}", err=True)
-    note = report.assumptions.get("note")
+    note = clamped_note(report.assumptions, opts.lang)
     if note:  # a minor outside the known ones: said on stderr too, so stdout stays the document
-        click.echo(f"warning: {note}", err=True)
+        click.echo(cli_line("warning: {message}", opts.lang, message=note), err=True)
     wide = opts.output == "wide"
     buffer = Pieces()
     emit(

@@ -17,6 +17,7 @@ from typing import Any
 
 import click
 
+from kubectl_rbln.cli.lang import warner
 from kubectl_rbln.cli.options import Options
 from kubectl_rbln.errors import InputError
 from kubectl_rbln.render.json_text import json_line
@@ -127,7 +128,7 @@ class _Reader:
         from kubectl_rbln.cluster.source import load_snapshot  # noqa: PLC0415
 
         if self.opts.source.offline:
-            return load_snapshot(self.opts.source, _stderr)
+            return load_snapshot(self.opts.source, warner(self.opts.lang))
         return self._follow()
 
     def _follow(self) -> tuple[Any, Any]:
@@ -138,7 +139,7 @@ class _Reader:
         self.follower = Follower(self.opts.source)
         snapshot, collected = self.follower.first()
         for line in input_warnings(snapshot):
-            _stderr(line)
+            warner(self.opts.lang)(line)
         if snapshot.resource_api_version is None and not snapshot.problem_for("resource.k8s.io"):
             raise ClusterError("the cluster answered, but resource.k8s.io could not be read")
         return snapshot, collected

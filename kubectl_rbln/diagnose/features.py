@@ -57,10 +57,7 @@ class FeatureChoice:
 
     @property
     def note_phrase(self) -> Phrase | None:
-        if self.requested_minor is None:
-            return None
-        key = "k8s-newer-than-known" if self.requested_minor > self.minor else "k8s-older-than-known"
-        return Phrase(key, {"requested": self.requested_minor, "minor": self.minor})
+        return None if self.requested_minor is None else _clamped_phrase(self.requested_minor, self.minor)
 
     @property
     def note(self) -> str | None:
@@ -80,6 +77,21 @@ class FeatureChoice:
             described["clamped"] = {"requested": f"1.{self.requested_minor}", "simulated": f"1.{self.minor}"}
             described["note"] = self.note
         return described
+
+
+def _clamped_phrase(requested: int, minor: int) -> Phrase:
+    key = "k8s-newer-than-known" if requested > minor else "k8s-older-than-known"
+    return Phrase(key, {"requested": requested, "minor": minor})
+
+
+def clamped_note(assumptions: dict[str, Any], lang: str) -> str | None:
+    """The `note` of a document's assumptions in `lang` (the document keeps it in English): what
+    `why` says on stderr when the minor simulated is not the one asked for."""
+    clamped = assumptions.get("clamped")
+    if not clamped:
+        return None
+    requested, minor = (_minor_of(str(clamped[k])) for k in ("requested", "simulated"))
+    return None if requested is None or minor is None else say(_clamped_phrase(requested, minor), lang)
 
 
 def _minor_of(version: str | None) -> int | None:

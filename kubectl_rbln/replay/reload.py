@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from kubectl_rbln.catalog.cli_words import cli_line, error_text
 from kubectl_rbln.cluster.files import load_objects
 from kubectl_rbln.errors import RblnError
 
@@ -51,11 +52,16 @@ class BundleReloader:
     """Calls `install(objects)` with the re-read bundle after a file changed; at most every `interval` s."""
 
     def __init__(
-        self, paths: tuple[str, ...], interval: float = 0.2, warn: Callable[[str], None] = _stderr
+        self,
+        paths: tuple[str, ...],
+        interval: float = 0.2,
+        warn: Callable[[str], None] = _stderr,
+        lang: str = "en",
     ) -> None:
         self.paths = tuple(p for p in paths if p != "-")  # stdin is read once
         self.interval = interval
         self.warn = warn
+        self.lang = lang  # of the warning: a request's thread does not carry the command line's
         self.generation = 0  # how many times the bundle was re-read
         self.failures = 0  # how many changed states of the files did not load
         self._stamp = stamp(self.paths)
@@ -83,8 +89,12 @@ class BundleReloader:
             except RblnError as exc:
                 self.failures += 1
                 self.warn(
-                    f"warning: the bundle changed on disk and does not load ({exc.message}); "
-                    "still serving the last good one"
+                    cli_line(
+                        "warning: the bundle changed on disk and does not load ({message}); "
+                        "still serving the last good one",
+                        self.lang,
+                        message=error_text(exc.message, self.lang),
+                    )
                 )
                 return False
             install(objects)

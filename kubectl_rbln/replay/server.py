@@ -57,6 +57,7 @@ class ReplayServer:
         reload_paths: tuple[str, ...] = (),
         limits: Limits | None = None,
         tls: TlsSettings | None = None,
+        lang: str = "en",
     ) -> None:
         self._audit = Audit()
         self.tls = tls
@@ -70,7 +71,7 @@ class ReplayServer:
         except OSError as exc:  # port taken, address not local: the user's to fix, not a traceback
             raise InputError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
         if reload_paths:
-            self._httpd.reloader = BundleReloader(reload_paths)
+            self._httpd.reloader = BundleReloader(reload_paths, lang=lang)  # its warning: the user's language
 
     @property
     def store(self) -> ObjectStore:
@@ -219,15 +220,17 @@ def run(
     on_ready: Callable[[ReplayServer], None] | None = None,
     reload_paths: tuple[str, ...] = (),
     tls: TlsSettings | None = None,
+    lang: str = "en",
 ) -> None:
     """Serve in the calling thread until Ctrl-C (the `kubectl rbln serve` path).
 
     `on_ready` runs once the port is bound and before serving starts: print the
-    kubeconfig there. Connections queue in the listen backlog meanwhile.
+    kubeconfig there. Connections queue in the listen backlog meanwhile. `lang`: the language of
+    what the server itself says on stderr (a changed bundle that does not load).
     """
     files = _more_files()
     limits = Limits(max_connections=max(64, min(Limits.max_connections, files - 64)))
-    server = ReplayServer(objects, host, port, reload_paths=reload_paths, limits=limits, tls=tls)
+    server = ReplayServer(objects, host, port, reload_paths=reload_paths, limits=limits, tls=tls, lang=lang)
     try:
         if on_ready is not None:
             on_ready(server)

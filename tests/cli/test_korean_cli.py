@@ -7,7 +7,6 @@ English stays click's, byte for byte: a Korean translation never leaks into an E
 
 from __future__ import annotations
 
-import ast
 import inspect
 import re
 import sys
@@ -22,11 +21,11 @@ from kubectl_rbln.cli.group import COMMANDS, cli
 from kubectl_rbln.render.width import display_width
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "render"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import raise_sites  # noqa: E402
 from test_korean_catalog import latin_words  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
-ERRORS = {"InputError", "NotFoundError", "KubeconfigError", "ClusterError", "RblnError"}
-USAGE_ERRORS = {"UsageError", "BadParameter"}
 
 
 def _commands() -> Iterator[tuple[list[str], click.Command]]:
@@ -77,36 +76,45 @@ def test_the_language_is_read_before_click_parses(
     assert language_of_arguments(args, environ) == lang
 
 
+EXAMPLES = ("kubectl", "source", "KUBECONFIG=")  # an example command to paste: exempt from the width
+
+
 def _prose_lines(text: str) -> list[str]:
     """The prose of a help page: not an example command (`kubectl rbln ...`, `source <(`), not an
     option's names and value (`-o, --output [table|wide]`), not click's `[기본값: table]`."""
     lines = []
     for line in text.splitlines():
-        if line.strip().startswith(("kubectl", "source", "KUBECONFIG=")):
+        if line.strip().startswith(EXAMPLES):
             continue
         line = re.sub(r"^\s*-\S.*?(\s{2,}|$)", "", line)  # the option column
         lines.append(re.sub(r"\[기본값: [^\]]*\]", "", line))
     return lines
 
 
+@pytest.mark.parametrize("width", [80, 100])
 @pytest.mark.parametrize("path", [path for path, _ in _commands()], ids=lambda p: " ".join(p) or "group")
-def test_help_in_korean_has_no_english_prose_and_fits(path: list[str], inprocess_rbln, monkeypatch) -> None:
-    monkeypatch.setenv("COLUMNS", "100")
-    takes_lang = any(
-        p.name == "lang" for p in dict((tuple(k), v) for k, v in _commands())[tuple(path)].params
-    )
-    if takes_lang:
-        code, out, err = inprocess_rbln(*path, "--help", "--lang", "ko")
-    else:  # a command without --lang (serve, version, completion): the locale
-        monkeypatch.setenv("LANG", "ko_KR.UTF-8")
-        monkeypatch.delenv("LC_ALL", raising=False)
-        code, out, err = inprocess_rbln(*path, "--help")
+def test_help_in_korean_has_no_english_prose_and_fits(
+    path: list[str], width: int, inprocess_rbln, monkeypatch
+) -> None:
+    """Every command's and subcommand's `--help --lang ko`, at 80 and 100 columns: Korean prose only,
+    and no line past the width but an example command to paste (render/width.py's rule)."""
+    monkeypatch.setenv("COLUMNS", str(width))
+    code, out, err = inprocess_rbln(*path, "--help", "--lang", "ko")
     assert code == 0, err
     assert out.startswith("사용법: kubectl rbln") and "\n옵션:\n" in out
     english = latin_words("\n".join(_prose_lines(out)))  # a code span may wrap over lines
     assert not english, out
-    wide = [line for line in _prose_lines(out) if display_width(line) > 100]
+    shown = [line for line in out.splitlines() if not line.strip().startswith(EXAMPLES)]
+    wide = [line for line in shown if display_width(line) > width]  # whole lines, the option column too
     assert not wide, "\n".join(wide)
+
+
+def test_help_follows_a_korean_locale(inprocess_rbln, monkeypatch) -> None:
+    monkeypatch.setenv("LANG", "ko_KR.UTF-8")
+    monkeypatch.delenv("LC_ALL", raising=False)
+    for path in (["serve"], ["version"], ["completion", "install"]):
+        code, out, _ = inprocess_rbln(*path, "--help")
+        assert code == 0 and out.startswith(f"사용법: kubectl rbln {' '.join(path)} [옵션]")
 
 
 def test_help_in_english_is_clicks(inprocess_rbln, monkeypatch) -> None:
@@ -153,45 +161,34 @@ def test_usage_error_with_lang_flag_reads_korean(inprocess_rbln) -> None:
     )
 
 
-def _raise_sites() -> Iterator[tuple[str, str]]:
-    """(where, sample message) of every error the plugin raises with a written message: each value
-    filled with a name (what a value is, never prose)."""
-    for path in sorted((REPO / "kubectl_rbln").rglob("*.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for node in ast.walk(tree):
-            if not (isinstance(node, ast.Call) and _error_class(node.func)):
-                continue
-            texts = [*node.args[:1], *(k.value for k in node.keywords if k.arg == "hint")]
-            for text in texts:
-                sample = _sample(text)
-                if sample is not None:
-                    yield f"{path.relative_to(REPO)}:{node.lineno}", sample
-
-
-def _error_class(func: ast.expr) -> bool:
-    """One of the plugin's errors, or a usage error it raises itself (`click.UsageError(...)`)."""
-    if isinstance(func, ast.Name):
-        return func.id in ERRORS
-    return isinstance(func, ast.Attribute) and func.attr in USAGE_ERRORS
-
-
-def _sample(node: ast.expr) -> str | None:
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return node.value
-    if isinstance(node, ast.JoinedStr):
-        return "".join(part.value if isinstance(part, ast.Constant) else "npu-node-1" for part in node.values)
-    return None  # built elsewhere (a catalog sentence, a message of its own function)
-
-
 def test_every_error_message_the_plugin_writes_reads_as_korean() -> None:
-    sites = list(_raise_sites())
-    assert len(sites) > 50
-    english = [
-        f"{where}: {sample!r} -> {error_text(sample, 'ko')!r}"
-        for where, sample in sites
-        if latin_words(error_text(sample, "ko") + " 한") or not _changed(sample)
-    ]
-    assert not english, "\n".join(english)
+    """Every text an error or a hint may read (tests/cli/raise_sites.py follows each message to where
+    its words are written) comes out in Korean: no English word left, and a message with English words
+    in it is translated (one made only of values needs nothing)."""
+    texts, unread = raise_sites.messages()
+    assert not unread, "messages the source does not spell; read them or name them in UNREAD:\n" + "\n".join(
+        unread
+    )
+    assert len({m.where for m in texts}) > 100 and len(texts) > 300
+    english = sorted(
+        {
+            f"{m.where}: {m.text!r} -> {error_text(m.text, 'ko')!r}"
+            for m in texts
+            if latin_words(error_text(m.text, "ko") + " 한") or not _changed(m.text)
+        }
+    )
+    assert not english, f"{len(english)} texts:\n" + "\n".join(english)
+
+
+def test_the_reader_follows_what_the_old_check_filled_with_a_name() -> None:
+    """The holes a literal-only check had, each read now: a helper's words, a caught selector error's
+    message, the OS's error text, a subclass's fourth argument, a local variable."""
+    texts = {m.text for m in raise_sites.messages()[0]}
+    assert any("not a regular file but a character device" in t for t in texts)  # _file_type(mode)
+    assert any(t.startswith("-l npu-node-1: unable to parse requirement") for t in texts)  # {exc}
+    assert any(t.endswith(": Permission denied") for t in texts)  # {exc.strerror or exc}
+    assert any("did you mean" in t for t in texts)  # unknown_command_message(name)
+    assert raise_sites.error_classes()["ApiRefusal"] == 3
 
 
 def _changed(sample: str) -> bool:
