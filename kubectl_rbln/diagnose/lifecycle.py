@@ -428,10 +428,10 @@ def allocation_drift(ctx: PodContext) -> tuple[list[Quote], dict[str, Any]] | No
     when the NIC's RDMA driver goes). The request's own selector is quoted, as the input holds it."""
     if ctx.pod.phase != "Running":
         return None
-    from kubectl_rbln.diagnose.pod_devices import device_index  # noqa: PLC0415
-    from kubectl_rbln.diagnose.topology import selector_rejecting  # noqa: PLC0415
+    from kubectl_rbln.diagnose.topology import selector_reads, selector_rejecting  # noqa: PLC0415
+    from kubectl_rbln.dra.typed_reads import device_for, find_device  # noqa: PLC0415
 
-    index = device_index(ctx.snapshot)
+    snapshot = ctx.snapshot
     quotes: list[Quote] = []
     changed: list[str] = []
     gone: list[str] = []
@@ -442,15 +442,20 @@ def allocation_drift(ctx: PodContext) -> tuple[list[Quote], dict[str, Any]] | No
         requests = {r.name: r for r in claim.spec.requests}
         for result in claim.allocation.results:
             name = f"{result.driver}/{result.pool}/{result.device}"
-            device = index.get((result.driver, result.pool, result.device))
-            if device is None:
+            found = find_device(snapshot, (result.driver, result.pool, result.device))
+            if found is None:
                 gone.append(name)
                 continue
             top, _, sub = result.request.partition("/")
             request = requests.get(top)
             alternatives = request.alternatives if request is not None else []
             exact = next((a for a in alternatives if not sub or a.name == sub), None)
-            failing = selector_rejecting(exact.selectors, device) if exact is not None else None
+            failing = None
+            if exact is not None:
+                # a typed slice's device stands in for itself by its type's where its own values are
+                # not what the selectors read (dra/typed_reads.py): no slice is built for this
+                device = device_for(*found, selector_reads(exact.selectors))
+                failing = selector_rejecting(exact.selectors, device)
             if failing is not None:
                 changed.append(name)
                 where = f"ResourceClaim/{claim.name} spec.devices.requests[{result.request}].selectors[].cel"

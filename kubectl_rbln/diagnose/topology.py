@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from kubectl_rbln.catalog import Phrase, say
@@ -310,6 +311,27 @@ def _selects(expressions: list[str], device: Device, consumable: bool) -> str | 
 def selector_rejecting(expressions: list[str], device: Device) -> str | None:
     """The first selector that no longer selects `device` (its attributes as published now)."""
     return _selects(expressions, device, consumable=True)
+
+
+def selector_reads(expressions: list[str], consumable: bool = True) -> frozenset[str] | None:
+    """The attribute names whose values decide what `_selects` says of a device, beside its driver,
+    attribute names, capacity and flags (a selector's memo key, dra/cel.py `Selector.key_of`); None
+    when a selector reaches attributes in a way not known statically (every value counts)."""
+    return _selector_reads(tuple(expressions), consumable)
+
+
+@lru_cache(maxsize=1024)
+def _selector_reads(expressions: tuple[str, ...], consumable: bool) -> frozenset[str] | None:
+    names: set[str] = set()
+    for expr in expressions:
+        try:
+            selector = compile_selector(expr, consumable_capacity=consumable)
+        except CelError:
+            continue  # rejects every device alike, whatever it holds
+        if not selector.references.complete:
+            return None
+        names.update(selector.attribute_names)
+    return frozenset(names)
 
 
 def _word(expression: str, device: Device, consumable: bool) -> str:
