@@ -25,7 +25,14 @@ from kubectl_rbln.domain import NIC_DRIVER, NUMA_ATTR, PCIE_ROOT_ATTR
 from kubectl_rbln.dra.gates import GATE_FIELDS
 from kubectl_rbln.dra.model import ClaimSpec, Device, ResourceClaimTemplate, ResourceSlice, Snapshot, Version
 from kubectl_rbln.dra.references import cached_references
-from kubectl_rbln.dra.typed_reads import attribute_types, is_typed, type_devices, value_at, varying_names
+from kubectl_rbln.dra.typed_reads import (
+    attribute_types,
+    is_typed,
+    own_values,
+    type_devices,
+    value_at,
+    varying_names,
+)
 
 PCIE_ROOT_STANDARD = re.compile(r"^pci[0-9a-fA-F]{4}:[0-9a-fA-F]{2}$")
 PCI_BDF = re.compile(r"^[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$")
@@ -216,6 +223,9 @@ class _TypeFacts:
 
     def __init__(self, devices: list[Device], first: ResourceSlice) -> None:
         self.keys = [shape_key(d) for d in devices]
+        self.rep_types = [{name: type(value) for name, value in d.attributes.items()} for d in devices]
+        # per position: the names a slice holds values of -> their representative's types
+        self.expected: list[dict[tuple[str, ...], tuple[type, ...]]] = [{} for _ in devices]
         self.counts: dict[tuple[Any, ...], int] = {}
         for key in self.keys:
             self.counts[key] = self.counts.get(key, 0) + 1
@@ -229,12 +239,19 @@ class _TypeFacts:
     def add_to(self, summary: DriverDevices, slice_: ResourceSlice) -> None:
         node = slice_.node_name or f"pool:{slice_.pool}"
         keys: list[tuple[Any, ...]] | None = None
-        for position in range(len(self.keys)):
-            types = attribute_types(slice_, position)
-            if types is not None:
-                keys = keys or list(self.keys)
-                names, _, capacity = keys[position]
-                keys[position] = (names, types, capacity)
+        for position, own in enumerate(own_values(slice_)):
+            if not own:
+                continue
+            held = own[::2]
+            expected = self.expected[position].get(held)
+            if expected is None:
+                rep = self.rep_types[position]
+                expected = self.expected[position][held] = tuple(rep[name] for name in held)
+            if tuple(map(type, own[1::2])) == expected:
+                continue  # its own values keep their representative's types: its shape is theirs
+            keys = keys or list(self.keys)
+            names, _, capacity = keys[position]
+            keys[position] = (names, attribute_types(slice_, position), capacity)
         if keys is not None:
             for key in keys:
                 summary.add(key, node)

@@ -34,6 +34,7 @@ from kubectl_rbln.dra.constraints import blocking_taints, lookup_attribute, tain
 from kubectl_rbln.dra.explain import value_text
 from kubectl_rbln.dra.model import ClaimSpec, Device, DeviceClass, Node, ResourceSlice, Snapshot
 from kubectl_rbln.dra.references import cached_references, split_conjuncts
+from kubectl_rbln.dra.typed_reads import stands_in, type_devices
 from kubectl_rbln.schemas import api_version
 
 STANDARD_NUMA = NUMA_ATTR
@@ -318,6 +319,15 @@ def selector_reads(expressions: list[str], consumable: bool = True) -> frozenset
     attribute names, capacity and flags (a selector's memo key, dra/cel.py `Selector.key_of`); None
     when a selector reaches attributes in a way not known statically (every value counts)."""
     return _selector_reads(tuple(expressions), consumable)
+
+
+def rejecting_at(slice_: ResourceSlice, position: int, expressions: list[str]) -> str | None:
+    """`selector_rejecting(expressions, slice_.devices[position])`, without building a typed slice
+    where the device holds none of the values the selectors read: its type's representative answers
+    for it (dra/typed_reads.py `stands_in`)."""
+    if stands_in(slice_, position, selector_reads(expressions)):
+        return selector_rejecting(expressions, type_devices(slice_)[position])
+    return selector_rejecting(expressions, slice_.devices[position])
 
 
 @lru_cache(maxsize=1024)

@@ -43,6 +43,13 @@ def own_pairs(slice_: ResourceSlice, position: int) -> tuple[Any, ...]:
     return ()
 
 
+def own_values(slice_: ResourceSlice) -> tuple[tuple[Any, ...], ...]:
+    """`own_pairs` of every position of a typed slice (() for an untyped one)."""
+    if isinstance(slice_, TypedSlice):
+        return slice_.own
+    return ()
+
+
 def value_at(slice_: ResourceSlice, position: int, name: str, default: Any = None) -> Any:
     """`slice_.devices[position].attributes.get(name, default)`, without building the slice."""
     if isinstance(slice_, TypedSlice):
@@ -67,15 +74,14 @@ def attribute_types(slice_: ResourceSlice, position: int) -> tuple[type, ...] | 
     return tuple(type(mine.get(name, value)) for name, value in rep.items())
 
 
-def device_for(slice_: ResourceSlice, position: int, names: Iterable[str] | None) -> Device:
-    """A device equal to `slice_.devices[position]` in its name, driver, attribute names, capacity,
-    flags and the values of `names` (None: every value): its type's representative when the device
-    holds none of those values of its own, so nothing is built; else the slice's own device."""
-    if isinstance(slice_, TypedSlice) and names is not None:
-        own = slice_.own[position]
-        if not own or not set(own[::2]).intersection(names):
-            return slice_.kind.devices[position]
-    return slice_.devices[position]
+def stands_in(slice_: ResourceSlice, position: int, names: Iterable[str] | None) -> bool:
+    """Whether the type's representative (`type_devices(slice_)[position]`) equals the device at
+    `position` in its name, driver, attribute names, capacity, flags and the values of `names` (None:
+    every value): a typed slice's device that holds none of those values of its own."""
+    if not isinstance(slice_, TypedSlice) or names is None:
+        return False
+    own = slice_.own[position]
+    return not own or not set(own[::2]).intersection(names)
 
 
 def varying_names(slice_: ResourceSlice) -> set[str]:
@@ -86,41 +92,53 @@ def varying_names(slice_: ResourceSlice) -> set[str]:
     return set()
 
 
-def positions(snapshot: Snapshot, slice_: ResourceSlice) -> dict[str, int]:
-    """Device name -> its position in the slice (the last of a repeated name, as a dict built over
-    `slice_.devices` keeps), one table per slice type."""
-    if isinstance(slice_, TypedSlice):
-        tables: dict[int, dict[str, int]] = snapshot.memo("typed-reads-positions", dict)
-        found = tables.get(slice_.type_id)
-        if found is None:
-            found = tables[slice_.type_id] = {n: p for p, n in enumerate(slice_.kind.names)}
-        return found
-    return {n: p for p, n in enumerate(slice_.device_names())}
+class DeviceLocator:
+    """Where each device of a snapshot is: (driver, pool, device) -> its slice and position, as an index
+    `{d.key: d for s in snapshot.slices for d in s.devices}` would find it (the last slice that names
+    it), without building a typed slice: its names are its type's, one table per type."""
 
-
-def slices_by_pool(snapshot: Snapshot) -> dict[tuple[str, str], list[ResourceSlice]]:
-    """(driver, pool) -> its slices, in the snapshot's order (built once per snapshot)."""
-
-    def build() -> dict[tuple[str, str], list[ResourceSlice]]:
-        out: dict[tuple[str, str], list[ResourceSlice]] = {}
+    def __init__(self, snapshot: Snapshot) -> None:
+        self.by_pool: dict[tuple[str, str], list[ResourceSlice]] = {}
         for slice_ in snapshot.slices:
-            out.setdefault((slice_.driver, slice_.pool), []).append(slice_)
-        return out
+            self.by_pool.setdefault((slice_.driver, slice_.pool), []).append(slice_)
+        self._positions: dict[int, dict[str, int]] = {}
+        # a pool of one typed slice (the common case): the slice and its names' positions
+        self._single: dict[tuple[str, str], tuple[ResourceSlice, dict[str, int]]] = {
+            pool: (slices[0], self.positions(slices[0]))
+            for pool, slices in self.by_pool.items()
+            if len(slices) == 1 and isinstance(slices[0], TypedSlice)
+        }
 
-    return snapshot.memo("typed-reads-slices-by-pool", build)
-
-
-def find_device(snapshot: Snapshot, key: tuple[str, str, str]) -> tuple[ResourceSlice, int] | None:
-    """The slice and position of the device `key` (driver, pool, device) names: the one a
-    `{d.key: d for s in snapshot.slices for d in s.devices}` index holds (the last slice naming
-    it), or None when no slice publishes it."""
-    for slice_ in reversed(slices_by_pool(snapshot).get(key[:2], ())):
+    def positions(self, slice_: ResourceSlice) -> dict[str, int]:
+        """Device name -> its position in the slice (the last of a repeated name)."""
         if isinstance(slice_, TypedSlice):
-            at = positions(snapshot, slice_).get(key[2])
-            if at is not None:
-                return slice_, at
-            continue
-        for position in range(len(slice_.devices) - 1, -1, -1):
-            if slice_.devices[position].name == key[2]:
-                return slice_, position
-    return None
+            found = self._positions.get(slice_.type_id)
+            if found is None:
+                found = self._positions[slice_.type_id] = {n: p for p, n in enumerate(slice_.kind.names)}
+            return found
+        return {n: p for p, n in enumerate(slice_.device_names())}
+
+    def find(self, key: tuple[str, str, str]) -> tuple[ResourceSlice, int] | None:
+        """The slice and position of the device `key` names, or None when no slice publishes it."""
+        pool = key[:2]
+        single = self._single.get(pool)
+        if single is not None:
+            at = single[1].get(key[2])
+            return None if at is None else (single[0], at)
+        name = key[2]
+        for slice_ in reversed(self.by_pool.get(pool, ())):
+            if isinstance(slice_, TypedSlice):
+                at = self.positions(slice_).get(name)
+                if at is not None:
+                    return slice_, at
+                continue
+            devices = slice_.devices
+            for position in range(len(devices) - 1, -1, -1):
+                if devices[position].name == name:
+                    return slice_, position
+        return None
+
+
+def device_locator(snapshot: Snapshot) -> DeviceLocator:
+    """The snapshot's DeviceLocator (built once)."""
+    return snapshot.memo("typed-reads-locator", lambda: DeviceLocator(snapshot))
