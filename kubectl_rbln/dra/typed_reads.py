@@ -15,6 +15,7 @@ compares the commands' output with types on and off).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import fields
 from typing import Any
 
 from kubectl_rbln.dra.model import Device, ResourceSlice, Snapshot
@@ -90,6 +91,20 @@ def varying_names(slice_: ResourceSlice) -> set[str]:
     if isinstance(slice_, TypedSlice):
         return slice_.kind.varying
     return set()
+
+
+def materialized(slice_: ResourceSlice) -> ResourceSlice:
+    """The slice with its devices: a typed slice not built yet comes as an equal plain slice built
+    apart from it (`TypedSlice.kind.build`), so a reader that needs every device of one node at a time
+    (`topo`) does not leave every slice of the cluster built; any other slice is itself."""
+    if isinstance(slice_, TypedSlice) and not slice_.built:
+        values = {name: getattr(slice_, name) for name in _SLICE_FIELDS}
+        values["devices"] = slice_.kind.build(slice_)
+        return ResourceSlice(**values)
+    return slice_
+
+
+_SLICE_FIELDS = tuple(f.name for f in fields(ResourceSlice))
 
 
 class DeviceLocator:
