@@ -439,8 +439,11 @@ def allocation_drift(ctx: PodContext) -> tuple[list[Quote], dict[str, Any]] | No
         if claim is None or claim.allocation is None:
             continue
         verdicts = _DriftVerdicts.of(snapshot, claim.spec)
+        pool: tuple[str, str] = ("", "")
         for result in claim.allocation.results:
-            found = locator.find(result.key)
+            if result.pool != pool[1] or result.driver != pool[0]:
+                pool = (result.driver, result.pool)  # a claim's results come pool by pool
+            found = locator.find_in(pool, result.device)
             if found is None:
                 gone.append(f"{result.driver}/{result.pool}/{result.device}")
                 continue

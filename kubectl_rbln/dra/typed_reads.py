@@ -135,12 +135,15 @@ class DeviceLocator:
 
     def find(self, key: tuple[str, str, str]) -> tuple[ResourceSlice, int] | None:
         """The slice and position of the device `key` names, or None when no slice publishes it."""
-        pool = key[:2]
+        return self.find_in(key[:2], key[2])
+
+    def find_in(self, pool: tuple[str, str], name: str) -> tuple[ResourceSlice, int] | None:
+        """`find((driver, pool, name))`, the (driver, pool) given as one tuple (a caller reading many
+        devices of one pool builds it once)."""
         single = self._single.get(pool)
         if single is not None:
-            at = single[1].get(key[2])
+            at = single[1].get(name)
             return None if at is None else (single[0], at)
-        name = key[2]
         for slice_ in reversed(self.by_pool.get(pool, ())):
             if isinstance(slice_, TypedSlice):
                 at = self.positions(slice_).get(name)
