@@ -98,13 +98,12 @@ def materialized(slice_: ResourceSlice) -> ResourceSlice:
     apart from it (`TypedSlice.kind.build`), so a reader that needs every device of one node at a time
     (`topo`) does not leave every slice of the cluster built; any other slice is itself."""
     if isinstance(slice_, TypedSlice) and not slice_.built:
-        values = {name: getattr(slice_, name) for name in _SLICE_FIELDS}
-        values["devices"] = slice_.kind.build(slice_)
-        return ResourceSlice(**values)
+        values = {name: getattr(slice_, name) for name in _SLICE_FIELDS}  # not `devices`: that builds
+        return ResourceSlice(**values, devices=slice_.kind.build(slice_))
     return slice_
 
 
-_SLICE_FIELDS = tuple(f.name for f in fields(ResourceSlice))
+_SLICE_FIELDS = tuple(f.name for f in fields(ResourceSlice) if f.name != "devices")
 
 
 class DeviceLocator:
