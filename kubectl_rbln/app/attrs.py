@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kubectl_rbln.catalog import said_in
-from kubectl_rbln.diagnose.attrs import AttrsDiagnosis, examine, node_of, rct_source
+from kubectl_rbln.diagnose.attrs import AttrsDiagnosis, examine, rct_source
 from kubectl_rbln.diagnose.features import allocator_features, choose_features
 from kubectl_rbln.diagnose.findings import Finding
 from kubectl_rbln.diagnose.rules.layers import malformed_findings
@@ -56,7 +56,7 @@ class AttrsReport:
             "source": self.snapshot_source,
             "rct": d.source.to_dict(),
             "drivers": [
-                {"driver": driver, "devices": len(devices), "nodes": sorted({node_of(x) for x in devices})}
+                {"driver": driver, "devices": devices.count, "nodes": sorted(devices.nodes)}
                 for driver, devices in sorted(d.by_driver.items())
             ],
             "nodes": d.nodes,

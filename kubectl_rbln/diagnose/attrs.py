@@ -19,12 +19,20 @@ from kubectl_rbln.catalog import Names, Phrase, Said
 from kubectl_rbln.diagnose.context import source_values
 from kubectl_rbln.diagnose.findings import Finding, dedupe, ordered
 from kubectl_rbln.diagnose.rct_audit import applied_spec, dropped_fields
-from kubectl_rbln.diagnose.rules.attributes import devices_by_driver, near_misses, requirements
+from kubectl_rbln.diagnose.rules.attributes import near_misses_among, requirements
 from kubectl_rbln.diagnose.rules.layers import drivers_of, slices_missing
 from kubectl_rbln.domain import NIC_DRIVER, NUMA_ATTR, PCIE_ROOT_ATTR
 from kubectl_rbln.dra.gates import GATE_FIELDS
-from kubectl_rbln.dra.model import ClaimSpec, Device, ResourceClaimTemplate, Snapshot, Version
+from kubectl_rbln.dra.model import ClaimSpec, Device, ResourceClaimTemplate, ResourceSlice, Snapshot, Version
 from kubectl_rbln.dra.references import cached_references
+from kubectl_rbln.dra.typed_reads import (
+    attribute_types,
+    is_typed,
+    own_values,
+    type_devices,
+    value_at,
+    varying_names,
+)
 
 PCIE_ROOT_STANDARD = re.compile(r"^pci[0-9a-fA-F]{4}:[0-9a-fA-F]{2}$")
 PCI_BDF = re.compile(r"^[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$")
@@ -110,11 +118,6 @@ def type_name(value: Any) -> str:
     return "string"
 
 
-def device_nodes(by_driver: dict[str, list[Device]]) -> list[str]:
-    """Every node that publishes a device of any driver: the nodes a key can be missing on."""
-    return sorted({node_of(d) for devices in by_driver.values() for d in devices})
-
-
 @dataclass(slots=True)
 class Shape:
     """Devices of one driver that publish the same attribute names with the same value types, and the
@@ -127,35 +130,149 @@ class Shape:
     nodes: set[str] = field(default_factory=set)
 
 
-def shapes_of(devices: list[Device]) -> list[Shape]:
-    """The devices grouped by shape, in first-seen order: at 5,000 nodes a few dozen shapes stand for
-    65,000 devices, so each key's coverage is a sum over shapes, not a pass over every device."""
-    shapes: dict[tuple[Any, ...], Shape] = {}
-    for device in devices:
-        found = device.attributes
-        key = (tuple(found), tuple(map(type, found.values())), tuple(device.capacity))
-        shape = shapes.get(key)
+def shape_key(device: Device) -> tuple[Any, ...]:
+    """What makes a device's shape: its attribute names, their values' types, its capacity names."""
+    found = device.attributes
+    return (tuple(found), tuple(map(type, found.values())), tuple(device.capacity))
+
+
+@dataclass(slots=True)
+class DriverDevices:
+    """One driver's devices as `attrs` reads them: how many, grouped by shape in first-seen order (at
+    20,000 nodes a few dozen shapes stand for 260,000 devices, so each key's coverage is a sum over
+    shapes), and the forms of their pcieRoot values (form -> [count, the first value of that form])."""
+
+    count: int = 0
+    shapes: dict[tuple[Any, ...], Shape] = field(default_factory=dict)
+    pcie_total: int = 0
+    pcie_forms: dict[str, list[Any]] = field(default_factory=dict)
+    _forms: dict[Any, str] = field(default_factory=dict)  # value -> form: roots repeat on every node
+
+    @property
+    def shape_list(self) -> list[Shape]:
+        return list(self.shapes.values())
+
+    @property
+    def nodes(self) -> set[str]:
+        """Every node (or `pool:NAME`) with a device of the driver (`node_of` of each)."""
+        return {node for shape in self.shapes.values() for node in shape.nodes}
+
+    @property
+    def names(self) -> set[str]:
+        """Every attribute name a device of the driver publishes."""
+        return {name for shape in self.shapes.values() for name in shape.names}
+
+    def add(self, key: tuple[Any, ...], node: str, count: int = 1) -> None:
+        shape = self.shapes.get(key)
         if shape is None:
-            shape = shapes[key] = Shape(*key)
-        shape.count += 1
-        shape.nodes.add(device.node_name or f"pool:{device.pool}")  # node_of
-    return list(shapes.values())
+            shape = self.shapes[key] = Shape(*key)
+        shape.count += count
+        shape.nodes.add(node)
+        self.count += count
+
+    def add_pcie(self, value: Any) -> None:
+        form = self._forms.get(value) if isinstance(value, str) else None
+        if form is None:
+            form = _pcie_class(value)
+            if isinstance(value, str):
+                self._forms[value] = form
+        self.add_forms({form: [1, value]})
+
+    def add_forms(self, forms: dict[str, list[Any]]) -> None:
+        """pcieRoot values counted per form (form -> [count, first value]), in the order they come."""
+        for form, (count, first) in forms.items():
+            seen = self.pcie_forms.get(form)
+            if seen is None:
+                self.pcie_forms[form] = [count, first]
+            else:
+                seen[0] += count
+            self.pcie_total += count
 
 
-def _shape_index(by_driver: dict[str, list[Device]]) -> dict[str, list[Shape]]:
-    return {driver: shapes_of(devices) for driver, devices in by_driver.items()}
+def driver_devices(snapshot: Snapshot) -> dict[str, DriverDevices]:
+    """Every device of every slice, per driver, as shapes and pcieRoot forms (once per snapshot). A
+    typed slice is read from its type and the values it holds of its own (dra/typed_reads.py): its
+    devices are not built, so the work and memory grow with the slice types, not the devices."""
+
+    def build() -> dict[str, DriverDevices]:
+        out: dict[str, DriverDevices] = {}
+        facts: dict[int, _TypeFacts] = {}
+        for slice_ in snapshot.slices:
+            summary = out.get(slice_.driver)
+            if summary is None:
+                summary = out[slice_.driver] = DriverDevices()
+            if is_typed(slice_):
+                kind = facts.get(slice_.type_id)
+                if kind is None:
+                    kind = facts[slice_.type_id] = _TypeFacts(type_devices(slice_), slice_)
+                kind.add_to(summary, slice_)
+                continue
+            for device in slice_.devices:
+                summary.add(shape_key(device), device.node_name or f"pool:{device.pool}")
+                if PCIE_ROOT_ATTR in device.attributes:
+                    summary.add_pcie(device.attributes[PCIE_ROOT_ATTR])
+        return out
+
+    return snapshot.memo("attrs-driver-devices", build)
 
 
-def coverage(
-    name: str,
-    devices: list[Device],
-    universe: list[str],
-    capacity: bool = False,
-    shapes: list[Shape] | None = None,
-) -> Coverage:
-    """Which devices and nodes publish `name` (counted over `shapes`, the devices' shapes, when given)."""
-    if shapes is None:
-        shapes = shapes_of(devices)
+class _TypeFacts:
+    """A slice type's devices as `DriverDevices` counts them: each position's shape, and the shapes and
+    pcieRoot forms added up per slice (a slice whose own values keep their representative's types and
+    hold no pcieRoot of their own adds the sums, in the order its devices would have)."""
+
+    def __init__(self, devices: list[Device], first: ResourceSlice) -> None:
+        self.keys = [shape_key(d) for d in devices]
+        self.rep_types = [{name: type(value) for name, value in d.attributes.items()} for d in devices]
+        # per position: the names a slice holds values of -> their representative's types
+        self.expected: list[dict[tuple[str, ...], tuple[type, ...]]] = [{} for _ in devices]
+        self.counts: dict[tuple[Any, ...], int] = {}
+        for key in self.keys:
+            self.counts[key] = self.counts.get(key, 0) + 1
+        forms = DriverDevices()
+        for device in devices:
+            if PCIE_ROOT_ATTR in device.attributes:
+                forms.add_pcie(device.attributes[PCIE_ROOT_ATTR])
+        self.forms = forms.pcie_forms
+        self.pcie_varies = PCIE_ROOT_ATTR in varying_names(first)
+
+    def add_to(self, summary: DriverDevices, slice_: ResourceSlice) -> None:
+        node = slice_.node_name or f"pool:{slice_.pool}"
+        keys: list[tuple[Any, ...]] | None = None
+        for position, own in enumerate(own_values(slice_)):
+            if not own:
+                continue
+            held = own[::2]
+            expected = self.expected[position].get(held)
+            if expected is None:
+                rep = self.rep_types[position]
+                expected = self.expected[position][held] = tuple(rep[name] for name in held)
+            if tuple(map(type, own[1::2])) == expected:
+                continue  # its own values keep their representative's types: its shape is theirs
+            keys = keys or list(self.keys)
+            names, _, capacity = keys[position]
+            keys[position] = (names, attribute_types(slice_, position), capacity)
+        if keys is not None:
+            for key in keys:
+                summary.add(key, node)
+        else:
+            for key, count in self.counts.items():
+                summary.add(key, node, count)
+        if self.pcie_varies:
+            for position in range(len(self.keys)):
+                value = value_at(slice_, position, PCIE_ROOT_ATTR, _ABSENT)
+                if value is not _ABSENT:
+                    summary.add_pcie(value)
+        else:
+            summary.add_forms(self.forms)
+
+
+_ABSENT = object()
+
+
+def coverage(name: str, devices: DriverDevices, universe: list[str], capacity: bool = False) -> Coverage:
+    """Which devices and nodes of one driver publish `name` (a sum over the devices' shapes)."""
+    shapes = devices.shapes.values()
     count, nodes, types = 0, set(), set()
     for shape in shapes:
         if capacity:
@@ -168,7 +285,7 @@ def coverage(
             types.add(_TYPE_NAMES.get(shape.kinds[shape.names.index(name)], "string"))
         count += shape.count
         nodes |= shape.nodes
-    return Coverage(count, len(devices), sorted(nodes), universe, sorted(types))
+    return Coverage(count, devices.count, sorted(nodes), universe, sorted(types))
 
 
 def collect_required(snapshot: Snapshot, spec: ClaimSpec) -> list[Required]:
@@ -204,36 +321,28 @@ def collect_required(snapshot: Snapshot, spec: ClaimSpec) -> list[Required]:
     return list(found.values())
 
 
-def judge(
-    entry: Required, devices: list[Device], universe: list[str], shapes: list[Shape] | None = None
-) -> None:
+def judge(entry: Required, devices: DriverDevices, universe: list[str]) -> None:
     """present everywhere, on some nodes, or absent; guarded reads are optional by construction."""
     is_capacity = entry.kinds == ["capacity"]
-    if shapes is None:
-        shapes = shapes_of(devices)
-    entry.coverage = coverage(entry.attribute, devices, universe, capacity=is_capacity, shapes=shapes)
+    entry.coverage = coverage(entry.attribute, devices, universe, capacity=is_capacity)
     cov = entry.coverage
-    entry.driver_absent_on = sorted(set(universe).difference(*(shape.nodes for shape in shapes)))
+    entry.driver_absent_on = sorted(set(universe).difference(*(s.nodes for s in devices.shapes.values())))
     if cov.devices_with == 0:
         entry.verdict = "optional" if entry.kinds == ["guarded"] else "absent"
-        entry.near_misses = near_misses(entry.attribute, devices)
+        entry.near_misses = near_misses_among(entry.attribute, devices.names)
     elif cov.missing_on or ("selector" in entry.kinds and cov.devices_with < cov.devices_total):
         entry.verdict = "optional" if entry.kinds == ["guarded"] else "partial"
     else:
         entry.verdict = "present"
 
 
-def advertised(
-    by_driver: dict[str, list[Device]],
-    universe: list[str],
-    index: dict[str, list[Shape]] | None = None,
-) -> dict[str, list[dict[str, Any]]]:
+def advertised(by_driver: dict[str, DriverDevices], universe: list[str]) -> dict[str, list[dict[str, Any]]]:
     """Every attribute and capacity of every device, per driver, with coverage (what `coverage` says
     of each name). Devices that publish the same names with the same types are counted together first:
     at 5,000 nodes that is a few dozen shapes, not 65,000 devices x 40 names."""
     out: dict[str, list[dict[str, Any]]] = {}
     for driver, devices in sorted(by_driver.items()):
-        shapes = index[driver] if index is not None else shapes_of(devices)
+        shapes = devices.shape_list
         attributes: dict[str, tuple[list[int], set[str], set[type]]] = {}
         capacities: dict[str, tuple[list[int], set[str], set[type]]] = {}
         for shape in shapes:
@@ -250,11 +359,11 @@ def advertised(
         for name in sorted(attributes):
             count, nodes, kinds = attributes[name]
             types = sorted({_TYPE_NAMES.get(kind, "string") for kind in kinds})
-            cov = Coverage(count[0], len(devices), sorted(nodes), universe, types)
+            cov = Coverage(count[0], devices.count, sorted(nodes), universe, types)
             rows.append({"attribute": name, **cov.to_dict()})
         for name in sorted(capacities):
             count, nodes, _ = capacities[name]
-            cov = Coverage(count[0], len(devices), sorted(nodes), universe, ["quantity"])
+            cov = Coverage(count[0], devices.count, sorted(nodes), universe, ["quantity"])
             rows.append({"attribute": name, "capacity": True, **cov.to_dict()})
         out[driver] = rows
     return out
@@ -272,9 +381,10 @@ def _pcie_class(value: Any) -> str:
 
 
 def _format_found(standard: int, total: int, odd: dict[str, list[Any]]) -> Said:
-    """`12/16 standard, 4 bdf (0000:17:02.0)`: how many values have the standard form, and the others."""
+    """`12/16 standard, 4 bdf (0000:17:02.0)`: how many values have the standard form, and the others
+    (`odd`: form -> [count, first value])."""
     parts = tuple(
-        Phrase("attrs-format-odd", {"count": len(v), "kind": _kind_word(k), "example": v[0]})
+        Phrase("attrs-format-odd", {"count": v[0], "kind": _kind_word(k), "example": v[1]})
         for k, v in odd.items()
     )
     return Said(Phrase("attrs-format-standard", {"count": standard, "total": total}, parts=parts))
@@ -284,28 +394,15 @@ def _kind_word(kind: str) -> Phrase | str:
     return Phrase(f"attrs-format-kind-{kind}") if kind in ("bdf", "other") else kind
 
 
-def format_checks(
-    by_driver: dict[str, list[Device]],
-    required: list[Required],
-    index: dict[str, list[Shape]] | None = None,
-) -> list[dict[str, Any]]:
+def format_checks(by_driver: dict[str, DriverDevices], required: list[Required]) -> list[dict[str, Any]]:
     """pcieRoot in `pci<domain>:<bus>` form, numaNode an int, and one type per constrained attribute."""
     rows = []
     constrained = {(r.attribute, r.driver): r for r in required if r.in_constraint}
     for driver, devices in sorted(by_driver.items()):
-        shapes = index[driver] if index is not None else shapes_of(devices)
-        pcie = [d.attributes[PCIE_ROOT_ATTR] for d in devices if PCIE_ROOT_ATTR in d.attributes]
-        if pcie:
-            classes = defaultdict(list)
-            known: dict[Any, str] = {}  # the same roots repeat on every node: one regex match each
-            for value in pcie:
-                kind = known.get(value) if isinstance(value, str) else None
-                if kind is None:
-                    kind = _pcie_class(value)
-                    if isinstance(value, str):
-                        known[value] = kind
-                classes[kind].append(value)
-            odd = {k: v for k, v in classes.items() if k != "pci"}
+        shapes = devices.shape_list
+        if devices.pcie_total:
+            forms = devices.pcie_forms
+            odd = {k: v for k, v in forms.items() if k != "pci"}
             note = ""
             if "bdf" in odd:
                 note = Said(Phrase("attrs-note-bdf"))
@@ -314,7 +411,7 @@ def format_checks(
                     PCIE_ROOT_ATTR,
                     driver,
                     Said(Phrase("attrs-expected-pcieroot")),
-                    _format_found(len(classes.get("pci", [])), len(pcie), odd),
+                    _format_found(forms["pci"][0] if "pci" in forms else 0, devices.pcie_total, odd),
                     not odd,
                     note,
                     constrained.get((PCIE_ROOT_ATTR, driver)),
@@ -518,7 +615,7 @@ class AttrsDiagnosis:
     """What `attrs` found: the typed parts of the AttrsReport and the findings behind its exit code."""
 
     source: RctSource
-    by_driver: dict[str, list[Device]]
+    by_driver: dict[str, DriverDevices]
     nodes: list[str]
     required: list[Required]
     advertised: dict[str, list[dict[str, Any]]]
@@ -530,21 +627,20 @@ class AttrsDiagnosis:
 def examine(snapshot: Snapshot, source: RctSource, *, with_advertised: bool = True) -> AttrsDiagnosis:
     """Every key the RCT reads against every device, the value formats, the dropped fields: one pass.
     `with_advertised=False`: no table of every advertised key (`check` reads only the verdicts)."""
-    by_driver = devices_by_driver(snapshot)
-    index = _shape_index(by_driver)
-    universe = sorted({node for shapes in index.values() for shape in shapes for node in shape.nodes})
+    by_driver = driver_devices(snapshot)
+    universe = sorted({node for devices in by_driver.values() for node in devices.nodes})
     required = collect_required(snapshot, source.spec)
     for entry in required:
-        judge(entry, by_driver.get(entry.driver, []), universe, index.get(entry.driver, []))
+        judge(entry, by_driver.get(entry.driver) or DriverDevices(), universe)
     required.sort(key=lambda r: (r.driver, r.attribute))
-    formats = format_checks(by_driver, required, index)
+    formats = format_checks(by_driver, required)
     drops = stored_drops(source)
     return AttrsDiagnosis(
         source=source,
         by_driver=by_driver,
         nodes=universe,
         required=required,
-        advertised=advertised(by_driver, universe, index) if with_advertised else {},
+        advertised=advertised(by_driver, universe) if with_advertised else {},
         formats=formats,
         drops=drops,
         findings=_findings(source, required, formats, drops),

@@ -19,10 +19,11 @@ from typing import TYPE_CHECKING, Any
 from kubectl_rbln.diagnose.events import mentions_claim_preparation
 from kubectl_rbln.diagnose.pod_events import events_by_object
 from kubectl_rbln.diagnose.stage_types import PASSED, STAGES, STUCK, UNKNOWN, Life, Quote, StageState
+from kubectl_rbln.dra.typed_reads import device_locator, is_typed, varying_names
 
 if TYPE_CHECKING:
     from kubectl_rbln.diagnose.context import PodContext
-    from kubectl_rbln.dra.model import ContainerState, Event, Pod, Snapshot, Workload
+    from kubectl_rbln.dra.model import ContainerState, Event, Pod, ResourceSlice, Snapshot, Workload
 
 __all__ = ["STAGES", "Life", "Quote", "StageState", "decide_life"]
 DEFAULT_SCHEDULER = "default-scheduler"
@@ -428,10 +429,8 @@ def allocation_drift(ctx: PodContext) -> tuple[list[Quote], dict[str, Any]] | No
     when the NIC's RDMA driver goes). The request's own selector is quoted, as the input holds it."""
     if ctx.pod.phase != "Running":
         return None
-    from kubectl_rbln.diagnose.pod_devices import device_index  # noqa: PLC0415
-    from kubectl_rbln.diagnose.topology import selector_rejecting  # noqa: PLC0415
-
-    index = device_index(ctx.snapshot)
+    snapshot = ctx.snapshot
+    locator = device_locator(snapshot)  # typed slices are not built (dra/typed_reads.py)
     quotes: list[Quote] = []
     changed: list[str] = []
     gone: list[str] = []
@@ -439,20 +438,18 @@ def allocation_drift(ctx: PodContext) -> tuple[list[Quote], dict[str, Any]] | No
         claim = pod_claim.claim
         if claim is None or claim.allocation is None:
             continue
-        requests = {r.name: r for r in claim.spec.requests}
+        verdicts = _DriftVerdicts.of(snapshot, claim.spec)
+        pool: tuple[str, str] = ("", "")
         for result in claim.allocation.results:
-            name = f"{result.driver}/{result.pool}/{result.device}"
-            device = index.get((result.driver, result.pool, result.device))
-            if device is None:
-                gone.append(name)
+            if result.pool != pool[1] or result.driver != pool[0]:
+                pool = (result.driver, result.pool)  # a claim's results come pool by pool
+            found = locator.find_in(pool, result.device)
+            if found is None:
+                gone.append(f"{result.driver}/{result.pool}/{result.device}")
                 continue
-            top, _, sub = result.request.partition("/")
-            request = requests.get(top)
-            alternatives = request.alternatives if request is not None else []
-            exact = next((a for a in alternatives if not sub or a.name == sub), None)
-            failing = selector_rejecting(exact.selectors, device) if exact is not None else None
+            failing = verdicts.rejecting(*found, result.request)
             if failing is not None:
-                changed.append(name)
+                changed.append(f"{result.driver}/{result.pool}/{result.device}")
                 where = f"ResourceClaim/{claim.name} spec.devices.requests[{result.request}].selectors[].cel"
                 quotes.append(Quote(where, failing))
     if not changed and not gone:
@@ -463,6 +460,54 @@ def allocation_drift(ctx: PodContext) -> tuple[list[Quote], dict[str, Any]] | No
     if gone:
         facts["devicesNoLongerPublished"] = gone
     return quotes, facts
+
+
+class _DriftVerdicts:
+    """What the requests of one claim spec say of allocated devices (`allocation_drift`), per slice
+    type and position where the selectors read no value that varies in the type: `check` asks it of
+    every device of every running Pod, and claims from one RCT share their spec."""
+
+    def __init__(self, spec: Any) -> None:
+        from kubectl_rbln.diagnose.topology import rejecting_at, selector_reads  # noqa: PLC0415
+
+        self._rejecting_at, self._reads = rejecting_at, selector_reads
+        self.spec = spec  # held: its id keys the table
+        self.requests = {r.name: r for r in spec.requests}
+        self.exact: dict[str, Any] = {}
+        self.by_type: dict[tuple[int, int, str], str | None] = {}
+
+    @staticmethod
+    def of(snapshot: Snapshot, spec: Any) -> _DriftVerdicts:
+        tables: dict[int, _DriftVerdicts] = snapshot.memo("lifecycle-drift-verdicts", dict)
+        found = tables.get(id(spec))
+        if found is None or found.spec is not spec:
+            found = tables[id(spec)] = _DriftVerdicts(spec)
+        return found
+
+    def _selectors(self, request: str) -> list[str] | None:
+        """The selectors of the request (or subrequest) a result names; None: no such request."""
+        if request not in self.exact:
+            top, _, sub = request.partition("/")
+            entry = self.requests.get(top)
+            alternatives = entry.alternatives if entry is not None else []
+            exact = next((a for a in alternatives if not sub or a.name == sub), None)
+            self.exact[request] = exact.selectors if exact is not None else None
+        return self.exact[request]
+
+    def rejecting(self, slice_: ResourceSlice, position: int, request: str) -> str | None:
+        """The first selector of `request` that no longer selects the device at `position` of `slice_`."""
+        key = (slice_.type_id, position, request)
+        if key in self.by_type:
+            return self.by_type[key]
+        selectors = self._selectors(request)
+        if selectors is None:
+            return None
+        found: str | None = self._rejecting_at(slice_, position, selectors)
+        if is_typed(slice_):
+            reads = self._reads(selectors)
+            if reads is not None and not reads & varying_names(slice_):
+                self.by_type[key] = found  # no value it reads varies in the type: the type's answer
+        return found
 
 
 def device_entries(ctx: PodContext) -> list[Any]:

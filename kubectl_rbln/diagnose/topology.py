@@ -9,9 +9,12 @@ one-word reason, plus how many more Pods of the RCT the allocator fits there.
 
 from __future__ import annotations
 
+import heapq
+import operator
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from kubectl_rbln.catalog import Phrase, say
@@ -33,6 +36,7 @@ from kubectl_rbln.dra.constraints import blocking_taints, lookup_attribute, tain
 from kubectl_rbln.dra.explain import value_text
 from kubectl_rbln.dra.model import ClaimSpec, Device, DeviceClass, Node, ResourceSlice, Snapshot
 from kubectl_rbln.dra.references import cached_references, split_conjuncts
+from kubectl_rbln.dra.typed_reads import is_typed, materialized, stands_in, type_devices
 from kubectl_rbln.schemas import api_version
 
 STANDARD_NUMA = NUMA_ATTR
@@ -283,10 +287,65 @@ def _node_object(snapshot: Snapshot, name: str) -> Node:
 
 
 def _slices_for(snapshot: Snapshot, node: str) -> list[ResourceSlice]:
-    """The node's own slices plus those any node may see (what the allocator gathers)."""
-    return [
-        s for s in snapshot.slices if s.node_name == node or not s.node_name or s.per_device_node_selection
-    ]
+    """The node's own slices plus those any node may see (what the allocator gathers), in the
+    snapshot's order; a typed slice not built yet comes built apart from the snapshot
+    (dra/typed_reads.py `materialized`), so `topo` over every node keeps one node's devices at a time."""
+    own, shared = _slice_index(snapshot)
+    mine = own.get(node, [])
+    entries = heapq.merge(mine, shared, key=operator.itemgetter(0)) if shared else mine
+    return [materialized(s) for _, s in entries]
+
+
+def _own_devices(slices: list[ResourceSlice], node: str) -> list[Device]:
+    """The devices of the slices that are the node's alone (its `nodeName`, no per-device selection)."""
+    return [d for s in slices if s.node_name == node and not s.per_device_node_selection for d in s.devices]
+
+
+def _slice_index(
+    snapshot: Snapshot,
+) -> tuple[dict[str, list[tuple[int, ResourceSlice]]], list[tuple[int, ResourceSlice]]]:
+    """(node -> its own slices, the slices every node may see), each with its place in the snapshot:
+    built once, so laying out every node reads each slice once, not once per node."""
+
+    def build() -> tuple[dict[str, list[tuple[int, ResourceSlice]]], list[tuple[int, ResourceSlice]]]:
+        own: dict[str, list[tuple[int, ResourceSlice]]] = {}
+        shared: list[tuple[int, ResourceSlice]] = []
+        for index, slice_ in enumerate(snapshot.slices):
+            if not slice_.node_name or slice_.per_device_node_selection:
+                shared.append((index, slice_))
+            else:
+                own.setdefault(slice_.node_name, []).append((index, slice_))
+        return own, shared
+
+    return snapshot.memo("topology-slice-index", build)
+
+
+def held_devices(snapshot: Snapshot) -> _HeldByPool:
+    """The devices the snapshot's claims hold, by pool (once per snapshot)."""
+    return snapshot.memo("topology-held-by-pool", lambda: _HeldByPool(set(_holders(snapshot))))
+
+
+def _held_of(
+    snapshot: Snapshot, holders: dict[tuple[str, str, str], Holder]
+) -> set[tuple[str, str, str]] | _HeldByPool:
+    """`holders`' devices: the snapshot's own by pool, else (a caller's holders) as a set."""
+    return held_devices(snapshot) if holders is _holders(snapshot) else set(holders)
+
+
+class _HeldByPool:
+    """The held devices by pool: a node's allocator run needs only its pools' (it looks devices up by
+    driver/pool/device), so counting fits on every node does not copy every held device per node."""
+
+    def __init__(self, held: set[tuple[str, str, str]]) -> None:
+        self.by_pool: dict[tuple[str, str], set[tuple[str, str, str]]] = {}
+        for key in held:
+            self.by_pool.setdefault(key[:2], set()).add(key)
+
+    def on(self, slices: list[ResourceSlice]) -> set[tuple[str, str, str]]:
+        out: set[tuple[str, str, str]] = set()
+        for pool in dict.fromkeys((s.driver, s.pool) for s in slices):
+            out |= self.by_pool.get(pool, set())
+        return out
 
 
 # ---------------------------------------------------------------- usability of one device
@@ -310,6 +369,36 @@ def _selects(expressions: list[str], device: Device, consumable: bool) -> str | 
 def selector_rejecting(expressions: list[str], device: Device) -> str | None:
     """The first selector that no longer selects `device` (its attributes as published now)."""
     return _selects(expressions, device, consumable=True)
+
+
+def selector_reads(expressions: list[str], consumable: bool = True) -> frozenset[str] | None:
+    """The attribute names whose values decide what `_selects` says of a device, beside its driver,
+    attribute names, capacity and flags (a selector's memo key, dra/cel.py `Selector.key_of`); None
+    when a selector reaches attributes in a way not known statically (every value counts)."""
+    return _selector_reads(tuple(expressions), consumable)
+
+
+def rejecting_at(slice_: ResourceSlice, position: int, expressions: list[str]) -> str | None:
+    """`selector_rejecting(expressions, slice_.devices[position])`, without building a typed slice
+    where the device holds none of the values the selectors read: its type's representative answers
+    for it (dra/typed_reads.py `stands_in`)."""
+    if stands_in(slice_, position, selector_reads(expressions)):
+        return selector_rejecting(expressions, type_devices(slice_)[position])
+    return selector_rejecting(expressions, slice_.devices[position])
+
+
+@lru_cache(maxsize=1024)
+def _selector_reads(expressions: tuple[str, ...], consumable: bool) -> frozenset[str] | None:
+    names: set[str] = set()
+    for expr in expressions:
+        try:
+            selector = compile_selector(expr, consumable_capacity=consumable)
+        except CelError:
+            continue  # rejects every device alike, whatever it holds
+        if not selector.references.complete:
+            return None
+        names.update(selector.attribute_names)
+    return frozenset(names)
 
 
 def _word(expression: str, device: Device, consumable: bool) -> str:
@@ -362,6 +451,11 @@ def usability(
 
 
 def _holders(snapshot: Snapshot) -> dict[tuple[str, str, str], Holder]:
+    """Every allocated device's holder (once per snapshot: `why` draws a node from it, `topo` every node)."""
+    return snapshot.memo("topology-holders", lambda: _find_holders(snapshot))
+
+
+def _find_holders(snapshot: Snapshot) -> dict[tuple[str, str, str], Holder]:
     out: dict[tuple[str, str, str], Holder] = {}
     for claim in snapshot.claims:
         if claim.allocation is None:
@@ -470,14 +564,17 @@ def count_fits(
     namespace: str,
     name: str,
     features: Features,
-    held: set[tuple[str, str, str]],
+    held: set[tuple[str, str, str]] | _HeldByPool,
     limit: int = MAX_PODS,
+    slices: list[ResourceSlice] | None = None,
 ) -> tuple[FitSummary, list[list[tuple[str, str, str]]]]:
     """Allocate one more Pod's claim at a time, keeping earlier ones, as the scheduler would; stop at
-    the first failure. Returns the summary and, per fitted Pod, the devices it took."""
+    the first failure. Returns the summary and, per fitted Pod, the devices it took. `held`: the
+    devices held before, or the snapshot's indexed by pool (`held_devices`: `topo` counts every node
+    against them)."""
     node_obj = _node_object(snapshot, node)
-    slices = _slices_for(snapshot, node)
-    allocated = set(held)
+    slices = _slices_for(snapshot, node) if slices is None else slices
+    allocated = held.on(slices) if isinstance(held, _HeldByPool) else set(held)
     taken: list[list[tuple[str, str, str]]] = []
     for index in range(limit):
         claim = ClaimToAllocate(namespace, f"{name}-pod-{index + 1}", spec)
@@ -503,15 +600,12 @@ def _node_spots(
     rct: RctChoice,
     features: Features,
     holders: dict[tuple[str, str, str], Holder],
+    slices: list[ResourceSlice],
 ) -> tuple[list[Spot], str | None, str]:
-    """The node's devices as spots, each free, held or unusable for the RCT's requests."""
+    """The node's devices (of `slices`, what `_slices_for` gives) as spots, each free, held or
+    unusable for the RCT's requests."""
     numa_attr, root_attr = _placement_attributes(rct.spec)
-    devices = [
-        d
-        for s in snapshot.slices
-        if s.node_name == node and not s.per_device_node_selection
-        for d in s.devices
-    ]
+    devices = _own_devices(slices, node)
     spots = []
     tolerations = _tolerations(rct.spec)
     for device in devices:
@@ -552,29 +646,68 @@ def unpublished_devices(snapshot: Snapshot, node: str) -> list[Device]:
     does not: a device the driver left out of this node's slice (a lost NPU, a NIC without its RDMA
     driver). Only where the other nodes are alike (one node type), so a smaller server is not read as
     a broken one. Each comes as a peer's device of that name (its attributes place it in the drawing)."""
-    published = snapshot.memo("device-names-by-driver-node", lambda: _names_by_driver_node(snapshot))
+    published: dict[str, _PublishedNames] = snapshot.memo(
+        "topology-published-names", lambda: _published_names(snapshot)
+    )
     out: list[Device] = []
-    for by_node in published.values():
-        mine = by_node.get(node)
-        peers = sorted(name for name in by_node if name != node)
-        if mine is None or not peers:
-            continue  # the driver publishes nothing here (driver-slices-missing), or nowhere else
-        names = set(by_node[peers[0]])
-        if any(set(by_node[p]) != names for p in peers[1:]) or not set(mine) < names:
-            continue
-        out += [by_node[peers[0]][name] for name in sorted(names - set(mine), key=_natural)]
+    for names in published.values():
+        out += names.unpublished_on(node)
     return out
 
 
-def _names_by_driver_node(snapshot: Snapshot) -> dict[str, dict[str, dict[str, Device]]]:
-    out: dict[str, dict[str, dict[str, Device]]] = {}
+class _PublishedNames:
+    """One driver's device names per node (of its node-local slices), and how many nodes publish each
+    set of names: whether every other node publishes the same names is a count, not a pass over the
+    other nodes (`topo` asks it of every node). A node of typed slices shares its type's set."""
+
+    def __init__(self, by_node: dict[str, list[ResourceSlice]]) -> None:
+        self.by_node = by_node
+        self.nodes = sorted(by_node)
+        shared: dict[tuple[int, ...], frozenset[str]] = {}
+        self.names: dict[str, frozenset[str]] = {}
+        for name, slices in by_node.items():
+            kinds = tuple(s.type_id for s in slices)
+            if -1 in kinds or not is_typed_all(slices):
+                self.names[name] = frozenset(n for s in slices for n in s.device_names())
+                continue
+            found = shared.get(kinds)
+            if found is None:
+                found = shared[kinds] = frozenset(n for s in slices for n in s.device_names())
+            self.names[name] = found
+        self.counts = Counter(self.names.values())
+
+    def unpublished_on(self, node: str) -> list[Device]:
+        mine = self.names.get(node)
+        peers = len(self.nodes) - 1
+        if mine is None or not peers:
+            return []  # the driver publishes nothing here (driver-slices-missing), or nowhere else
+        first = self.nodes[0] if self.nodes[0] != node else self.nodes[1]
+        names = self.names[first]
+        alike = self.counts[names] - (1 if mine == names else 0)
+        if alike != peers or not mine < names:
+            return []
+        return [self._device(first, name) for name in sorted(names - mine, key=_natural)]
+
+    def _device(self, node: str, name: str) -> Device:
+        """The node's first device of that name, in its slices' order."""
+        for slice_ in self.by_node[node]:
+            for position, found in enumerate(slice_.device_names()):
+                if found == name:
+                    return slice_.devices[position]
+        raise KeyError(name)  # pragma: no cover - the name came from these slices
+
+
+def is_typed_all(slices: list[ResourceSlice]) -> bool:
+    return all(is_typed(s) for s in slices)
+
+
+def _published_names(snapshot: Snapshot) -> dict[str, _PublishedNames]:
+    by_driver: dict[str, dict[str, list[ResourceSlice]]] = {}
     for slice_ in snapshot.slices:
         if not slice_.node_name or slice_.per_device_node_selection:
             continue
-        names = out.setdefault(slice_.driver, {}).setdefault(slice_.node_name, {})
-        for device in slice_.devices:
-            names.setdefault(device.name, device)
-    return out
+        by_driver.setdefault(slice_.driver, {}).setdefault(slice_.node_name, []).append(slice_)
+    return {driver: _PublishedNames(by_node) for driver, by_node in by_driver.items()}
 
 
 def _mark_next_pods(spots: list[Spot], taken: list[list[tuple[str, str, str]]]) -> None:
@@ -602,11 +735,15 @@ def node_topology(
     """The node's devices grouped by NUMA node and PCIe root, marked for the RCT's requests, and how
     many more Pods of the RCT fit (the allocator runs once per more Pod, up to MAX_PODS)."""
     holders = _holders(snapshot) if holders is None else holders
-    spots, numa_attr, root_attr = _node_spots(snapshot, node, rct, features, holders)
+    slices = _slices_for(snapshot, node)
+    spots, numa_attr, root_attr = _node_spots(snapshot, node, rct, features, holders, slices)
     if rct.spec is None:
         summary = FitSummary(None, reason=f"no ResourceClaimTemplate {rct.key}")
     else:
-        summary, taken = count_fits(snapshot, node, rct.spec, rct.namespace, rct.name, features, set(holders))
+        held = _held_of(snapshot, holders)
+        summary, taken = count_fits(
+            snapshot, node, rct.spec, rct.namespace, rct.name, features, held, slices=slices
+        )
         _mark_next_pods(spots, taken)
     return _assemble(node, spots, numa_attr, root_attr, summary)
 
@@ -635,13 +772,17 @@ def node_topology_from_result(
     None (no result for this node) leaves the count unknown.
     """
     holders = _holders(snapshot)
-    spots, numa_attr, root_attr = _node_spots(snapshot, node, rct, features, holders)
+    slices = _slices_for(snapshot, node)
+    spots, numa_attr, root_attr = _node_spots(snapshot, node, rct, features, holders, slices)
     if rct.spec is None:
         summary = FitSummary(None, reason=f"no ResourceClaimTemplate {rct.key}")
     elif result is None:
         summary = FitSummary(None)
     elif result.fits and not rct.direct:
-        summary, taken = count_fits(snapshot, node, rct.spec, rct.namespace, rct.name, features, set(holders))
+        held = _held_of(snapshot, holders)
+        summary, taken = count_fits(
+            snapshot, node, rct.spec, rct.namespace, rct.name, features, held, slices=slices
+        )
         _mark_next_pods(spots, taken)
     elif result.fits:
         summary = FitSummary(1)
@@ -684,7 +825,7 @@ def every_namespace_layout(
     layout = build_topology(snapshot, nodes, RctChoice("", "", None, ALL_NAMESPACES), features, assumptions)
     for laid in layout.nodes:
         laid.summary = FitSummary(None)
-    held = set(_holders(snapshot))
+    held = held_devices(snapshot)
     fits = []
     for choice in choices:
         by_node: dict[str, FitSummary] = {}

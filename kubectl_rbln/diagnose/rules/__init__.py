@@ -6,6 +6,8 @@ scenario, a docs page (docs/add-a-finding.md).
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from kubectl_rbln.diagnose.registry import Rule
 from kubectl_rbln.diagnose.rules import (
     after_scheduling,
@@ -81,6 +83,7 @@ RULES_BY_STAGE: dict[str, tuple[Rule, ...]] = {
 ANY_STAGE: tuple[Rule, ...] = (layers.source_degraded,)
 
 
+@lru_cache(maxsize=256)
 def rules_for(stage: str | None, also: tuple[str, ...] = ()) -> tuple[Rule, ...]:
     """The rules `why` runs for a Pod stuck at `stage`, and at the stages it may be at `also` (None:
     it passed every stage it could be shown to pass; the rules of its last stages still say what they

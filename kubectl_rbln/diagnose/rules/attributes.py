@@ -118,8 +118,12 @@ def device_kinds_by_driver(snapshot: Snapshot) -> dict[str, list[Device]]:
 
 def near_misses(attribute: str, devices: list[Device]) -> list[str]:
     """Published names with the same id under another domain (or only differing in case)."""
+    return near_misses_among(attribute, {name for device in devices for name in device.attributes})
+
+
+def near_misses_among(attribute: str, names: set[str]) -> list[str]:
+    """`near_misses` among the attribute names `names` (what some device publishes)."""
     wanted = attribute.rsplit("/", 1)[-1].lower()
-    names = {name for device in devices for name in device.attributes}
     return sorted(n for n in names if n != attribute and n.rsplit("/", 1)[-1].lower() == wanted)
 
 

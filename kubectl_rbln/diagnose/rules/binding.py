@@ -283,7 +283,8 @@ def binding_gate_disabled(ctx: PodContext) -> Iterator[Finding]:
     failed = ctx.simulation.failed
     if not failed or features.binding_conditions or features.version < 34:
         return
-    if not any(d.binding_conditions for s in ctx.snapshot.slices for d in s.devices):
+    slices = ctx.snapshot.slices  # a typed slice's layout has no binding conditions (devices_plain)
+    if not any(d.binding_conditions for s in slices if not s.devices_plain for d in s.devices):
         return
     gated = dataclasses.replace(features, binding_conditions=True)
     results = resimulate_failed(ctx, list(failed), gated)

@@ -41,7 +41,9 @@ EVICTION_CONDITION_REASON = "DeletionByDeviceTaintManager"
 
 def _any_taint(ctx: PodContext) -> bool:
     rules = ctx.features.device_taint_rules
-    return any(d.taints or (rules and d.rule_taints) for s in ctx.snapshot.slices for d in s.devices)
+    # a typed slice's layout has no taints of its own (devices_plain); a rule's are on its devices
+    slices = [s for s in ctx.snapshot.slices if rules or not s.devices_plain]
+    return any(d.taints or (rules and d.rule_taints) for s in slices for d in s.devices)
 
 
 def _exact(claim: ClaimToAllocate, request: str) -> ExactRequest | None:
