@@ -14,12 +14,13 @@ import json
 import mmap
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from typing import Any, TypedDict
 
 import msgspec
 
-from kubectl_rbln.cluster import sigbus
+from kubectl_rbln import progress as progress_line
+from kubectl_rbln.cluster import sigbus, wire_lines
 from kubectl_rbln.cluster.files import AliasBudget, documents_of, flatten, open_regular, read_text
 from kubectl_rbln.dra.normalize_claims import claim_spec_of
 from kubectl_rbln.dra.normalize_pods import pod_parts_of
@@ -57,6 +58,12 @@ def iter_checked(path: str, progress: Any = None, budget: AliasBudget | None = N
     if opened is not None:
         data, before = opened
         with sigbus.guarded(path):  # from here on the mapping is read: a truncation is exit 2
+            layout = wire_lines.layout_of(data) if name.endswith(".json") else None
+            if layout is not None:  # one item a line: read where it lies, never all resident
+                went_plain = yield from _by_line(data, layout, path, progress, budget)
+                if not went_plain:
+                    _unchanged(path, before)
+                return
             envelope = _envelope(data) if _utf8(data) else None  # not UTF-8: files.py names the byte
             if envelope is not None:
                 yield from _items(data, envelope, name, progress)
@@ -65,6 +72,71 @@ def iter_checked(path: str, progress: Any = None, budget: AliasBudget | None = N
     for document in documents_of(read_text(path), name, budget):  # the plain way: same objects, errors
         for obj in flatten(document, name):
             yield obj, False
+
+
+def _by_line(
+    data: Any, layout: wire_lines.Layout, path: str, progress: Any, budget: AliasBudget | None
+) -> Generator[Checked, None, bool]:
+    """A one-item-a-line List (cluster/wire_lines.py), each line decoded where it lies, UTF-8 checked a
+    window ahead and the pages behind handed back. From the first line that is not one whole item
+    (or not UTF-8), the rest is read as a whole file is: the objects, errors and reports are those of
+    reading it whole. Returns whether the rest went the plain way (files.py)."""
+    envelope = layout.envelope
+    kind = envelope["kind"]
+    item_kind = kind[: -len("List")] if kind != "List" else None
+    api_version = envelope.get("apiVersion", "")
+    view = memoryview(data)
+    utf8 = wire_lines.Utf8Ahead(data, layout.start, layout.stop)
+    behind = wire_lines.Behind(data)
+    total = 0
+    if progress is not None and progress_line.enabled():
+        total = wire_lines.count_lines(data, layout.start, layout.stop)
+    done = 0
+    for start, end in wire_lines.lines(data, layout):
+        if end < 0 or not utf8.upto(end):
+            return (yield from _rest(data, layout, start, path, progress, budget, done))
+        raw = view[start:end]
+        try:
+            checked = _guessed(raw) or _item(raw, item_kind, api_version, path, kind)
+        except (InputError, ValueError, RecursionError, msgspec.DecodeError):
+            # not one whole item (or one the whole file's reading refuses): read from here as a whole
+            return (yield from _rest(data, layout, start, path, progress, budget, done))
+        done += 1  # noqa: SIM113 - the items yielded, not the lines cut
+        if not done % _BATCH:
+            if total:
+                progress(done, total)
+            behind.upto(start)
+        yield checked
+    return False
+
+
+def _rest(
+    data: Any,
+    layout: wire_lines.Layout,
+    start: int,
+    path: str,
+    progress: Any,
+    budget: AliasBudget | None,
+    done: int,
+) -> Generator[Checked, None, bool]:
+    """The items from `data[start:]` on, as reading the whole file gives them after the `done` already
+    read: the head joined to the rest is the whole file less those items (each was `ITEM,` on its line),
+    so it decodes, or fails, as the whole file would; failing, the plain way reads the whole file."""
+    rest = layout.head + data[start:]
+    if _utf8(rest):
+        envelope = _envelope(rest)
+        if envelope is not None:
+            yield from _items(rest, envelope, path, progress)
+            return False
+    del rest
+    skip = done
+    for document in documents_of(read_text(path), path, budget):
+        for obj in flatten(document, path):
+            if skip:
+                skip -= 1
+                continue
+            yield obj, False
+    return True
 
 
 def _items(data: Any, envelope: dict[str, Any], name: str, progress: Any) -> Iterator[Checked]:
