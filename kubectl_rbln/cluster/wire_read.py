@@ -24,7 +24,8 @@ from kubectl_rbln.cluster import sigbus, wire_lines
 from kubectl_rbln.cluster.files import AliasBudget, documents_of, flatten, open_regular, read_text
 from kubectl_rbln.dra.normalize_claims import claim_spec_of
 from kubectl_rbln.dra.normalize_pods import pod_parts_of
-from kubectl_rbln.dra.wire import WIRE_SHAPES, HeadWire
+from kubectl_rbln.dra.normalize_slices import slice_devices_of
+from kubectl_rbln.dra.wire import FILE_SHAPES, HeadWire
 from kubectl_rbln.errors import InputError
 
 Checked = tuple[dict[str, Any], bool]  # (object, decoded into its wire shape: well-formed)
@@ -38,7 +39,7 @@ class _Envelope(TypedDict, total=False):
 
 _ENVELOPE = msgspec.json.Decoder(_Envelope)
 _HEAD = msgspec.json.Decoder(HeadWire)
-_DECODERS = {kind: msgspec.json.Decoder(shape) for kind, shape in WIRE_SHAPES.items()}
+_DECODERS = {kind: msgspec.json.Decoder(shape) for kind, shape in FILE_SHAPES.items()}
 _MISSING = object()
 _NO_FIELDS: dict[str, Any] = {}
 # An item's kind as its first bytes say it (`{"apiVersion": ..., "kind": "Pod", ...`: kubectl's order):
@@ -314,3 +315,5 @@ def _parts(kind: object, obj: dict[str, Any]) -> None:
         obj["spec"] = claim_spec_of(obj["spec"])
     elif kind == "Pod":  # its template parts' shapes checked (and interned) now
         pod_parts_of(obj.get("metadata", _NO_FIELDS), obj.get("spec", _NO_FIELDS))
+    elif kind == "ResourceSlice" and "spec" in obj:  # its devices read from their text (or decoded)
+        slice_devices_of(obj["spec"])

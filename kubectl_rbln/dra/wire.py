@@ -85,6 +85,21 @@ class SliceSpecWire(TypedDict, total=False):
     devices: list[DeviceWire]
 
 
+class SliceFileSpecWire(TypedDict, total=False):
+    """A `-f` slice's spec: its devices kept as their JSON text, read by
+    `normalize_slices.slice_devices_of` (a slice of a known type from its bytes,
+    dra/slice_templates.py; the others decoded as SliceSpecWire's)."""
+
+    driver: Any
+    pool: PoolWire
+    nodeName: Any
+    allNodes: Any
+    nodeSelector: Any
+    perDeviceNodeSelection: Any
+    sharedCounters: Any
+    devices: msgspec.Raw
+
+
 class SliceMetaWire(TypedDict, total=False):
     """What is read of a slice's metadata (its name; namespace and resourceVersion tell duplicates):
     not its owner references, labels or timestamps, 10,000 times at 5,000 nodes."""
@@ -99,6 +114,13 @@ class SliceWire(TypedDict, total=False):
     kind: Any
     metadata: SliceMetaWire
     spec: SliceSpecWire
+
+
+class SliceFileWire(TypedDict, total=False):
+    apiVersion: Any
+    kind: Any
+    metadata: SliceMetaWire
+    spec: SliceFileSpecWire
 
 
 class ResourcesWire(TypedDict, total=False):
@@ -280,6 +302,10 @@ WIRE_SHAPES: dict[str, Any] = {
     "ResourceClaim": ClaimWire,
     "Node": NodeWire,
 }
+
+
+# what the `-f` reader decodes into (cluster/wire_read.py): a slice's devices as their text
+FILE_SHAPES: dict[str, Any] = {**WIRE_SHAPES, "ResourceSlice": SliceFileWire}
 
 
 # `continue` is a keyword; resourceVersion: where a watch of the list starts (cluster/follow.py)
