@@ -17,7 +17,6 @@ malformed-object report stays what it was.
 
 from __future__ import annotations
 
-import codecs
 import mmap
 from collections.abc import Iterator
 from typing import Any, NamedTuple, TypedDict
@@ -98,39 +97,6 @@ def lines(data: Any, layout: Layout) -> Iterator[tuple[int, int]]:
             return
         yield pos, end - 1
         pos = newline + 1
-
-
-class Utf8Ahead:
-    """The middle's UTF-8 checked ahead of the decoding, a window at a time (msgspec does not check
-    the text it skips): a byte that is not UTF-8 is found before any item past it is decoded."""
-
-    WINDOW = 1 << 22
-    CHUNK = 1 << 18  # small enough to stay in the CPU's cache between its copy and its check
-
-    def __init__(self, data: Any, start: int, stop: int) -> None:
-        self.data = data
-        self.checked = start
-        self.stop = stop
-        self.decoder = codecs.getincrementaldecoder("utf-8")()
-
-    def upto(self, end: int) -> bool:
-        """Whether `data[start:end]` is UTF-8 (checking a window past `end` while at it)."""
-        if end <= self.checked:
-            return True
-        target = min(max(end, self.checked + self.WINDOW), self.stop)
-        data, decoder = self.data, self.decoder
-        try:
-            for at in range(self.checked, target, self.CHUNK):
-                piece = data[at : min(at + self.CHUNK, target)]
-                if piece.isascii() and not decoder.getstate()[0]:
-                    continue
-                decoder.decode(piece)
-            if target == self.stop:
-                decoder.decode(b"", final=True)
-        except UnicodeDecodeError:
-            return False
-        self.checked = target
-        return True
 
 
 class Behind:

@@ -40,8 +40,20 @@ DERIVED_KEY = "node-types"  # where a Snapshot keeps its NodeTypes (`Snapshot.de
 
 
 def enabled() -> bool:
-    """Types are on unless `KUBECTL_RBLN_NODE_TYPES=0` (the comparison's switch)."""
-    return os.environ.get(ENV, "1") != "0"
+    """Types are on unless `KUBECTL_RBLN_NODE_TYPES=0` (the comparison's switch); read once per
+    Snapshot (`finish` forgets it), not once per slice."""
+    found = _ENABLED.get("on")
+    if found is None:
+        found = _ENABLED["on"] = os.environ.get(ENV, "1") != "0"
+    return found
+
+
+_ENABLED: dict[str, bool] = {}
+
+
+def switch_read_again() -> None:
+    """A new Snapshot reads the switch again (a test sets it between two reads)."""
+    _ENABLED.clear()
 
 
 @dataclass(slots=True)
@@ -264,6 +276,13 @@ def remember(
     return kind
 
 
+def patterned() -> list[SliceType]:
+    """The types whose pattern is made for their positions as they stand (`match` remakes the others)."""
+    return [
+        k for kinds in _WITH_TEXT.values() for k in kinds if k.pattern is not None and k.made_at == k.learned
+    ]
+
+
 def match(driver: str, text: bytes) -> tuple[SliceType, Any, str] | None:
     """The type of `driver` whose pattern a slice's devices text matches, with the pattern and its hole
     values (dra/slice_templates.py); None: decode the devices."""
@@ -290,4 +309,5 @@ def finish() -> NodeTypes:
         kind.text, kind.pattern = b"", None  # read from files only while the Snapshot is built
     _TYPES.clear()
     _WITH_TEXT.clear()
+    _ENABLED.clear()
     return found

@@ -24,14 +24,11 @@ from typing import Any, NamedTuple
 
 import msgspec
 
+from kubectl_rbln.dra import text_cuts
 from kubectl_rbln.dra.wire import AttributeWire, DeviceWire
 
 _DEVICES = msgspec.json.Decoder(list[DeviceWire])
 TEXT_MAX = 1 << 20  # a representative's devices text longer than this is not cut (its pattern would be large)
-
-_STRING = rb'([^"\\\x00-\x1f]*+)'  # no escape and no control character: the text is the value
-_INT = rb"(-?(?:0|[1-9][0-9]{0,17}))"  # within int64: msgspec and int() read it alike
-_BOOL = rb"(true|false)"
 
 
 class Hole(NamedTuple):
@@ -44,7 +41,7 @@ class Pattern(NamedTuple):
     """A type's devices text cut at its holes, `holes` in text order (device by device, each device's
     in the order of its attributes); `plan` is what the normalizer keeps per hole (normalize_slices)."""
 
-    regex: re.Pattern[bytes]
+    cut: text_cuts.Cut  # the text with a hole at every varying value (string, int or bool)
     holes: tuple[Hole, ...]
     plan: list[Any]
 
@@ -100,19 +97,17 @@ def make(text: bytes, positions: list[tuple[int, ...]]) -> Pattern | None:
             if inner is None:
                 return None
             spans.append((at + inner[0], at + inner[1], Hole(i, p, kind)))
-    pieces: list[bytes] = []
-    before = 0
-    for start, end, hole in spans:
-        pieces.append(re.escape(text[before:start]))
-        pieces.append(
-            _STRING if hole.kind in ("string", "version") else _INT if hole.kind == "int" else _BOOL
-        )
-        before = end
-    pieces.append(re.escape(text[before:]))
     holes = tuple(h for _, _, h in spans)
     if not _proven(text, spans, wires):
         return None
-    return Pattern(re.compile(b"".join(pieces)), holes, [])
+    cut = text_cuts.Cut(
+        text,
+        [
+            text_cuts.Hole(start, end, "string" if hole.kind == "version" else hole.kind, False)
+            for start, end, hole in spans
+        ],
+    )
+    return Pattern(cut, holes, [])
 
 
 def _inner(piece: bytes, kind: str) -> tuple[int, int] | None:
@@ -178,13 +173,13 @@ def _proven(text: bytes, spans: list[tuple[int, int, Hole]], wires: list[Any]) -
 _OTHER_FIELDS = tuple(f for f in DeviceWire.__struct_fields__ if f not in ("name", "attributes", "capacity"))
 
 
-def values_of(pattern: Pattern, text: bytes) -> str | None:
+def values_of(pattern: Pattern, text: bytes | memoryview) -> str | None:
     """The hole values of a devices text that matches `pattern`, in its holes' order, as their JSON
-    text joined by NUL (which no hole holds: `_STRING` refuses control characters), or None."""
-    found = pattern.regex.fullmatch(text)
+    text joined by NUL (which no hole holds: a hole holds no control character), or None."""
+    found = pattern.cut.match(text)
     if found is None:
         return None
     try:
-        return b"\x00".join(found.groups()).decode("utf-8")
+        return b"\x00".join(found).decode("utf-8")
     except UnicodeDecodeError:  # the reader checked the file's UTF-8: cannot be, but decode it then
         return None
