@@ -70,6 +70,7 @@ class SliceType:
     positions: list[tuple[int, ...]] = field(default_factory=list)
     slices: int = 1
     names: tuple[str, ...] = ()  # its devices' names
+    distinct_names: bool = False  # no name twice (a pool of one such slice has no duplicate)
     # the representative's devices text (a `-f` file's), cut at `positions` into a pattern that reads
     # a slice of the type from its bytes (dra/slice_templates.py); remade when `positions` grow
     text: bytes = b""
@@ -269,6 +270,7 @@ def remember(
             positions=[() for _ in devices],
             names=tuple(d.name for d in built),
         )
+        kind.distinct_names = len(set(kind.names)) == len(kind.names)
         _TYPES[layout] = kind
         if text and len(text) <= slice_templates.TEXT_MAX and sum(map(len, _WITH_TEXT.values())) < _TEXTS_MAX:
             kind.text = text

@@ -2,15 +2,16 @@
 
 Why (issue 26): the `-f` reader reads most slices, Pods, claims and Nodes of a large bundle as a known
 text with only some values changed (dra/slice_templates.py, cluster/wire_templates.py). A pattern
-(`re`) says so for any text, but matches a literal character at a time (~18 instructions a byte:
-90,000 for a 5 KB slice); most texts differ from one matched before only in values of the same
-lengths, so `match` first takes the holes where such a text had them, joins the literal pieces
-around them and compares the result with the text (a few C calls), and checks that the holes hold
-only what the pattern allows; only a text of a new layout goes through the pattern.
+(`re`) would say so for any text, but matches a literal character at a time (~18 instructions a
+byte: 90,000 for a 5 KB slice) and costs ~30 million instructions to compile for a 3 KB text. Most
+texts differ from one matched before only in values of the same lengths, so `match` first takes the
+holes where such a text had them, joins the literal pieces around them and compares the result with
+the text (a few C calls), and checks that the holes hold only what is allowed; a text of a new layout
+is scanned hole by hole (`_scan`), and its layout kept.
 
 What a hole may hold: a string hole a JSON string's content without `"`, `\\` or a control character
 (not empty when `filled`: an empty text reads as no value), an integer hole `-?(0|[1-9][0-9]{0,17})`,
-a boolean hole `true` or `false`. Both ways accept exactly the same texts.
+a boolean hole `true` or `false`. Both ways accept exactly the same texts (tests/dra/test_text_cuts.py).
 """
 
 from __future__ import annotations
@@ -20,18 +21,10 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
-_STRING = rb'[^"\\\x00-\x1f]'
-_FORMS = {
-    ("string", True): rb"(" + _STRING + rb"++)",
-    ("string", False): rb"(" + _STRING + rb"*+)",
-    ("int", True): rb"(-?(?:0|[1-9][0-9]{0,17}))",
-    ("int", False): rb"(-?(?:0|[1-9][0-9]{0,17}))",
-    ("bool", True): rb"(true|false)",
-    ("bool", False): rb"(true|false)",
-}
 # the bytes a string hole may hold, deleted by `translate`: what is left must be the `"` between holes
 _ALLOWED = bytes(b for b in range(256) if b >= 0x20 and b not in b'"\\')
 _INT = re.compile(rb"-?(?:0|[1-9][0-9]{0,17})\Z")
+_INT_AT = re.compile(rb"-?(?:0|[1-9][0-9]{0,17})")
 _LAYOUTS_MAX = 64  # layouts kept per cut (4 per text length)
 
 
@@ -48,7 +41,7 @@ class Cut:
     __slots__ = (
         "literals",
         "pieces",
-        "regex",
+        "forms",
         "layouts",
         "strings",
         "ints",
@@ -58,18 +51,15 @@ class Cut:
     )
 
     def __init__(self, text: bytes, holes: Sequence[Hole]) -> None:
-        pieces: list[bytes] = []
         literals: list[bytes] = []
         before = 0
         for hole in holes:
             literals.append(text[before : hole.start])
-            pieces += (re.escape(text[before : hole.start]), _FORMS[hole.form, hole.filled])
             before = hole.end
         literals.append(text[before:])
-        pieces.append(re.escape(text[before:]))
         self.literals = tuple(literals)
         self.pieces: list[bytes] = [piece for literal in literals for piece in (literal, b"")][:-1]
-        self.regex = re.compile(b"".join(pieces))
+        self.forms = tuple((h.form, h.filled) for h in holes)
         # text length -> getters of the hole texts where texts of that length matched before had them
         # (a matched text's filled holes are not empty, so neither are theirs at those places)
         self.layouts: dict[int, list[Callable[[Any], tuple[Any, ...]]]] = {}
@@ -79,6 +69,8 @@ class Cut:
         self.bools = tuple(i for i, h in enumerate(holes) if h.form == "bool")
         self.quotes = b'"' * (len(holes) - 1)
         self.string_quotes = b'"' * max(len(strings) - 1, 0)
+        if all(h.end > h.start for h in holes if h.form == "string" and h.filled):
+            self._learn(len(text), [slice(h.start, h.end) for h in holes])
 
     def match(self, text: bytes | memoryview) -> tuple[Any, ...] | None:
         """Every hole's text when `text` is this text with allowed values in its holes, else None."""
@@ -88,14 +80,49 @@ class Cut:
             pieces[1::2] = holes  # the literal pieces around these holes: is that the text?
             if b"".join(pieces) == text and self._allowed(holes):
                 return holes
-        found = self.regex.fullmatch(text)
-        if found is None:
+        return self._scan(text if text.__class__ is bytes else bytes(text))
+
+    def _scan(self, text: bytes) -> tuple[bytes, ...] | None:
+        """`match` for a text of a new layout: each hole read up to where its value ends (a string's
+        closing `"`: it holds none; a number's or a boolean's last character), each literal piece
+        compared where it falls; the layout is kept for the texts of its length after it."""
+        literals = self.literals
+        if not text.startswith(literals[0]):
             return None
-        holes = found.groups()
-        known = self.layouts.setdefault(len(text), [])
-        if len(known) < 4 and sum(map(len, self.layouts.values())) < _LAYOUTS_MAX:
-            known.append(getter([slice(*found.span(g)) for g in range(1, len(holes) + 1)]))
+        pos = len(literals[0])
+        spans = []
+        for (form, filled), literal in zip(self.forms, literals[1:], strict=True):
+            if form == "string":
+                end = text.find(b'"', pos)
+                if end < 0 or (filled and end == pos):
+                    return None
+            elif form == "int":
+                number = _INT_AT.match(text, pos)
+                if number is None:
+                    return None
+                end = number.end()
+            elif text.startswith(b"true", pos):
+                end = pos + 4
+            elif text.startswith(b"false", pos):
+                end = pos + 5
+            else:
+                return None
+            if not text.startswith(literal, end):
+                return None
+            spans.append(slice(pos, end))
+            pos = end + len(literal)
+        if pos != len(text):
+            return None
+        holes = tuple(text[span] for span in spans)
+        if not self._allowed(holes):
+            return None
+        self._learn(len(text), spans)
         return holes
+
+    def _learn(self, size: int, spans: list[slice]) -> None:
+        known = self.layouts.setdefault(size, [])
+        if len(known) < 4 and sum(map(len, self.layouts.values())) < _LAYOUTS_MAX:
+            known.append(getter(spans))
 
     def _allowed(self, holes: tuple[bytes, ...]) -> bool:
         """Whether the holes hold only what the pattern allows (the literal pieces matched already)."""

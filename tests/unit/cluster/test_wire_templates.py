@@ -81,6 +81,14 @@ def _every(kind, edit, start=3, step=2):
     return apply
 
 
+def _results(claim):
+    return claim.get("status", {}).get("allocation", {}).get("devices", {}).get("results", [{}])
+
+
+def _owner(claim):
+    return claim["metadata"].get("ownerReferences", [{}])[0]
+
+
 def _status(pod):
     return pod["status"]["containerStatuses"][0]
 
@@ -96,7 +104,7 @@ EDITS = {
     "Pods' restarts vary": _every("Pod", lambda p, i: _status(p).update(restartCount=i)),
     "a restart count as text": lambda o: _status(_pods(o)[6]).update(restartCount="3"),
     "readiness varies": _every("Pod", lambda p, i: _status(p).update(ready=i % 3 == 0)),
-    "a waiting reason": lambda o: _status(_pods(o)[6]).update(state={"waiting": {"reason": "CrashLoopBackOff"}}),
+    "a waiting reason": lambda o: _status(_pods(o)[6]).update(state={"waiting": {"reason": "Crashed"}}),
     "exit codes vary": _every(
         "Pod", lambda p, i: _status(p).update(lastState={"terminated": {"exitCode": i, "reason": "Error"}})
     ),
@@ -119,23 +127,23 @@ EDITS = {
     "a field added": lambda o: _pods(o)[5]["spec"].update(hostNetwork=True),
     "claims' devices vary": _every(
         "ResourceClaim",
-        lambda c, i: c.get("status", {}).get("allocation", {}).get("devices", {}).get("results", [{}])[0].update(
-            device=f"dev{i}"
-        ),
+        lambda c, i: _results(c)[0].update(device=f"dev{i}"),
     ),
     "claims' owners not controllers": _every(
-        "ResourceClaim", lambda c, i: c["metadata"].get("ownerReferences", [{}])[0].update(controller=i % 2 == 0)
+        "ResourceClaim", lambda c, i: _owner(c).update(controller=i % 2 == 0)
     ),
-    "claims' owner kinds vary": _every(
-        "ResourceClaim", lambda c, i: c["metadata"].get("ownerReferences", [{}])[0].update(kind=f"K{i}")
-    ),
+    "claims' owner kinds vary": _every("ResourceClaim", lambda c, i: _owner(c).update(kind=f"K{i}")),
     "claims' pod claim names vary": _every(
         "ResourceClaim",
-        lambda c, i: c["metadata"]
-        .setdefault("annotations", {})
-        .update({"resource.kubernetes.io/pod-claim-name": f"c{i}"}),
+        lambda c, i: (
+            c["metadata"]
+            .setdefault("annotations", {})
+            .update({"resource.kubernetes.io/pod-claim-name": f"c{i}"})
+        ),
     ),
-    "claims' finalizers vary": _every("ResourceClaim", lambda c, i: c["metadata"].update(finalizers=[f"f{i}"])),
+    "claims' finalizers vary": _every(
+        "ResourceClaim", lambda c, i: c["metadata"].update(finalizers=[f"f{i}"])
+    ),
     "claims' deletion times vary": _every(
         "ResourceClaim", lambda c, i: c["metadata"].update(deletionTimestamp=f"2026-09-14T06:00:{i:02d}Z")
     ),
@@ -145,8 +153,11 @@ EDITS = {
     ),
     "Nodes' readiness varies": _every(
         "Node",
-        lambda n, i: [c.update(status="False") for c in n["status"]["conditions"] if c["type"] == "Ready" and i % 2],
+        lambda n, i: [
+            c.update(status="False") for c in n["status"]["conditions"] if c["type"] == "Ready" and i
+        ],
         start=1,
+        step=3,
     ),
     "Nodes' cpus vary": _every("Node", lambda n, i: n["status"]["allocatable"].update(cpu=str(i)), start=1),
     "Nodes' labels vary": _every("Node", lambda n, i: n["metadata"]["labels"].update(zone=f"z{i}"), start=1),
@@ -157,7 +168,9 @@ EDITS = {
 
 @pytest.mark.parametrize("layout", ["lines", "whole"])
 @pytest.mark.parametrize("edit", list(EDITS))
-def test_an_item_read_from_its_text_is_the_decoded_item(tmp_path: Path, monkeypatch, edit: str, layout: str) -> None:
+def test_an_item_read_from_its_text_is_the_decoded_item(
+    tmp_path: Path, monkeypatch, edit: str, layout: str
+) -> None:
     objects = _cluster()
     EDITS[edit](objects)
     path = tmp_path / "cluster.json"
