@@ -25,6 +25,7 @@ from typing import Any, NamedTuple
 _ALLOWED = bytes(b for b in range(256) if b >= 0x20 and b not in b'"\\')
 _INT = re.compile(rb"-?(?:0|[1-9][0-9]{0,17})\Z")
 _INT_AT = re.compile(rb"-?(?:0|[1-9][0-9]{0,17})")
+_NONE: list[Any] = []  # no layout known (never filled)
 _LAYOUTS_MAX = 64  # layouts kept per cut (4 per text length)
 
 
@@ -74,11 +75,14 @@ class Cut:
 
     def match(self, text: bytes | memoryview) -> tuple[Any, ...] | None:
         """Every hole's text when `text` is this text with allowed values in its holes, else None."""
-        for layout in self.layouts.get(len(text), ()):
+        known = self.layouts.get(len(text), _NONE)
+        for index, layout in enumerate(known):
             holes = layout(text)
             pieces = self.pieces.copy()
             pieces[1::2] = holes  # the literal pieces around these holes: is that the text?
             if b"".join(pieces) == text and self._allowed(holes):
+                if index:  # the layout that matched is tried first next time
+                    known.insert(0, known.pop(index))
                 return holes
         return self._scan(text if text.__class__ is bytes else bytes(text))
 
