@@ -98,6 +98,12 @@ def disable() -> None:
     _active = None
 
 
+def enabled() -> bool:
+    """Whether a line may be drawn: work done only for the line (a count of what lies ahead) is skipped
+    when it is not."""
+    return _active is not None
+
+
 def report(key: str, **values: Any) -> None:
     """Where long work stands; nothing at all unless enabled (cheap enough to call per item)."""
     if _active is not None:

@@ -14,16 +14,19 @@ import json
 import mmap
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from typing import Any, TypedDict
 
 import msgspec
 
-from kubectl_rbln.cluster import sigbus
+from kubectl_rbln import progress as progress_line
+from kubectl_rbln.cluster import sigbus, wire_lines, wire_templates
 from kubectl_rbln.cluster.files import AliasBudget, documents_of, flatten, open_regular, read_text
+from kubectl_rbln.dra.normalize import NORMALIZERS
 from kubectl_rbln.dra.normalize_claims import claim_spec_of
 from kubectl_rbln.dra.normalize_pods import pod_parts_of
-from kubectl_rbln.dra.wire import WIRE_SHAPES, HeadWire
+from kubectl_rbln.dra.normalize_slices import slice_devices_of, slice_from_text
+from kubectl_rbln.dra.wire import FILE_SHAPES, HeadWire
 from kubectl_rbln.errors import InputError
 
 Checked = tuple[dict[str, Any], bool]  # (object, decoded into its wire shape: well-formed)
@@ -37,7 +40,7 @@ class _Envelope(TypedDict, total=False):
 
 _ENVELOPE = msgspec.json.Decoder(_Envelope)
 _HEAD = msgspec.json.Decoder(HeadWire)
-_DECODERS = {kind: msgspec.json.Decoder(shape) for kind, shape in WIRE_SHAPES.items()}
+_DECODERS = {kind: msgspec.json.Decoder(shape) for kind, shape in FILE_SHAPES.items()}
 _MISSING = object()
 _NO_FIELDS: dict[str, Any] = {}
 # An item's kind as its first bytes say it (`{"apiVersion": ..., "kind": "Pod", ...`: kubectl's order):
@@ -56,10 +59,17 @@ def iter_checked(path: str, progress: Any = None, budget: AliasBudget | None = N
     opened = None if path == "-" else _read_bytes(path)
     if opened is not None:
         data, before = opened
+        templates = wire_templates.Templates(_template_decode) if wire_templates.enabled() else None
         with sigbus.guarded(path):  # from here on the mapping is read: a truncation is exit 2
+            layout = wire_lines.layout_of(data) if name.endswith(".json") else None
+            if layout is not None:  # one item a line: read where it lies, never all resident
+                went_plain = yield from _by_line(data, layout, path, progress, budget, templates)
+                if not went_plain:
+                    _unchanged(path, before)
+                return
             envelope = _envelope(data) if _utf8(data) else None  # not UTF-8: files.py names the byte
             if envelope is not None:
-                yield from _items(data, envelope, name, progress)
+                yield from _items(data, envelope, name, progress, templates)
                 _unchanged(path, before)
                 return
     for document in documents_of(read_text(path), name, budget):  # the plain way: same objects, errors
@@ -67,7 +77,82 @@ def iter_checked(path: str, progress: Any = None, budget: AliasBudget | None = N
             yield obj, False
 
 
-def _items(data: Any, envelope: dict[str, Any], name: str, progress: Any) -> Iterator[Checked]:
+def _by_line(
+    data: Any,
+    layout: wire_lines.Layout,
+    path: str,
+    progress: Any,
+    budget: AliasBudget | None,
+    templates: wire_templates.Templates | None,
+) -> Generator[Checked, None, bool]:
+    """A one-item-a-line List (cluster/wire_lines.py), each line copied out of the mapping, UTF-8
+    checked (msgspec does not check the text it skips, and a template reads none) and decoded, the
+    pages behind handed back. The bytes between the lines are the commas and blanks cut around them.
+    From the first line that is not one whole item (or not UTF-8), the rest is read as a whole file
+    is: the objects, errors and reports are those of reading it whole. Returns whether the rest went
+    the plain way (files.py)."""
+    envelope = layout.envelope
+    kind = envelope["kind"]
+    item_kind = kind[: -len("List")] if kind != "List" else None
+    api_version = envelope.get("apiVersion", "")
+    behind = wire_lines.Behind(data)
+    total = 0
+    if progress is not None and progress_line.enabled():
+        total = wire_lines.count_lines(data, layout.start, layout.stop)
+    done = 0
+    for start, end in wire_lines.lines(data, layout):
+        if end < 0:
+            return (yield from _rest(data, layout, start, path, progress, budget, done, templates))
+        raw = data[start:end]
+        if not raw.isascii() and not _utf8(raw):
+            return (yield from _rest(data, layout, start, path, progress, budget, done, templates))
+        try:
+            checked = _guessed(raw, templates) or _item(raw, item_kind, api_version, path, kind)
+        except (InputError, ValueError, RecursionError, msgspec.DecodeError):
+            # not one whole item (or one the whole file's reading refuses): read from here as a whole
+            return (yield from _rest(data, layout, start, path, progress, budget, done, templates))
+        done += 1  # noqa: SIM113 - the items yielded, not the lines cut
+        if not done % _BATCH:
+            if total:
+                progress(done, total)
+            behind.upto(start)
+        yield checked
+    return False
+
+
+def _rest(
+    data: Any,
+    layout: wire_lines.Layout,
+    start: int,
+    path: str,
+    progress: Any,
+    budget: AliasBudget | None,
+    done: int,
+    templates: wire_templates.Templates | None,
+) -> Generator[Checked, None, bool]:
+    """The items from `data[start:]` on, as reading the whole file gives them after the `done` already
+    read: the head joined to the rest is the whole file less those items (each was `ITEM,` on its line),
+    so it decodes, or fails, as the whole file would; failing, the plain way reads the whole file."""
+    rest = layout.head + data[start:]
+    if _utf8(rest):
+        envelope = _envelope(rest)
+        if envelope is not None:
+            yield from _items(rest, envelope, path, progress, templates)
+            return False
+    del rest
+    skip = done
+    for document in documents_of(read_text(path), path, budget):
+        for obj in flatten(document, path):
+            if skip:
+                skip -= 1
+                continue
+            yield obj, False
+    return True
+
+
+def _items(
+    data: Any, envelope: dict[str, Any], name: str, progress: Any, templates: wire_templates.Templates | None
+) -> Iterator[Checked]:
     kind = envelope.get("kind")
     items = envelope.get("items", _MISSING)
     if not (isinstance(kind, str) and kind.endswith("List") and isinstance(items, list)):
@@ -87,7 +172,7 @@ def _items(data: Any, envelope: dict[str, Any], name: str, progress: Any) -> Ite
                 progress(index + 1, total)
             behind.passed(passed)
             passed = 0
-        yield _guessed(raw) or _item(raw, item_kind, api_version, name, kind)
+        yield _guessed(raw, templates) or _item(raw, item_kind, api_version, name, kind)
 
 
 _Identity = tuple[int, int, int, int]  # (device, inode, size, mtime in ns)
@@ -189,14 +274,25 @@ def _item(raw: Any, item_kind: str | None, api_version: Any, name: str, list_kin
     return next(iter(flatten(obj, name))), checked
 
 
-def _guessed(raw: Any) -> Checked | None:
+def _guessed(raw: Any, templates: wire_templates.Templates | None = None) -> Checked | None:
     """A list item in the wire shape of the kind its first bytes name, without a scan for its kind
     first: kept only when the decoded object's own `kind` is that one, so that it is what `_item`
-    would have made of it; None sends the item to `_item`."""
+    would have made of it; None sends the item to `_item`. A Pod, claim or Node whose text matches a
+    template (cluster/wire_templates.py) is not decoded: it comes with its model made."""
     found = _KIND_AHEAD.search(raw, 0, _KIND_WINDOW)
     kind = found.lastgroup if found is not None else None
     if kind is None:
         return None
+    text = None
+    if templates is not None and kind == "ResourceSlice":  # a `-f` file's: its devices from their text
+        sliced = slice_from_text(bytes(raw), _DECODERS[kind].decode)
+        if sliced is not None:
+            return sliced, True
+    elif templates is not None and kind in wire_templates.KINDS:
+        text = bytes(raw)
+        made = templates.read(kind, text)
+        if made is not None:
+            return made, True
     try:
         obj = _DECODERS[kind].decode(raw)
         if obj.get("kind") != kind:
@@ -204,7 +300,19 @@ def _guessed(raw: Any) -> Checked | None:
         _parts(kind, obj)
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         return None  # `_item` reads it again and says the same as without a guess
+    if text is not None:
+        templates.learn(kind, text)  # type: ignore[union-attr]
     return obj, True
+
+
+def _template_decode(kind: str, text: bytes) -> tuple[Any, Any]:
+    """An item's wire object and model, read the usual way (`_guessed`, then its normalizer): what a
+    template is proven against (cluster/wire_templates.py)."""
+    obj = _DECODERS[kind].decode(text)
+    if obj.get("kind") != kind:
+        raise ValueError("another kind")
+    _parts(kind, obj)
+    return obj, NORMALIZERS[kind](obj)
 
 
 def _decoded(raw: Any, item_kind: str | None, name: str) -> tuple[Any, bool]:
@@ -242,3 +350,5 @@ def _parts(kind: object, obj: dict[str, Any]) -> None:
         obj["spec"] = claim_spec_of(obj["spec"])
     elif kind == "Pod":  # its template parts' shapes checked (and interned) now
         pod_parts_of(obj.get("metadata", _NO_FIELDS), obj.get("spec", _NO_FIELDS))
+    elif kind == "ResourceSlice" and "spec" in obj:  # its devices read from their text (or decoded)
+        slice_devices_of(obj["spec"])

@@ -34,6 +34,9 @@ REUSABLE = frozenset(
 )
 
 
+_POSITIONS_MAX = 1 << 14
+
+
 @dataclasses.dataclass(slots=True)
 class _Seen:
     """The first node of a signature: its result, and where its device names sit among its devices."""
@@ -69,17 +72,24 @@ class NodeMemo:
         # slice type id -> the names read that vary among its slices (dra/node_types.py); None: every
         # node's devices are read one by one
         self.read_varying: dict[int, tuple[str, ...]] | None = None
-        self.held: dict[tuple[str, str], set[str]] = {}
+        self.held: dict[tuple[str, str], frozenset[str]] = {}
+        # (a pool's slice type ids, the names held in it) -> the positions held among its devices: the
+        # nodes of one type with the same devices held read it once, not device by device
+        self._positions: dict[tuple[tuple[int, ...], frozenset[str]], tuple[int, ...]] = {}
         if types is not None and not self.in_use and not self.own_keys:
             read = set(self.names)
             self.read_varying = {i: tuple(sorted(v & read)) for i, v in types.items()}
-            held = self.held
-            for key in allocated:
-                names = held.get(key[:2])
+            held: dict[tuple[str, str], set[str]] = {}
+            for driver, pool, device in allocated:
+                names = held.get((driver, pool))
                 if names is None:
-                    held[key[:2]] = {key[2]}
+                    held[driver, pool] = {device}
                 else:
-                    names.add(key[2])
+                    names.add(device)
+            shared: dict[frozenset[str], frozenset[str]] = {}  # one frozenset per distinct set of names
+            for key, names in held.items():
+                frozen = frozenset(names)
+                self.held[key] = shared.setdefault(frozen, frozen)
 
     def signature(self, node: str, pools: list[Any]) -> tuple | None:
         """What the allocator's answer on this node depends on, names of pools aside; None: not shared."""
@@ -133,8 +143,14 @@ class NodeMemo:
             held = self.held.get((pool.driver, pool.name))
             positions: tuple[int, ...] = ()
             if held:
-                names = [name for s in pool.slices for name in s.device_names()]
-                positions = tuple(p for p, name in enumerate(names) if name in held)
+                kinds = tuple(ids)
+                spots = self._positions.get((kinds, held))
+                if spots is None:
+                    names = [name for s in pool.slices for name in s.device_names()]
+                    spots = tuple(p for p, name in enumerate(names) if name in held)
+                    if len(self._positions) < _POSITIONS_MAX:
+                        self._positions[kinds, held] = spots
+                positions = spots
             parts.append((pool.driver, tuple(ids), positions, tuple(values)))
         return tuple(parts)
 

@@ -28,10 +28,11 @@ from __future__ import annotations
 import os
 import threading
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import Any, NamedTuple
 
+from kubectl_rbln.dra import slice_templates
 from kubectl_rbln.dra.interning import _INTERNED_MAX
-from kubectl_rbln.dra.model import Device, ResourceSlice
+from kubectl_rbln.dra.model import Device, ResourceSlice, Version
 from kubectl_rbln.dra.wire import DeviceWire
 
 ENV = "KUBECTL_RBLN_NODE_TYPES"
@@ -39,8 +40,20 @@ DERIVED_KEY = "node-types"  # where a Snapshot keeps its NodeTypes (`Snapshot.de
 
 
 def enabled() -> bool:
-    """Types are on unless `KUBECTL_RBLN_NODE_TYPES=0` (the comparison's switch)."""
-    return os.environ.get(ENV, "1") != "0"
+    """Types are on unless `KUBECTL_RBLN_NODE_TYPES=0` (the comparison's switch); read once per
+    Snapshot (`finish` forgets it), not once per slice."""
+    found = _ENABLED.get("on")
+    if found is None:
+        found = _ENABLED["on"] = os.environ.get(ENV, "1") != "0"
+    return found
+
+
+_ENABLED: dict[str, bool] = {}
+
+
+def switch_read_again() -> None:
+    """A new Snapshot reads the switch again (a test sets it between two reads)."""
+    _ENABLED.clear()
 
 
 @dataclass(slots=True)
@@ -57,13 +70,24 @@ class SliceType:
     positions: list[tuple[int, ...]] = field(default_factory=list)
     slices: int = 1
     names: tuple[str, ...] = ()  # its devices' names
+    distinct_names: bool = False  # no name twice (a pool of one such slice has no duplicate)
+    # the representative's devices text (a `-f` file's), cut at `positions` into a pattern that reads
+    # a slice of the type from its bytes (dra/slice_templates.py); remade when `positions` grow
+    text: bytes = b""
+    pattern: Any = None
+    learned: int = 0  # how often `positions` grew
+    made_at: int = -1  # `learned` when `pattern` was made
+    makes: int = 0
 
     def build(self, typed: TypedSlice) -> list[Device]:
         """A typed slice's devices: the representative's, in the slice's names, with its own values."""
         out: list[Device] = []
         empty = _SHARED_EMPTY
         pool, slice_name, node, driver = typed.pool, typed.name, typed.node_name, typed.driver
-        for rep, own in zip(self.devices, typed.own, strict=True):
+        owns: Any = typed.own
+        if owns.__class__ is HoleText:
+            owns = owns.pairs()
+        for rep, own in zip(self.devices, owns, strict=True):
             attributes = rep.attributes
             if own:
                 attributes = attributes.copy()
@@ -91,6 +115,34 @@ class SliceType:
         return out
 
 
+class HoleText(NamedTuple):
+    """A typed slice's own values as read from its devices text (dra/slice_templates.py): every hole's
+    value text, NUL-joined, and per device its holes (qualified name, form, index): one string a slice
+    until its devices are built, not a tuple of values per device."""
+
+    plan: tuple[tuple[tuple[str, str, int], ...], ...]
+    text: str
+
+    def pairs(self) -> list[tuple[Any, ...]]:
+        """Per device, the (qualified name, value) pairs, flat, as `TypedSlice.own` holds them."""
+        texts = self.text.split("\x00")
+        out: list[tuple[Any, ...]] = []
+        for holes in self.plan:
+            pairs: list[Any] = []
+            for qualified, form, index in holes:
+                text = texts[index]
+                if form == "string":
+                    pairs += (qualified, text)
+                elif form == "int":
+                    pairs += (qualified, int(text))
+                elif form == "bool":
+                    pairs += (qualified, text == "true")
+                else:
+                    pairs += (qualified, Version(text))
+            out.append(tuple(pairs))
+        return out
+
+
 _DEVICES = ResourceSlice.__dict__["devices"]  # the slot a built slice keeps its devices in
 _COMPARED = tuple(f.name for f in fields(ResourceSlice) if f.compare)
 UNBUILT: list[Any] = []  # the `devices` a TypedSlice is made with: built when first read
@@ -100,12 +152,12 @@ _SHARED_EMPTY: list[Any] = []  # the empty lists of typed devices: never mutated
 class TypedSlice(ResourceSlice):
     """A slice of a known type whose devices are built only when something reads them: until then it
     holds, per device, the (qualified name, value) pairs where it differs from its type's
-    representative (`own`). Equal to the ResourceSlice it stands for; `device_names` and
-    `any_devices` answer from the type."""
+    representative (`own`), or its hole values' text (`HoleText`, a slice read from its bytes).
+    Equal to the ResourceSlice it stands for; `device_names` and `any_devices` answer from the type."""
 
     __slots__ = ("kind", "own")
     kind: SliceType
-    own: tuple[tuple[Any, ...], ...]
+    own: tuple[tuple[Any, ...], ...] | HoleText
 
     @property
     def devices(self) -> list[Device]:
@@ -162,6 +214,10 @@ class NodeTypes:
 # normalize pages in threads, so a type is made under a lock (its id must be its own)
 _TYPES: dict[tuple[Any, ...], SliceType] = {}
 _MADE = threading.Lock()
+# driver -> its types that keep their representative's devices text (a `-f` file's), for `match`
+_WITH_TEXT: dict[str, list[SliceType]] = {}
+_TEXTS_MAX = 512  # types that keep a text, per Snapshot
+_MAKES_MAX = 16  # a type's pattern is made again as its positions grow, at most this often
 
 
 def layout_of(driver: str, devices: list[Any]) -> tuple[Any, ...] | None:
@@ -195,8 +251,11 @@ def type_for(layout: tuple[Any, ...]) -> SliceType | None:
     return found
 
 
-def remember(layout: tuple[Any, ...], driver: str, devices: list[Any], built: list[Any]) -> SliceType | None:
-    """The first slice of a layout becomes its type's representative (while the table has room)."""
+def remember(
+    layout: tuple[Any, ...], driver: str, devices: list[Any], built: list[Any], text: bytes = b""
+) -> SliceType | None:
+    """The first slice of a layout becomes its type's representative (while the table has room);
+    `text`, its devices' JSON text when it was read from a file, lets later slices be matched on theirs."""
     if any(d.bad_attributes for d in built):  # a bad value moves the others in `bad`'s order: not typed
         return None
     with _MADE:
@@ -211,12 +270,46 @@ def remember(layout: tuple[Any, ...], driver: str, devices: list[Any], built: li
             positions=[() for _ in devices],
             names=tuple(d.name for d in built),
         )
+        kind.distinct_names = len(set(kind.names)) == len(kind.names)
         _TYPES[layout] = kind
+        if text and len(text) <= slice_templates.TEXT_MAX and sum(map(len, _WITH_TEXT.values())) < _TEXTS_MAX:
+            kind.text = text
+            _WITH_TEXT.setdefault(driver, []).append(kind)
     return kind
+
+
+def patterned() -> list[SliceType]:
+    """The types whose pattern is made for their positions as they stand (`match` remakes the others)."""
+    return [
+        k for kinds in _WITH_TEXT.values() for k in kinds if k.pattern is not None and k.made_at == k.learned
+    ]
+
+
+def match(driver: str, text: bytes) -> tuple[SliceType, Any, str] | None:
+    """The type of `driver` whose pattern a slice's devices text matches, with the pattern and its hole
+    values (dra/slice_templates.py); None: decode the devices."""
+    for kind in _WITH_TEXT.get(driver, ()):
+        pattern = kind.pattern
+        if kind.made_at != kind.learned:
+            if kind.makes >= _MAKES_MAX:
+                continue
+            kind.makes += 1
+            kind.made_at = kind.learned
+            pattern = kind.pattern = slice_templates.make(kind.text, kind.positions)
+        if pattern is None:
+            continue
+        values = slice_templates.values_of(pattern, text)
+        if values is not None:
+            return kind, pattern, values
+    return None
 
 
 def finish() -> NodeTypes:
     """The types found, for the Snapshot; the table is emptied for the next one."""
     found = NodeTypes({t.id: t for t in _TYPES.values()})
+    for kind in _TYPES.values():
+        kind.text, kind.pattern = b"", None  # read from files only while the Snapshot is built
     _TYPES.clear()
+    _WITH_TEXT.clear()
+    _ENABLED.clear()
     return found

@@ -59,6 +59,8 @@ from kubectl_rbln.dra.normalize_workloads import (
 from kubectl_rbln.dra.shapes import shape_problems
 
 RESOURCE_GROUP = "resource.k8s.io"
+# where an item read from its text carries its model, made already (cluster/wire_templates.py)
+PREBUILT = "kubectl-rbln/model"
 PLUGIN_API_VERSION = "kubectl-rbln/v1"
 VERSION_ORDER = ("v1", "v1beta2", "v1beta1", "v1alpha3")
 
@@ -138,6 +140,23 @@ def later(one: str, other: str) -> str:
     return one
 
 
+_INDEX = (1 << 32) - 1  # the index bits of a packed entry (all set: -1, a kind kept by name)
+
+
+def _packed(version: str, index: int) -> int | tuple[str, int]:
+    """A duplicate-index entry: one int when the version is ASCII digits that read back the same."""
+    if (
+        version.isascii()
+        and version.isdigit()
+        and (version[0] != "0" or version == "0")
+        and 0 <= index < _INDEX
+    ):
+        return int(version) << 32 | index
+    if index < 0 and version.isascii() and version.isdigit() and (version[0] != "0" or version == "0"):
+        return int(version) << 32 | _INDEX
+    return (version, index)
+
+
 def _newer(kept: str, other: str) -> bool:
     """The copy read first is the newer: a larger resourceVersion (numeric, as etcd's are); not
     comparable: the copy read last wins."""
@@ -159,10 +178,16 @@ class SnapshotBuilder:
     def __init__(self, source: str = "") -> None:
         self.snapshot = Snapshot(source=source)
         self.resource_versions: set[str] = set()
-        # (kind, namespace, name) -> (resourceVersion, where it was placed): a second copy of an object
-        # (two bundles of one cluster, a folder holding both) keeps the newest, never both
-        self._seen: dict[tuple[str, str, str], tuple[str, int]] = {}
+        # kind -> namespace -> name -> its resourceVersion and where it was placed: a second copy of an
+        # object (two bundles of one cluster, a folder holding both) keeps the newest, never both. Packed
+        # in one int (`version << 32 | index`) when the version is digits, as etcd's are, else a tuple:
+        # ~1.6 KB a node as tuples at 50,000 nodes (issue 26)
+        self._seen: dict[str, dict[str, dict[str, int | tuple[str, int]]]] = {}
         self.duplicates: list[str] = []  # "Pod serving/x", once per object seen more than once
+        snap = self.snapshot
+        self._lists: dict[str, list[Any]] = {kind: getattr(snap, attr) for kind, attr in _LIST_OF.items()}
+        self._api_version: Any = None  # the last apiVersion noted (most objects repeat the one before)
+        node_types.switch_read_again()  # KUBECTL_RBLN_NODE_TYPES, read once per Snapshot
 
     def add(self, obj: Any, checked: bool = False) -> None:
         """Normalize one raw object of a known kind; unknown kinds (CDI specs...) are ignored.
@@ -170,8 +195,12 @@ class SnapshotBuilder:
         if not isinstance(obj, dict):
             return
         kind = obj.get("kind")
-        if kind != "DeviceTaintRule":  # served in v1alpha3/v1beta2 only: not the version of the DRA objects
-            self.note_version(_s(obj.get("apiVersion")))
+        api_version = obj.get("apiVersion")
+        # DeviceTaintRule is served in v1alpha3/v1beta2 only: not the version of the DRA objects
+        if kind != "DeviceTaintRule" and api_version != self._api_version:
+            self.note_version(_s(api_version))
+            if isinstance(api_version, str):
+                self._api_version = api_version
         normalize = NORMALIZERS.get(kind) if isinstance(kind, str) else None
         if normalize is not None and kind in KIND_GROUPS and not _in_group(kind, obj):
             return  # a custom resource that reuses the name (a CRD's `Job`) is not the built-in kind
@@ -182,7 +211,11 @@ class SnapshotBuilder:
                 return
             if not checked:
                 self._check_shape(kind, obj)
-            model = normalize(obj)
+                model = normalize(obj)
+            else:
+                model = obj.get(PREBUILT)
+                if model is None:
+                    model = normalize(obj)
             if index is None:
                 self.place(kind, model)
             else:
@@ -199,27 +232,39 @@ class SnapshotBuilder:
     def _duplicate(self, kind: str, obj: dict[str, Any]) -> int | None:
         """None: the first copy of this object; else where the older copy sits (the new one replaces it),
         or _OLDER when the copy read first is the newer one."""
-        meta = _d(obj.get("metadata"))
-        name = _s(meta.get("name"))
-        if not name:
+        meta = obj.get("metadata")
+        if meta.__class__ is not dict:
+            meta = _d(meta)
+        name = meta.get("name")
+        if not name or name.__class__ is not str:
             return None
-        key = (kind, _s(meta.get("namespace")) if kind in NAMESPACED_KINDS else "", name)
-        version = _s(meta.get("resourceVersion"))
-        seen = self._seen.get(key)
+        namespace = _s(meta.get("namespace")) if kind in NAMESPACED_KINDS else ""
+        version = meta.get("resourceVersion")
+        if version.__class__ is not str:
+            version = ""
+        names = self._seen.get(kind)
+        if names is None:
+            names = self._seen[kind] = {}
+        seen = names.get(namespace)
         if seen is None:
-            self._seen[key] = (version, self._count(kind))
+            seen = names[namespace] = {}
+        before = seen.get(name)
+        if before is None:
+            listed = self._lists.get(kind)
+            seen[name] = _packed(version, len(listed) if listed is not None else -1)
             return None
-        kept, index = seen
+        if before.__class__ is int:
+            kept, index = str(before >> 32), before & _INDEX
+        else:
+            kept, index = before  # type: ignore[misc]
+        if index == _INDEX:
+            index = -1
         if len(self.duplicates) < 1000:
-            self.duplicates.append(f"{kind} {key[1] + '/' if key[1] else ''}{name}")
+            self.duplicates.append(f"{kind} {namespace + '/' if namespace else ''}{name}")
         if _newer(kept, version):
             return _OLDER
-        self._seen[key] = (version, index)
+        seen[name] = _packed(version, index)
         return index
-
-    def _count(self, kind: str) -> int:
-        attr = _LIST_OF.get(kind)
-        return len(getattr(self.snapshot, attr)) if attr else -1
 
     def _replace(self, kind: str, index: int, model: Any) -> None:
         attr = _LIST_OF.get(kind)
@@ -266,13 +311,13 @@ class SnapshotBuilder:
 
     def place(self, kind: str, model: Any) -> None:
         """Add what NORMALIZERS[kind] returned (live reads normalize page by page, in their threads)."""
-        snap = self.snapshot
-        self._check_values(kind, model)
-        listed = _LIST_OF.get(kind)
+        if kind in _SPEC_AT:
+            self._check_values(kind, model)
+        listed = self._lists.get(kind)
         if listed is not None:
-            getattr(snap, listed).append(model)
+            listed.append(model)
         elif kind in _KEYED_IN:
-            getattr(snap, _KEYED_IN[kind])[model.name] = model
+            getattr(self.snapshot, _KEYED_IN[kind])[model.name] = model
 
     def _cluster_info(self, obj: dict[str, Any]) -> None:
         snap = self.snapshot

@@ -31,7 +31,7 @@ from kubectl_rbln.dra.model import (
     ResourceClaimTemplate,
 )
 from kubectl_rbln.dra.values import _quantity_text
-from kubectl_rbln.dra.wire import AllocationWire, ClaimSpecWire, ClaimStatusWire
+from kubectl_rbln.dra.wire import AllocationWire, ClaimSpecWire, ClaimStatusWire, OwnerWire
 
 # claim spec text -> its ClaimSpec (dra/interning.py)
 _CLAIM_SPECS: dict[bytes, ClaimSpec] = {}
@@ -145,7 +145,11 @@ def normalize_claim(obj: dict[str, Any]) -> ResourceClaim:
     refs = meta.get("ownerReferences")
     if isinstance(refs, list):
         for ref in refs:
-            if isinstance(ref, dict) and ref.get("kind") == "Pod" and ref.get("controller") is True:
+            if ref.__class__ is OwnerWire:
+                if ref.kind == "Pod" and ref.controller is True:
+                    owner = _s(ref.name)
+                    break
+            elif isinstance(ref, dict) and ref.get("kind") == "Pod" and ref.get("controller") is True:
                 owner = _s(ref.get("name"))
                 break
     finalizers = meta.get("finalizers")

@@ -8,11 +8,11 @@ attribute texts and capacities across devices.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 
-from kubectl_rbln.dra import node_types
+from kubectl_rbln.dra import node_types, slice_templates
 from kubectl_rbln.dra.fields import _d, _i, _l, _s
 from kubectl_rbln.dra.interning import _INTERNED_MAX
 from kubectl_rbln.dra.model import (
@@ -210,6 +210,124 @@ def _capacity_of(raw: msgspec.Raw, driver: str) -> tuple[dict[str, str], dict[st
     return found
 
 
+class Matched(NamedTuple):
+    """A `-f` slice whose devices text matched its type's pattern: its type and its hole values, in
+    place of its devices (`slice_devices_of`)."""
+
+    kind: node_types.SliceType
+    own: node_types.HoleText
+
+
+_DEVICES_WIRE = msgspec.json.Decoder(list[DeviceWire])
+_TEXT = "kubectl-rbln/devices-text"  # where a `-f` slice keeps its devices' text for `remember`
+
+
+def _typed_spec(spec: dict[str, Any]) -> bool:
+    """A slice spec that may have a type (`normalize_slice`'s test, before its devices are read)."""
+    node_name = spec.get("nodeName")
+    return (
+        isinstance(node_name, str)
+        and bool(node_name)
+        and not spec.get("sharedCounters")
+        and spec.get("perDeviceNodeSelection") is not True
+        and node_types.enabled()
+    )
+
+
+def slice_devices_of(spec: dict[str, Any]) -> None:
+    """A `-f` slice's devices, read from their JSON text (dra/wire.py SliceFileSpecWire): its type and
+    own values when the text matches the pattern of a type of its driver (dra/slice_templates.py),
+    else the devices decoded into their wire shape, the text kept beside them for `remember`. Raises
+    msgspec.ValidationError when they do not fit it (the caller reads the slice the plain way)."""
+    raw = spec.get("devices")
+    if raw.__class__ is not msgspec.Raw:
+        return
+    text = bytes(raw)
+    driver = spec.get("driver")
+    if isinstance(driver, str) and text[:1] == b"[" and _typed_spec(spec):
+        found = node_types.match(driver, text)
+        if found is not None:
+            kind, pattern, values = found
+            if not pattern.plan:
+                pattern.plan.append(_hole_plan(kind, pattern, driver))
+            spec["devices"] = Matched(kind, node_types.HoleText(pattern.plan[0], values))
+            return
+    try:
+        spec["devices"] = _DEVICES_WIRE.decode(text)
+    except msgspec.DecodeError as exc:  # not JSON: cannot be, as the slice decoded, but read it plainly
+        raise msgspec.ValidationError(str(exc)) from None
+    spec[_TEXT] = text
+
+
+def slice_from_text(text: bytes, decode: Any) -> dict[str, Any] | None:
+    """A `-f` slice whose devices text, where it lies in the slice's text, matches the pattern of a
+    type (dra/slice_templates.py): the slice decoded (`decode`, its wire shape) with `[]` in place of its
+    devices, which are then its type and own values; None: decode it whole. Why: decoding a slice only
+    to skip its 5 KB of devices was most of its cost (issue 26).
+
+    Sound: the devices text is one whole JSON array (it matched a pattern); put in place of `[]` where
+    the slice holds only that one "devices" text and decodes with exactly `[]` as its spec's devices, it
+    is the value of that key, so the slice reads as its whole text would."""
+    at = text.find(b'"devices":[')
+    if at < 0 or not node_types.enabled():
+        return None
+    start = at + len(b'"devices":')
+    end = text.rfind(b',"driver":', start)  # keys sorted (dump, bench/gen): the spec's driver follows
+
+    if end < 0 or text[end - 1 : end] != b"]":
+        return None
+    length = end - start
+    devices = text[start:end]  # a copy compares faster than a memoryview, measured
+    for kind in node_types.patterned():
+        pattern = kind.pattern
+        if length in pattern.cut.layouts:
+            values = slice_templates.values_of(pattern, devices)
+            if values is None:
+                continue
+            rest = text[:start] + b"[]" + text[end:]
+            if rest.count(b'"devices"') != 1:
+                return None
+            try:
+                obj = decode(rest)
+            except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+                return None
+            spec = obj.get("spec")
+            if (
+                obj.get("kind") != "ResourceSlice"
+                or spec.__class__ is not dict
+                or spec.get("devices") != _EMPTY_LIST
+                or spec.get("driver") != kind.driver
+                or not _typed_spec(spec)
+            ):
+                return None
+            if not pattern.plan:
+                pattern.plan.append(_hole_plan(kind, pattern, kind.driver))
+            spec["devices"] = Matched(kind, node_types.HoleText(pattern.plan[0], values))
+            return obj
+    return None
+
+
+_EMPTY_LIST = msgspec.Raw(b"[]")
+
+
+def _hole_plan(
+    kind: node_types.SliceType, pattern: slice_templates.Pattern, driver: str
+) -> tuple[tuple[tuple[str, str, int], ...], ...]:
+    """Per device of the type, its holes in `pattern`: (qualified name, form, index among the holes)."""
+    names = _SHARED_VALUES.get(driver)
+    if names is None:
+        names = _driver_names(driver)
+    per_device: list[list[tuple[str, str, int]]] = [[] for _ in kind.keys]
+    for index, hole in enumerate(pattern.holes):
+        key = kind.keys[hole.device][hole.position]
+        try:
+            qualified = names[key][0]
+        except KeyError:
+            qualified = _attribute_name(names, key, driver)[0]
+        per_device[hole.device].append((qualified, hole.kind, index))
+    return tuple(map(tuple, per_device))
+
+
 def normalize_slice(obj: dict[str, Any]) -> ResourceSlice:
     spec = _d(obj.get("spec"))
     meta = _d(obj.get("metadata"))
@@ -219,6 +337,28 @@ def normalize_slice(obj: dict[str, Any]) -> ResourceSlice:
     node_name = spec.get("nodeName") if isinstance(spec.get("nodeName"), str) else None
     name = _s(meta.get("name"))
     wires = spec.get("devices")
+    if wires.__class__ is Matched:  # a `-f` slice read from its text (`slice_devices_of`)
+        kind = wires.kind
+        kind.slices += 1
+        read = node_types.TypedSlice(
+            name,
+            driver,
+            pool_name,
+            _i(pool.get("generation")),
+            _i(pool.get("resourceSliceCount"), 1),
+            node_name,
+            spec.get("allNodes") is True,
+            spec.get("nodeSelector") if isinstance(spec.get("nodeSelector"), dict) else None,
+            False,
+            node_types.UNBUILT,
+            [],
+            _s(obj.get("apiVersion")),
+            [],
+            kind.id,
+        )
+        read.kind = kind
+        read.own = wires.own
+        return read
     if (
         node_name
         and type(wires) is list
@@ -282,7 +422,7 @@ def _typed_slice(
     )
     if kind is None:
         devices = [_device_from_wire(d, driver, pool_name, name, node_name) for d in wires]
-        kind = node_types.remember(layout, driver, wires, devices)
+        kind = node_types.remember(layout, driver, wires, devices, spec.get(_TEXT, b""))
         return ResourceSlice(*args, devices, [], _s(obj.get("apiVersion")), [], kind.id if kind else -1)
     own = _own_values(kind, wires, driver)
     if own is None:
@@ -354,6 +494,7 @@ def _more_positions(
         keys = kind.keys[device]
         kind.varying.update(qualify(keys[p], driver) for p in differ)
         kind.positions[device] = tuple(sorted({*known, *differ}))
+        kind.learned += 1
     return differ
 
 

@@ -16,7 +16,7 @@ unknown counter set or counter. 1.33/1.34 keep counters per slice (allocator.py)
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -153,8 +153,12 @@ def gather_pools(
         if totals is not None:
             count = totals.get((key, generation[key]), count)
         pool.incomplete = count != pool.slices[0].resource_slice_count
-        names = [name for s in pool.slices for name in s.device_names()]
-        if len(set(names)) != len(names):  # the usual pool has none: the first one is looked for only then
+        names: Sequence[str] | None = _single_typed_names(pool.slices)
+        repeated = False
+        if names is None:
+            names = [name for s in pool.slices for name in s.device_names()]
+            repeated = len(set(names)) != len(names)
+        if repeated:  # the usual pool has none: the first one is looked for only then
             seen: set[str] = set()
             for name in names:
                 if name in seen:
@@ -164,6 +168,17 @@ def gather_pools(
         if partitionable and version >= 35 and not pool.incomplete and not pool.invalid_reason:
             _pool_counters(pool, generation[key], slices if all_slices is None else all_slices)
     return list(pools.values())
+
+
+def _single_typed_names(slices: list[ResourceSlice]) -> tuple[str, ...] | None:
+    """The device names of a pool that is one typed slice whose type's names are all distinct (known
+    once per type, dra/node_types.py); None: look at the names themselves."""
+    if len(slices) != 1:
+        return None
+    kind = getattr(slices[0], "kind", None)
+    if kind is None or not kind.distinct_names:
+        return None
+    return kind.names
 
 
 def _pool_counters(pool: Pool, generation: int, all_slices: Iterable[ResourceSlice]) -> None:

@@ -54,18 +54,37 @@ class DeviceWire(msgspec.Struct):
     consumesCounters: Any = None  # noqa: N815
 
 
-class MetaWire(TypedDict, total=False):
+class OwnerWire(msgspec.Struct, gc=False):
+    """An ownerReference: which one is the controller, and its kind and name (its uid is not read)."""
+
+    kind: Any = None
+    name: Any = None
+    controller: Any = None
+
+
+class ClaimMetaWire(TypedDict, total=False):
+    """What is read of a claim's metadata: not its labels, generateName or owners' uids, which differ
+    from claim to claim and would keep two claims of one template apart (cluster/wire_templates.py)."""
+
     name: Any
     namespace: Any
     uid: Any
     resourceVersion: Any
-    generateName: Any
-    labels: Any
     annotations: Any
-    ownerReferences: Any
+    ownerReferences: list[OwnerWire]
     deletionTimestamp: Any
     finalizers: Any
     creationTimestamp: Any
+
+
+class NodeMetaWire(TypedDict, total=False):
+    """What is read of a Node's metadata: its name and labels (namespace and resourceVersion tell
+    duplicates), not its uid, annotations or timestamps."""
+
+    name: Any
+    namespace: Any
+    resourceVersion: Any
+    labels: Any
 
 
 class PoolWire(TypedDict, total=False):
@@ -85,6 +104,21 @@ class SliceSpecWire(TypedDict, total=False):
     devices: list[DeviceWire]
 
 
+class SliceFileSpecWire(TypedDict, total=False):
+    """A `-f` slice's spec: its devices kept as their JSON text, read by
+    `normalize_slices.slice_devices_of` (a slice of a known type from its bytes,
+    dra/slice_templates.py; the others decoded as SliceSpecWire's)."""
+
+    driver: Any
+    pool: PoolWire
+    nodeName: Any
+    allNodes: Any
+    nodeSelector: Any
+    perDeviceNodeSelection: Any
+    sharedCounters: Any
+    devices: msgspec.Raw
+
+
 class SliceMetaWire(TypedDict, total=False):
     """What is read of a slice's metadata (its name; namespace and resourceVersion tell duplicates):
     not its owner references, labels or timestamps, 10,000 times at 5,000 nodes."""
@@ -99,6 +133,13 @@ class SliceWire(TypedDict, total=False):
     kind: Any
     metadata: SliceMetaWire
     spec: SliceSpecWire
+
+
+class SliceFileWire(TypedDict, total=False):
+    apiVersion: Any
+    kind: Any
+    metadata: SliceMetaWire
+    spec: SliceFileSpecWire
 
 
 class ResourcesWire(TypedDict, total=False):
@@ -154,12 +195,26 @@ class ConditionWire(msgspec.Struct, frozen=True, gc=False):
     message: Any = None
 
 
+class StateDetailWire(TypedDict, total=False):
+    """A container state's detail: what is read of it (not its times or container ids)."""
+
+    reason: Any
+    message: Any
+    exitCode: Any
+
+
+class ContainerStateWire(TypedDict, total=False):
+    running: StateDetailWire
+    waiting: StateDetailWire
+    terminated: StateDetailWire
+
+
 class ContainerStatusWire(TypedDict, total=False):
     name: Any
     ready: Any
     restartCount: Any
-    state: Any
-    lastState: Any
+    state: ContainerStateWire
+    lastState: ContainerStateWire
     allocatedResourcesStatus: Any  # device health (KEP-4680), read by pod-devices
 
 
@@ -229,7 +284,7 @@ class ClaimStatusWire(msgspec.Struct, gc=False):
 class ClaimWire(TypedDict, total=False):
     apiVersion: Any
     kind: Any
-    metadata: MetaWire
+    metadata: ClaimMetaWire
     # its bytes: claims generated from one template carry the same spec, normalized once per distinct
     # text (`normalize_claims.claim_spec_of`); a spec that is not a ClaimSpecWire fails there, as here before
     spec: msgspec.Raw
@@ -262,7 +317,7 @@ class NodeStatusWire(TypedDict, total=False):
 class NodeWire(TypedDict, total=False):
     apiVersion: Any
     kind: Any
-    metadata: MetaWire
+    metadata: NodeMetaWire
     spec: NodeSpecWire
     status: NodeStatusWire
 
@@ -280,6 +335,10 @@ WIRE_SHAPES: dict[str, Any] = {
     "ResourceClaim": ClaimWire,
     "Node": NodeWire,
 }
+
+
+# what the `-f` reader decodes into (cluster/wire_read.py): a slice's devices as their text
+FILE_SHAPES: dict[str, Any] = {**WIRE_SHAPES, "ResourceSlice": SliceFileWire}
 
 
 # `continue` is a keyword; resourceVersion: where a watch of the list starts (cluster/follow.py)

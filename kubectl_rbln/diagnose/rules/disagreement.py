@@ -129,8 +129,11 @@ def _newest_changes(snapshot: Any) -> list[tuple[str, Any, datetime]]:
     ]
     for kind, objects in groups:
         for obj in objects:
+            raw = getattr(obj, "raw", None)
+            if not raw:  # Pods and claims keep no raw object: no time to read (40,000 at 20,000 nodes)
+                continue
             latest: datetime | None = None
-            for text in _changes(obj.raw or {}):
+            for text in _changes(raw):
                 if text in parsed:
                     at = parsed[text]
                 else:

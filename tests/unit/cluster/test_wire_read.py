@@ -296,3 +296,103 @@ def test_an_item_whose_first_bytes_name_another_kind_reads_as_before(tmp_path):
             got = [o for o, _ in iter_checked(str(path))]
             assert [o.get("kind") for o in got] == [o.get("kind") for o in expected], what
             assert_same(str(path))
+
+
+def _one_a_line(objects) -> str:
+    import io
+
+    from testing.synthetic.bundle import write_bundle_stream
+
+    out = io.StringIO()
+    write_bundle_stream(out, objects)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("api_version", ["v1", "v1beta2", "v1beta1"])
+def test_one_item_a_line_reads_the_same_as_the_plain_path(tmp_path, api_version):
+    """A bundle with one item a line (bench/gen) is cut by line and decoded where it lies (issue 26):
+    every scenario reads to the Snapshot the plain path builds, and the items are cut by line."""
+    from kubectl_rbln.cluster import wire_lines
+
+    for name, scenario in SCENARIOS.items():
+        path = tmp_path / f"{name}-{api_version}.json"
+        path.write_text(_one_a_line(scenario.build(api_version)), encoding="utf-8")
+        assert wire_lines.layout_of(path.read_bytes()) is not None
+        assert_same(str(path))
+
+
+def test_one_item_a_line_malformed_objects_report_the_same(tmp_path):
+    base = next(iter(SCENARIOS.values())).build("v1")
+    for index, (what, _) in enumerate(_mutations(base)):
+        objects = copy.deepcopy(base)
+        _apply(objects, what)
+        path = tmp_path / f"m{index}.json"
+        path.write_text(_one_a_line(objects), encoding="utf-8")
+        assert_same(str(path))
+
+
+def _odd_lines(objects):
+    """(description, file text) of one-item-a-line files whose lines are not all one whole item, or
+    whose items the whole file's reading treats in its own way: each must read as it reads whole."""
+    text = _one_a_line(objects)
+    head, *items, tail = text.split("\n", 1)[0:1] + text.split("\n")[1:-2] + ["]}\n"]
+    items = [i.rstrip(",") for i in items]
+
+    def join(lines):
+        return head + "\n" + ",\n".join(lines) + "\n" + tail
+
+    pretty = json.dumps(json.loads(items[3]), indent=2)
+    yield "a pretty-printed item", join(items[:3] + [pretty] + items[4:])
+    yield "two items on a line", join(items[:2] + [items[2] + ", " + items[3]] + items[4:])
+    yield "a blank line", join(items[:2] + [""] + items[2:]).replace(",\n,\n", ",\n\n")
+    yield "a trailing comma", join(items).replace("\n]}", ",\n]}")
+    yield "no comma", join(items).replace(items[2] + ",\n", items[2] + "\n")
+    yield "a number item", join(items[:2] + ["7"] + items[2:])
+    yield "a number item, then bad JSON", join(items[:2] + ["7"] + items[2:5] + ["{"] + items[5:])
+    yield (
+        "NaN in an item",
+        join(items[:2] + ['{"kind": "Namespace", "metadata": {"name": "n"}, "x": NaN}'] + items[2:]),
+    )
+    yield "bad JSON late", join(items[:-2] + ['{"kind": "Pod",'] + items[-1:])
+    yield "nested too deep", join(items[:2] + ["[" * 100000 + "]" * 100000] + items[2:])
+    yield "a typed list", join(items).replace('"kind":"List"', '"kind":"PodList"', 1)
+    yield "an empty list", head + "\n]}\n"
+    yield "whitespace and CRLF", join([i + "  " for i in items]).replace("\n", "\r\n")
+    yield "items twice", join(items).replace('"items":[', '"items":[],"items":[', 1)
+
+
+@pytest.mark.parametrize("what", [w for w, _ in _odd_lines(next(iter(SCENARIOS.values())).build("v1"))])
+def test_one_item_a_line_odd_files_read_as_they_read_whole(tmp_path, what):
+    base = next(iter(SCENARIOS.values())).build("v1")
+    text = dict(_odd_lines(base))[what]
+    path = tmp_path / "odd.json"
+    path.write_text(text, encoding="utf-8")
+    from kubectl_rbln.cluster import wire_lines
+
+    assert wire_lines.layout_of(text.encode("utf-8")) is not None  # read by line, up to the odd line
+    try:
+        expected = ("ok", [o.get("kind") for o in iter_objects([str(path)])])
+    except InputError as exc:
+        expected = ("error", exc.message)
+    try:
+        got = ("ok", [o.get("kind") for o, _ in iter_checked(str(path))])
+        if not got[1]:
+            fast(str(path))  # an empty list: the read's error
+    except InputError as exc:
+        got = ("error", exc.message)
+    assert got == expected
+    if got[0] == "ok":
+        assert_same(str(path))
+
+
+def test_one_item_a_line_bad_utf8_late_is_named_as_before(tmp_path):
+    base = next(iter(SCENARIOS.values())).build("v1")
+    text = _one_a_line(base).encode("utf-8")
+    cut = text.rindex(b'"name":"') + len(b'"name":"')
+    path = tmp_path / "bad.json"
+    path.write_bytes(text[:cut] + b"\xff" + text[cut:])
+    with pytest.raises(InputError) as plain_error:
+        list(iter_objects([str(path)]))
+    with pytest.raises(InputError) as fast_error:
+        list(iter_checked(str(path)))
+    assert fast_error.value.message == plain_error.value.message
