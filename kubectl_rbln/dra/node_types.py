@@ -182,6 +182,14 @@ class TypedSlice(ResourceSlice):
             return False
         return True
 
+    def own_tuples(self) -> tuple[tuple[Any, ...], ...]:
+        """`own` as (qualified name, value) pairs per device: a slice read from its bytes keeps them
+        as one text until a reader (check, attrs, topo) asks, then as pairs."""
+        own = self.own
+        if own.__class__ is HoleText:
+            own = self.own = tuple(own.pairs())
+        return own  # type: ignore[return-value]
+
     def any_devices(self) -> bool:
         return bool(self.kind.names)
 

@@ -40,21 +40,21 @@ def own_pairs(slice_: ResourceSlice, position: int) -> tuple[Any, ...]:
     """(qualified name, value) pairs, flat, where the device at `position` differs from its type's
     representative; () for an untyped slice (its devices are its own)."""
     if isinstance(slice_, TypedSlice):
-        return slice_.own[position]
+        return slice_.own_tuples()[position]
     return ()
 
 
 def own_values(slice_: ResourceSlice) -> tuple[tuple[Any, ...], ...]:
     """`own_pairs` of every position of a typed slice (() for an untyped one)."""
     if isinstance(slice_, TypedSlice):
-        return slice_.own
+        return slice_.own_tuples()
     return ()
 
 
 def value_at(slice_: ResourceSlice, position: int, name: str, default: Any = None) -> Any:
     """`slice_.devices[position].attributes.get(name, default)`, without building the slice."""
     if isinstance(slice_, TypedSlice):
-        own = slice_.own[position]
+        own = slice_.own_tuples()[position]
         for index in range(0, len(own), 2):
             if own[index] == name:
                 return own[index + 1]
@@ -81,7 +81,7 @@ def stands_in(slice_: ResourceSlice, position: int, names: Iterable[str] | None)
     every value): a typed slice's device that holds none of those values of its own."""
     if not isinstance(slice_, TypedSlice) or names is None:
         return False
-    own = slice_.own[position]
+    own = slice_.own_tuples()[position]
     return not own or not set(own[::2]).intersection(names)
 
 
