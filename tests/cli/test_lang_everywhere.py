@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import pty
-import select
 import subprocess
 import sys
 import time
@@ -27,6 +25,7 @@ import yaml
 from kubectl_rbln.cli.group import cli
 from kubectl_rbln.cli.main import fitted
 from kubectl_rbln.render.width import _units, display_width
+from testing.terminal_run import on_a_terminal
 from tests.conftest import serving
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "render"))
@@ -239,27 +238,7 @@ def test_errors_that_name_an_os_error_read_korean(inprocess_rbln, korean_locale,
 
 
 def _on_a_terminal(args: list[str], env: dict[str, str]) -> str:
-    leader, follower = pty.openpty()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "kubectl_rbln", *args], stdout=follower, stderr=follower, cwd=REPO, env=env
-    )
-    os.close(follower)
-    chunks, deadline = [], time.monotonic() + 30
-    while time.monotonic() < deadline:
-        ready, _, _ = select.select([leader], [], [], 0.2)
-        if ready:
-            try:
-                chunk = os.read(leader, 65536)
-            except OSError:
-                break
-            if not chunk:
-                break
-            chunks.append(chunk)
-        elif process.poll() is not None:
-            break
-    process.wait(timeout=5)
-    os.close(leader)
-    return b"".join(chunks).decode("utf-8").replace("\r\n", "\n")
+    return on_a_terminal(args, env).decode("utf-8").replace("\r\n", "\n")
 
 
 def test_a_long_error_wraps_at_words_on_an_80_column_terminal(tmp_path: Path) -> None:

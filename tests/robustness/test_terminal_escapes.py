@@ -13,13 +13,8 @@ from __future__ import annotations
 import base64
 import json
 import os
-import pty
 import re
-import select
-import subprocess
-import sys
 import threading
-import time
 import urllib.request
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -32,7 +27,8 @@ import yaml
 from kubectl_rbln.replay.server import ReplayServer
 from kubectl_rbln.text import strip_controls
 from testing.synthetic.scenarios import SCENARIOS
-from tests.conftest import REPO, run_rbln
+from testing.terminal_run import on_a_terminal
+from tests.conftest import run_rbln
 
 # ESC [2J (clear the screen), an OSC 8 hyperlink, C1 CSI (0x9b) 2J, RLO (U+202E), NUL, BEL.
 PAYLOAD = "\x1b[2J\x1b]8;;https://evil.example/\x1b\\click\x1b]8;;\x1b\\\x9b2J\u202e\x00\x07"
@@ -178,29 +174,9 @@ def test_a_hostile_name_reads_back_from_json_exactly(
 
 def _on_a_terminal(args: list[str], seconds: float = 30) -> str:
     """What `kubectl rbln ARGS` writes to a terminal (a pty for stdout and stderr), colour on."""
-    leader, follower = pty.openpty()
     env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "KUBECONFIG")}
     env.update({"LANG": "C.UTF-8", "TERM": "xterm", "RBLN_PROGRESS_DELAY": "0", "COLUMNS": "120"})
-    process = subprocess.Popen(
-        [sys.executable, "-m", "kubectl_rbln", *args], stdout=follower, stderr=follower, cwd=REPO, env=env
-    )
-    os.close(follower)
-    chunks, deadline = [], time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        ready, _, _ = select.select([leader], [], [], 0.2)
-        if ready:
-            try:
-                chunk = os.read(leader, 65536)
-            except OSError:  # the pty's other end closed: the command ended
-                break
-            if not chunk:
-                break
-            chunks.append(chunk)
-        elif process.poll() is not None:
-            break
-    process.wait(timeout=5)
-    os.close(leader)
-    return b"".join(chunks).decode("utf-8", "replace")
+    return on_a_terminal(args, env, seconds).decode("utf-8", "replace")
 
 
 @pytest.mark.slow
