@@ -508,27 +508,34 @@ def _compile(
     head = "".join(f"{const(k)}: {const(v)}, " for k, v in meta.items() if k != "metadata")
     source = f"lambda v: {{{head}{const('metadata')}: {metadata}, {const(MODEL)}: {model_expr}}}"
     view = eval(source, names)  # noqa: S307 - our own text, its constants passed in
-    shared.extend(_memoized(functions))
+    _memoized(functions, shared)
     return view
 
 
 _ABSENT = object()
 
 
-def _memoized(functions: list[Any]) -> list[Any]:
+def _memoized(functions: list[Any], out: list[Any]) -> None:
     """Each one-value builder shared per value (a node's selector, shared by the claims held there),
-    until its table is full; a value seen once is built once either way."""
-    out = []
-    for make in functions:
+    until its table is full; one whose values did not repeat by then (a claim name per Pod) is called
+    as it is from then on. A value seen once is built once either way. Fills `out` (the generated
+    code's `F`)."""
+    for index, make in enumerate(functions):
         table: dict[Any, Any] = {}
+        hits = [0]
 
-        def shared(key: str, make: Any = make, table: dict[Any, Any] = table) -> Any:
+        def shared(
+            key: str, make: Any = make, table: dict[Any, Any] = table, hits: list[int] = hits, at: int = index
+        ) -> Any:
             found = table.get(key)
-            if found is None:
-                found = make(key)
-                if len(table) < _MEMO_MAX:
-                    table[key] = found
+            if found is not None:
+                hits[0] += 1
+                return found
+            found = make(key)
+            if len(table) < _MEMO_MAX:
+                table[key] = found
+            elif hits[0] < _MEMO_MAX:  # full, and shared less than once a value: not worth its lookups
+                out[at] = make
             return found
 
         out.append(shared)
-    return out

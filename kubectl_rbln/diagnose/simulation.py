@@ -91,15 +91,22 @@ class SimulationFacts:
 
 
 def allocated_devices(
-    snapshot: Snapshot, skip: set[str], consumable: bool = False
+    snapshot: Snapshot,
+    skip: set[str],
+    consumable: bool = False,
+    by_pool: dict[tuple[str, str], set[str]] | None = None,
 ) -> set[tuple[str, str, str]]:
     """Devices held by every allocated claim (adminAccess results excluded, dra-facts.md 2.2). With
     DRAConsumableCapacity (`consumable`) a result with a `shareID` is a share, not a held device
-    (the scheduler's foreachAllocatedDevice; see `capacity_in_use`)."""
+    (the scheduler's foreachAllocatedDevice; see `capacity_in_use`). `by_pool` is filled with the same
+    devices per (driver, pool), in the same pass (dra/node_memo.py reads them so: walking the set
+    afterwards took 0.2 s at 20,000 nodes, its tuples all over memory)."""
     # claim names that can end a skipped "ns/name" (after any "/"): one f-string per claim cost more
     skipped = {key[i + 1 :] for key in skip for i, char in enumerate(key) if char == "/"}
     held: set[tuple[str, str, str]] = set()
     add = held.add
+    names: set[str] = set()
+    last: tuple[Any, Any] = (None, None)
     for claim in snapshot.claims:
         allocation = claim.allocation
         if allocation is None or (claim.name in skipped and f"{claim.namespace}/{claim.name}" in skip):
@@ -107,6 +114,11 @@ def allocated_devices(
         for r in allocation.results:
             if not r.admin_access and not (consumable and r.share_id is not None):
                 add((r.driver, r.pool, r.device))
+                if by_pool is not None:
+                    if r.pool != last[1] or r.driver != last[0]:
+                        last = (r.driver, r.pool)
+                        names = by_pool.setdefault(last, set())
+                    names.add(r.device)
     return held
 
 
@@ -340,11 +352,13 @@ def _run(
 ) -> tuple[list[NodeResult], NodeMemo]:
     """The allocator on `nodes`, and the memo that says which nodes shared a result."""
     own = {f"{c.namespace}/{c.name}" for c in claims}
-    allocated = allocated_devices(ctx.snapshot, own, features.consumable_capacity)
+    by_pool: dict[tuple[str, str], set[str]] = {}
+    allocated = allocated_devices(ctx.snapshot, own, features.consumable_capacity, by_pool)
     in_use = capacity_in_use(ctx.snapshot, own, features.consumable_capacity)
     specs = [c.spec for c in claims]
     classes, types = ctx.snapshot.device_classes, _types(ctx.snapshot)
-    memo = NodeMemo(specs, classes, features.consumable_capacity, allocated, in_use, types)
+    memo = NodeMemo(specs, classes, features.consumable_capacity, allocated, in_use, types, by_pool)
+    del by_pool  # the memo keeps its own (frozen, shared) sets
     results = simulate_cluster(
         nodes,
         ctx.snapshot.slices,

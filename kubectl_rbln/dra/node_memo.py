@@ -60,6 +60,7 @@ class NodeMemo:
         allocated: set[tuple[str, str, str]],
         in_use: dict[tuple[str, str, str], Any] | None,
         types: dict[int, frozenset[str]] | None = None,
+        by_pool: dict[tuple[str, str], set[str]] | None = None,
     ) -> None:
         self.allocated = allocated
         self.in_use = in_use or {}
@@ -79,13 +80,15 @@ class NodeMemo:
         if types is not None and not self.in_use and not self.own_keys:
             read = set(self.names)
             self.read_varying = {i: tuple(sorted(v & read)) for i, v in types.items()}
-            held: dict[tuple[str, str], set[str]] = {}
-            for driver, pool, device in allocated:
-                names = held.get((driver, pool))
-                if names is None:
-                    held[driver, pool] = {device}
-                else:
-                    names.add(device)
+            held = by_pool  # `allocated` per (driver, pool), when the caller gathered it so
+            if held is None:
+                held = {}
+                for driver, pool, device in allocated:
+                    names = held.get((driver, pool))
+                    if names is None:
+                        held[driver, pool] = {device}
+                    else:
+                        names.add(device)
             shared: dict[frozenset[str], frozenset[str]] = {}  # one frozenset per distinct set of names
             for key, names in held.items():
                 frozen = frozenset(names)

@@ -187,6 +187,7 @@ class SnapshotBuilder:
         snap = self.snapshot
         self._lists: dict[str, list[Any]] = {kind: getattr(snap, attr) for kind, attr in _LIST_OF.items()}
         self._api_version: Any = None  # the last apiVersion noted (most objects repeat the one before)
+        self._last: tuple[Any, str, dict[str, Any]] = (None, "", {})  # the last (kind, namespace) indexed
         node_types.switch_read_again()  # KUBECTL_RBLN_NODE_TYPES, read once per Snapshot
 
     def add(self, obj: Any, checked: bool = False) -> None:
@@ -242,21 +243,31 @@ class SnapshotBuilder:
         version = meta.get("resourceVersion")
         if version.__class__ is not str:
             version = ""
-        names = self._seen.get(kind)
-        if names is None:
-            names = self._seen[kind] = {}
-        seen = names.get(namespace)
-        if seen is None:
-            seen = names[namespace] = {}
+        last = self._last  # the objects of a list come kind by kind, namespace by namespace
+        seen: Any
+        if last[0] == kind and last[1] == namespace:
+            seen = last[2]
+        else:
+            names = self._seen.get(kind)
+            if names is None:
+                names = self._seen[kind] = {}
+            seen = names.get(namespace)
+            if seen is None:
+                seen = names[namespace] = {}
+            self._last = (kind, namespace, seen)
         before = seen.get(name)
         if before is None:
             listed = self._lists.get(kind)
-            seen[name] = _packed(version, len(listed) if listed is not None else -1)
+            index = len(listed) if listed is not None else -1
+            if 0 <= index < _INDEX and version.isdigit() and version.isascii() and version[:1] != "0":
+                seen[name] = int(version) << 32 | index  # `_packed`, inline: nearly every object
+            else:
+                seen[name] = _packed(version, index)
             return None
         if before.__class__ is int:
             kept, index = str(before >> 32), before & _INDEX
         else:
-            kept, index = before  # type: ignore[misc]
+            kept, index = before
         if index == _INDEX:
             index = -1
         if len(self.duplicates) < 1000:
