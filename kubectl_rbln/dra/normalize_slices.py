@@ -341,15 +341,7 @@ def normalize_slice(obj: dict[str, Any]) -> ResourceSlice:
         kind = wires.kind
         kind.slices += 1
         read = node_types.TypedSlice(
-            name,
-            driver,
-            pool_name,
-            _i(pool.get("generation")),
-            _i(pool.get("resourceSliceCount"), 1),
-            node_name,
-            spec.get("allNodes") is True,
-            spec.get("nodeSelector") if isinstance(spec.get("nodeSelector"), dict) else None,
-            False,
+            *_slice_head(name, driver, pool_name, pool, node_name, spec),
             node_types.UNBUILT,
             [],
             _s(obj.get("apiVersion")),
@@ -409,17 +401,7 @@ def _typed_slice(
     as before, untyped."""
     wires: list[DeviceWire] = spec["devices"]
     kind = node_types.type_for(layout)
-    args = (
-        name,
-        driver,
-        pool_name,
-        _i(pool.get("generation")),
-        _i(pool.get("resourceSliceCount"), 1),
-        node_name,
-        spec.get("allNodes") is True,
-        spec.get("nodeSelector") if isinstance(spec.get("nodeSelector"), dict) else None,
-        False,
-    )
+    args = _slice_head(name, driver, pool_name, pool, node_name, spec)
     if kind is None:
         devices = [_device_from_wire(d, driver, pool_name, name, node_name) for d in wires]
         kind = node_types.remember(layout, driver, wires, devices, spec.get(_TEXT, b""))
@@ -431,6 +413,26 @@ def _typed_slice(
     typed.kind = kind
     typed.own = own
     return typed
+
+
+_SliceHead = tuple[str, str, str, int, int, "str | None", bool, "dict[str, Any] | None", bool]
+
+
+def _slice_head(
+    name: str, driver: str, pool_name: str, pool: Any, node_name: str | None, spec: Any
+) -> _SliceHead:
+    """A ResourceSlice's fields before its devices, as every typed or untyped slice is made with them."""
+    return (
+        name,
+        driver,
+        pool_name,
+        _i(pool.get("generation")),
+        _i(pool.get("resourceSliceCount"), 1),
+        node_name,
+        spec.get("allNodes") is True,
+        spec.get("nodeSelector") if isinstance(spec.get("nodeSelector"), dict) else None,
+        False,
+    )
 
 
 def _own_values(
