@@ -12,39 +12,21 @@ device, and the types must say which attributes varied as the slices show.
 from __future__ import annotations
 
 import copy
-import io
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from kubectl_rbln.cluster.files import iter_objects
 from kubectl_rbln.cluster.source import read_inputs
 from kubectl_rbln.dra import node_types, slice_templates
-from kubectl_rbln.dra.normalize import SnapshotBuilder
-from testing.synthetic.builder import ClusterBuilder, Knobs, write_bundle_stream
+from testing.bundle_layouts import plain_snapshot, write_layout
+from testing.synthetic.builder import ClusterBuilder, Knobs
 
 
 def _cluster() -> list[dict[str, Any]]:
     base = Knobs(npu_nodes=8, prefill_running=0, prefill_pending=0, decode_pending=1, captures=False)
     return ClusterBuilder(5, "v1", base.replace(decode_running=4)).build()
-
-
-def _write(objects: list[dict[str, Any]], path: Path, layout: str) -> None:
-    if layout == "lines":
-        out = io.StringIO()
-        write_bundle_stream(out, objects)
-        path.write_text(out.getvalue(), encoding="utf-8")
-    else:
-        path.write_text(json.dumps({"kind": "List", "apiVersion": "v1", "items": objects}), encoding="utf-8")
-
-
-def _plain(path: Path):
-    builder = SnapshotBuilder("x")
-    for obj in iter_objects([str(path)]):
-        builder.add(obj)
-    return builder.finish()
 
 
 def _varying(objects: list[dict[str, Any]]) -> set[str]:
@@ -117,8 +99,8 @@ def test_a_slice_read_from_its_text_is_the_decoded_slice(tmp_path: Path, edit: s
     objects = _cluster()
     EDITS[edit](objects)
     path = tmp_path / "cluster.json"
-    _write(objects, path, layout)
-    plain, fast = _plain(path), read_inputs([str(path)], "x")
+    write_layout(objects, path, layout)
+    plain, fast = plain_snapshot(path), read_inputs([str(path)], "x")
     assert fast.slices == plain.slices
     assert [s.devices for s in fast.slices] == [s.devices for s in plain.slices]
     assert fast.problems == plain.problems
@@ -130,7 +112,7 @@ def test_most_slices_of_a_type_are_read_from_their_text(tmp_path: Path) -> None:
     """The first slice of a type is its representative, the second teaches what varies; from the third
     on, each is read from its text (its own values kept as one text until its devices are built)."""
     path = tmp_path / "cluster.json"
-    _write(_cluster(), path, "lines")
+    write_layout(_cluster(), path, "lines")
     snapshot = read_inputs([str(path)], "x")
     read = [s for s in snapshot.slices if isinstance(s, node_types.TypedSlice) and not s.built]
     held = [s for s in read if isinstance(s.own, node_types.HoleText)]
@@ -141,12 +123,12 @@ def test_a_slice_spaced_otherwise_is_decoded(tmp_path: Path) -> None:
     """Spacing is part of a pattern: a slice written with other spacing does not match it and is
     decoded, to the same slice."""
     path = tmp_path / "cluster.json"
-    _write(_cluster(), path, "lines")
+    write_layout(_cluster(), path, "lines")
     lines = path.read_text(encoding="utf-8").split("\n")
     at = [i for i, line in enumerate(lines) if '"kind":"ResourceSlice"' in line][9]
     lines[at] = lines[at].replace('"uuid":{"string":', '"uuid": {"string": ')
     path.write_text("\n".join(lines), encoding="utf-8")
-    plain, fast = _plain(path), read_inputs([str(path)], "x")
+    plain, fast = plain_snapshot(path), read_inputs([str(path)], "x")
     assert [s.devices for s in fast.slices] == [s.devices for s in plain.slices]
 
 

@@ -11,7 +11,6 @@ be equal field by field, problems and notes included.
 
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 from typing import Any
@@ -19,11 +18,11 @@ from typing import Any
 import pytest
 
 from kubectl_rbln.cluster import wire_templates
-from kubectl_rbln.cluster.files import iter_objects
 from kubectl_rbln.cluster.source import read_inputs
 from kubectl_rbln.cluster.wire_read import iter_checked
-from kubectl_rbln.dra.normalize import PREBUILT, SnapshotBuilder
-from testing.synthetic.builder import ClusterBuilder, Knobs, write_bundle_stream
+from kubectl_rbln.dra.normalize import PREBUILT
+from testing.bundle_layouts import plain_snapshot, write_layout
+from testing.synthetic.builder import ClusterBuilder, Knobs
 
 FIELDS = (
     "pods",
@@ -46,22 +45,6 @@ FIELDS = (
 def _cluster() -> list[dict[str, Any]]:
     base = Knobs(npu_nodes=8, prefill_running=0, prefill_pending=0, decode_pending=2, captures=False)
     return ClusterBuilder(7, "v1", base.replace(decode_running=12)).build()
-
-
-def _write(objects: list[dict[str, Any]], path: Path, layout: str) -> None:
-    if layout == "lines":
-        out = io.StringIO()
-        write_bundle_stream(out, objects)
-        path.write_text(out.getvalue(), encoding="utf-8")
-    else:
-        path.write_text(json.dumps({"kind": "List", "apiVersion": "v1", "items": objects}), encoding="utf-8")
-
-
-def _plain(path: Path):
-    builder = SnapshotBuilder("x")
-    for obj in iter_objects([str(path)]):
-        builder.add(obj)
-    return builder.finish()
 
 
 def _of(objects, kind, index):
@@ -174,8 +157,8 @@ def test_an_item_read_from_its_text_is_the_decoded_item(
     objects = _cluster()
     EDITS[edit](objects)
     path = tmp_path / "cluster.json"
-    _write(objects, path, layout)
-    plain, fast = _plain(path), read_inputs([str(path)], "x")
+    write_layout(objects, path, layout)
+    plain, fast = plain_snapshot(path), read_inputs([str(path)], "x")
     monkeypatch.setenv(wire_templates.ENV, "0")
     decoded = read_inputs([str(path)], "x")
     for name in FIELDS:
@@ -186,7 +169,7 @@ def test_an_item_read_from_its_text_is_the_decoded_item(
 def test_most_pods_claims_and_nodes_are_read_from_their_text(tmp_path: Path, monkeypatch) -> None:
     path = tmp_path / "cluster.json"
     objects = _cluster()
-    _write(objects, path, "lines")
+    write_layout(objects, path, "lines")
     read = {}
     for obj, _ in iter_checked(str(path)):
         if PREBUILT in obj:
