@@ -201,9 +201,9 @@ def serve(
         settings = TlsSettings(files, require_client_cert=require_client_cert, require_token=require_token)
 
     def ready(server: ReplayServer) -> None:
+        """Print the kubeconfig and the startup lines, then write --kubeconfig-out last: a script that
+        waits for that file (as tests and CI do) then finds every warning already written."""
         text = server.kubeconfig_yaml()
-        if kubeconfig_out:
-            _write_private(kubeconfig_out, text)
         sys.stdout.write(text)
         sys.stdout.flush()
         count = len(objects)
@@ -213,6 +213,9 @@ def serve(
             click.echo(line, err=True)
         store = server.store
         click.echo(versions_line(store.server_version, store.server_version_known, language), err=True)
+        sys.stderr.flush()
+        if kubeconfig_out:
+            _write_private(kubeconfig_out, text)
 
     gc.enable()  # main() turns it off for one-shot commands; a server runs until Ctrl-C
     run(objects, address, port, ready, reload_paths=bundle, tls=settings, lang=language)
@@ -224,10 +227,12 @@ def _write_private(path: str, text: str) -> None:
     is the user's to fix (exit 2), not a traceback."""
     from kubectl_rbln.errors import InputError  # noqa: PLC0415
 
+    partial = f"{path}.partial"  # renamed over `path` whole: a waiting reader never sees half a file
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
+        os.replace(partial, path)
     except OSError as exc:
         raise InputError(f"--kubeconfig-out {path}: {exc.strerror or exc}") from None
 
