@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 _RAW_IN_JSON = re.compile("[\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
@@ -62,3 +62,22 @@ def fast_indented_json(document: Any, indent: int, default: Callable[[Any], Any]
         return msgspec.json.format(escape_controls(compact), indent=indent)
     except (ValueError, TypeError, RecursionError):  # msgspec.DecodeError and UnicodeEncodeError too
         return None
+
+
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+
+def list_lines(envelope: dict[str, Any], items: Iterable[Any]) -> Iterator[str]:
+    """A List as compact JSON, one item a line: the envelope's fields and `"items":[` on the first
+    line, each item on its own (`ITEM,`), `]}` on the last. Why: `why -f` cuts this layout by line
+    (cluster/wire_lines.py) and never holds the file whole; compact JSON escapes every newline in a
+    string, so a line is always one whole item. Each line is escaped like `indented_json`'s text."""
+    head = _COMPACT({**envelope, "items": []})
+    if not head.endswith("[]}"):
+        raise ValueError("a List envelope is a JSON object")
+    yield escape_controls(head[:-2]) + "\n"
+    first = True
+    for item in items:
+        yield ("" if first else ",\n") + escape_controls(_COMPACT(item))
+        first = False
+    yield "]}\n" if first else "\n]}\n"

@@ -1,9 +1,9 @@
-"""`-o json` and `dump` are laid out by msgspec from json.dumps' compact text: the same bytes as `indent`,
+"""`-o json` is laid out by msgspec from json.dumps' compact text: the same bytes as `indent`,
 with DEL, C1 and the bidi controls escaped (json escapes C0 itself).
 
 Every command's document of every synthetic scenario (en, ko), every scenario's bundle in every API
-version (as `dump` writes it), and values a document could carry only by accident, are written both
-ways and compared byte for byte."""
+version, and values a document could carry only by accident, are written both ways and compared byte
+for byte. `dump` writes one item a line (compact), which the line read of `why -f` must accept."""
 
 from __future__ import annotations
 
@@ -21,6 +21,8 @@ from kubectl_rbln.app.suggest_rct import SuggestRequest, suggest_rct
 from kubectl_rbln.app.topo import TopoRequest, topo
 from kubectl_rbln.app.why import WhyRequest, why
 from kubectl_rbln.catalog import machine_document
+from kubectl_rbln.cli.dump import as_list, bundle_lines
+from kubectl_rbln.cluster.wire_lines import layout_of, lines
 from kubectl_rbln.dra.model import Version
 from kubectl_rbln.dra.normalize import build_snapshot
 from kubectl_rbln.render.json_text import fast_indented_json, indented_json
@@ -69,12 +71,35 @@ def test_every_command_and_scenario_writes_the_same_bytes(lang: str) -> None:
     assert count == 7 * len(SCENARIOS)
 
 
-def test_dump_writes_every_bundle_as_json_dumps_indent_1() -> None:
+def test_dump_writes_every_bundle_one_item_a_line_that_the_line_read_accepts() -> None:
     for scenario in SCENARIOS.values():
         for api_version in API_VERSIONS:
-            bundle = {"apiVersion": "v1", "kind": "List", "items": scenario.build(api_version)}
-            expected = json.dumps(bundle, ensure_ascii=False, indent=1)
-            assert fast_indented_json(bundle, 1) == expected, f"{scenario.name}/{api_version}"
+            items = scenario.build(api_version)
+            text = "".join(bundle_lines(items))
+            assert json.loads(text) == as_list(items), f"{scenario.name}/{api_version}"
+            data = text.encode("utf-8")
+            layout = layout_of(data)
+            assert layout is not None, f"{scenario.name}/{api_version}: why -f would read it whole"
+            cut = [json.loads(data[start:end]) for start, end in lines(data, layout)]
+            assert cut == items, f"{scenario.name}/{api_version}"
+
+
+def test_dump_of_no_objects_is_an_empty_list_the_line_read_accepts() -> None:
+    text = "".join(bundle_lines([]))
+    assert json.loads(text) == as_list([])
+    data = text.encode("utf-8")
+    layout = layout_of(data)
+    assert layout is not None and list(lines(data, layout)) == []
+
+
+def test_dump_lines_carry_hostile_values_escaped_and_whole() -> None:
+    items = [value for value in HOSTILE if isinstance(value, dict) and "default" not in value]
+    items = [value for value in items if all(isinstance(key, str) for key in value)]
+    text = "".join(bundle_lines(items))
+    assert not any(chr(code) in text for code in _ESCAPED), "a control a terminal would obey is raw"
+    # the head, one line an item, `]}`: a newline inside a value stays escaped
+    assert text.count("\n") == len(items) + 2
+    assert json.loads(text)["items"] == json.loads(json.dumps(items))
 
 
 class Opaque:
