@@ -10,6 +10,7 @@ files.py, so every result, error and malformed-object report stays what it was.
 from __future__ import annotations
 
 import codecs
+import functools
 import json
 import mmap
 import os
@@ -22,6 +23,7 @@ import msgspec
 from kubectl_rbln import progress as progress_line
 from kubectl_rbln.cluster import sigbus, wire_lines, wire_templates
 from kubectl_rbln.cluster.files import AliasBudget, documents_of, flatten, open_regular, read_text
+from kubectl_rbln.dra.branch_texts import branch_texts
 from kubectl_rbln.dra.normalize import NORMALIZERS
 from kubectl_rbln.dra.normalize_claims import claim_spec_of
 from kubectl_rbln.dra.normalize_pods import pod_parts_of
@@ -59,7 +61,9 @@ def iter_checked(path: str, progress: Any = None, budget: AliasBudget | None = N
     opened = None if path == "-" else _read_bytes(path)
     if opened is not None:
         data, before = opened
-        templates = wire_templates.Templates(_template_decode) if wire_templates.enabled() else None
+        templates = (
+            wire_templates.Templates(_template_decode, _branches()) if wire_templates.enabled() else None
+        )
         with sigbus.guarded(path):  # from here on the mapping is read: a truncation is exit 2
             layout = wire_lines.layout_of(data) if name.endswith(".json") else None
             if layout is not None:  # one item a line: read where it lies, never all resident
@@ -303,6 +307,12 @@ def _guessed(raw: Any, templates: wire_templates.Templates | None = None) -> Che
     if text is not None:
         templates.learn(kind, text)  # type: ignore[union-attr]
     return obj, True
+
+
+@functools.cache
+def _branches() -> frozenset[bytes]:
+    """The texts `_template_decode`'s code may test a value against (dra/branch_texts.py)."""
+    return branch_texts([_parts, *(NORMALIZERS[kind] for kind in wire_templates.KINDS)])
 
 
 def _template_decode(kind: str, text: bytes) -> tuple[Any, Any]:

@@ -18,7 +18,10 @@ metadata.resourceVersion tells duplicates apart (SnapshotBuilder); anything else
 normalizer tests, transforms or drops) means no template. All markers at once must give the model
 with all of them put in place. The normalizers copy the values they keep as they are (`_s`, `_i`,
 `or None` for an empty text, which no group matches), so what a marker shows holds for every
-value a group allows. An item that matches no template is decoded as before and may make or widen
+value a group allows but one their code compares with (`mode == "ExactCount"`): a used string hole
+never holds a text the decoding's code names (dra/branch_texts.py), neither in the representative
+nor in an item read; tests/unit/cluster/test_template_holes.py fills every hole with every value
+its field takes. An item that matches no template is decoded as before and may make or widen
 one; tests/unit/cluster/test_wire_templates.py reads edited clusters both ways.
 """
 
@@ -177,7 +180,19 @@ class Template:
     builder's view of a matching item (its kind, apiVersion, metadata and model), from the texts of the
     holes read (`used`), NUL-joined and split."""
 
-    __slots__ = ("cut", "text", "indexes", "holes", "used", "view", "widened", "skeleton", "pick")
+    __slots__ = (
+        "cut",
+        "text",
+        "indexes",
+        "holes",
+        "used",
+        "view",
+        "widened",
+        "skeleton",
+        "pick",
+        "named",
+        "branches",
+    )
 
     def __init__(
         self,
@@ -187,6 +202,7 @@ class Template:
         used: tuple[int, ...],
         view: Callable[[list[str]], Any],
         skeleton: bytes,
+        branches: frozenset[bytes] = frozenset(),
     ) -> None:
         self.text = text
         self.indexes = indexes  # the holes' token indexes
@@ -201,20 +217,29 @@ class Template:
             text, [text_cuts.Hole(h.start, h.end, h.form, j in read) for j, h in enumerate(holes)]
         )
         self.pick = text_cuts.getter(list(used))
+        # the used string holes, whose texts must not be one the normalizer names (dra/branch_texts.py)
+        named = [j for j in used if holes[j].form == "string"]
+        self.named = text_cuts.getter(named) if named and branches else None
+        self.branches = branches
 
     def read(self, text: bytes | memoryview) -> Any:
-        """The builder's view of `text` when it matches, else None."""
+        """The builder's view of `text` when it matches, else None (decoded the usual way)."""
         holes = self.cut.match(text)
         if holes is None:
             return None
+        if self.named is not None and not self.branches.isdisjoint(self.named(holes)):
+            return None  # a text the normalizer may test: its branch is not the representative's
         return self.view(b"\x00".join(self.pick(holes)).decode("utf-8").split("\x00"))
 
 
 class Templates:
     """The templates of one read (a Snapshot being built), per kind."""
 
-    def __init__(self, decode: Callable[[str, bytes], tuple[Any, Any]]) -> None:
+    def __init__(
+        self, decode: Callable[[str, bytes], tuple[Any, Any]], branches: frozenset[bytes] = frozenset()
+    ) -> None:
         self.decode = decode  # (kind, text) -> (wire object, model), the usual way
+        self.branches = branches  # texts the decoding's code names (dra/branch_texts.py)
         self.kinds: dict[str, list[Template]] = {k: [] for k in KINDS}
         self.waiting: dict[str, tuple[bytes, bytes]] = {}  # kind -> a representative-to-be (text, skeleton)
         self.tries = dict.fromkeys(KINDS, 0)
@@ -286,6 +311,10 @@ class Templates:
                 raise Refused("a value read otherwise as it changes")  # tested, clamped, parsed
             roles.append(self._role(kind, text, holes, j, hole, markers[j][0], wire, model, meta))
         used = tuple(j for j, role in enumerate(roles) if role is not None)
+        if any(
+            holes[j].form == "string" and text[holes[j].start : holes[j].end] in self.branches for j in used
+        ):
+            raise Refused("a text the normalizer names")  # its branch may be another item's
         group = {j: g for g, j in enumerate(used)}
         forms = [holes[j].form for j in used]
         places = [(place, group[j]) for j in used if isinstance(roles[j], list) for place in roles[j]]
@@ -309,6 +338,7 @@ class Templates:
             used,
             view,
             skeleton=_SKELETON.sub(b"_", text),
+            branches=self.branches,
         )
 
     def _role(
