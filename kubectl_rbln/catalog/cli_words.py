@@ -44,7 +44,10 @@ def language_of_arguments(args: Sequence[str], environ: Mapping[str, str] | None
 def _document() -> dict[str, Any]:
     text = (Path(__file__).parent / CLI_WORDS_FILE).read_text(encoding="utf-8")
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    data = yaml.load(text, Loader=loader)
+    try:
+        data = yaml.load(text, Loader=loader)
+    except yaml.YAMLError as exc:  # a shipped file broken: say which one (the error path reads it too)
+        raise ValueError(f"{CLI_WORDS_FILE} does not load: {' '.join(str(exc).split())}") from None
     if not isinstance(data, dict):
         raise ValueError(f"{CLI_WORDS_FILE}: needs help, click and errors lists")
     return data

@@ -51,6 +51,12 @@ def _run(argv: list[str] | None) -> int:
     token = CLI_LANG.set(lang)
     try:
         return _run_in(argv, lang)
+    except Exception as exc:  # the error path itself failed (its catalog of words did not load)
+        if _debug():
+            raise
+        said = " ".join(str(exc).split())
+        _tell(f"error: internal error: {type(exc).__name__}: {said} (RBLN_DEBUG=1 shows the traceback)")
+        return EXIT_USAGE
     finally:
         CLI_LANG.reset(token)
 

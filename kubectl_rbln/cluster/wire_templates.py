@@ -235,9 +235,7 @@ class Template:
 class Templates:
     """The templates of one read (a Snapshot being built), per kind."""
 
-    def __init__(
-        self, decode: Callable[[str, bytes], tuple[Any, Any]], branches: frozenset[bytes]
-    ) -> None:
+    def __init__(self, decode: Callable[[str, bytes], tuple[Any, Any]], branches: frozenset[bytes]) -> None:
         self.decode = decode  # (kind, text) -> (wire object, model), the usual way
         self.branches = branches  # texts the decoding's code names (dra/branch_texts.py)
         self.kinds: dict[str, list[Template]] = {k: [] for k in KINDS}

@@ -238,3 +238,31 @@ def test_bad_duration_names_the_flag_the_user_typed(home: Path) -> None:
     watch = rbln(home, "why", "POD", "-f", str(BASIC), "-w", "--interval", "often")
     assert watch.returncode == USAGE_EXIT
     assert watch.stderr.splitlines()[-1].startswith("Error: Invalid value for --interval: 'often'")
+
+
+def test_a_catalog_that_does_not_load_is_one_line_not_a_traceback(tmp_path: Path) -> None:
+    """A broken copy of the Korean words (a YAML typo in catalog/cli_ko.yaml) breaks the error path
+    itself: still one line, exit 2. Run from a copy of the package with the typo, not the real one."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    package = Path(__file__).resolve().parents[2] / "kubectl_rbln"
+    copy = tmp_path / "kubectl_rbln"
+    shutil.copytree(package, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    (copy / "catalog" / "cli_ko.yaml").write_text("errors: [unclosed\n", encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k not in ("RBLN_DEBUG", "PYTHONPATH")}
+    done = subprocess.run(
+        [sys.executable, "-m", "kubectl_rbln", "--lang", "ko", "why", "-f", str(tmp_path / "missing.json")],
+        env=env | {"PYTHONPATH": str(tmp_path), "HOME": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+    )
+    assert done.returncode == USAGE_EXIT, done.stderr
+    assert "Traceback" not in done.stderr, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: internal error:"), done.stderr
+    assert "RBLN_DEBUG=1" in lines[0]
