@@ -440,10 +440,17 @@ def allocation_drift(ctx: PodContext) -> tuple[list[Quote], dict[str, Any]] | No
             continue
         verdicts = _DriftVerdicts.of(snapshot, claim.spec)
         pool: tuple[str, str] = ("", "")
+        single = None
         for result in claim.allocation.results:
             if result.pool != pool[1] or result.driver != pool[0]:
                 pool = (result.driver, result.pool)  # a claim's results come pool by pool
-            found = locator.find_in(pool, result.device)
+                single = locator.single(pool)  # a pool of one typed slice: looked up once, not per device
+            found: tuple[ResourceSlice, int] | None
+            if single is not None:
+                at = single[1].get(result.device)
+                found = None if at is None else (single[0], at)
+            else:
+                found = locator.find_in(pool, result.device)
             if found is None:
                 gone.append(f"{result.driver}/{result.pool}/{result.device}")
                 continue

@@ -67,10 +67,16 @@ class Life:
     """Every stage of one Pod, in order; `stuck` is the earliest stage not passed (None: it runs)."""
 
     stages: list[StageState]
+    # the stuck stage, found on the first read (`check` reads it four times a Pod); a stage's status is
+    # decided once, by decide_life, and never changes (stage_verdict may rename the stuck one, not undo it)
+    _stuck: StageState | None | bool = field(default=False, init=False, repr=False, compare=False)
 
     @property
     def stuck(self) -> StageState | None:
-        return next((s for s in self.stages if s.status == STUCK), None)
+        found = self._stuck
+        if found is False:
+            found = self._stuck = next((s for s in self.stages if s.status == STUCK), None)
+        return found  # type: ignore[return-value]
 
     def state(self, stage: str) -> StageState | None:
         return next((s for s in self.stages if s.stage == stage), None)
