@@ -317,9 +317,10 @@ def _admitted(ctx: PodContext) -> StageState:
     """A Pod the kubelet refuses ends Failed with a reason and no container ever started
     (pkg/kubelet/lifecycle: UnexpectedAdmissionError, OutOf<resource>, NodeAffinity...)."""
     pod = ctx.pod
-    started = any(s.state in ("running", "terminated") or s.restart_count for s in pod.container_states)
-    if pod.phase != "Failed" or started or not pod.reason:
+    if pod.phase != "Failed" or not pod.reason:
         return StageState("admitted", PASSED)
+    if any(s.state in ("running", "terminated") or s.restart_count for s in pod.container_states):
+        return StageState("admitted", PASSED)  # a container started: the kubelet admitted it
     quotes = [Quote("status.reason", pod.reason)]
     if pod.message:
         quotes.append(Quote("status.message", pod.message))
