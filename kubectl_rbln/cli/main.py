@@ -16,6 +16,7 @@ import click
 
 from kubectl_rbln import progress, terminal
 from kubectl_rbln.catalog.cli_words import CLI_LANG, cli_line, click_text, error_text, language_of_arguments
+from kubectl_rbln.cli import lifetime
 from kubectl_rbln.cli.group import cli
 from kubectl_rbln.errors import EXIT_USAGE, RblnError
 from kubectl_rbln.render.width import display_width, output_width, wrap_width
@@ -38,6 +39,7 @@ def main(argv: list[str] | None = None) -> None:
             # cost 10-25% of `why` and `check` at 5,000 nodes (docs/performance.md); `serve` and
             # `why --watch` run until stopped and turn it back on
             gc.disable()
+            lifetime.leaving_by_exit()  # what a command keeps (cli/lifetime.py) goes with the process
         code = _run(argv)
         if argv is None:  # the process itself (not a test calling main): leave without tearing down
             _leave(code)

@@ -52,6 +52,7 @@ from kubectl_rbln.dra.model import Node, Pod, Snapshot
 from kubectl_rbln.recipes import recipe_devices
 
 GATE_TITLE = Phrase("check-n3-title")
+WHY_EXPECTED = Phrase("check-why-expected")  # one Phrase (frozen) for every device Pod's item
 
 
 @dataclass(slots=True)
@@ -337,9 +338,11 @@ def why_items(
         pods = device_pods(snapshot, namespace)
     enabled = gc.isenabled()
     gc.disable()  # thousands of diagnoses: the collector would walk them again and again (on again after)
+    shown = progress.enabled()  # no line to draw (a pipe, -o json): no count to hand it per Pod
     try:
         for done, pod in enumerate(pods, 1):
-            progress.report("progress-checking", done=done, total=len(pods))
+            if shown:
+                progress.report("progress-checking", done=done, total=len(pods))
             items.append(_why_item(snapshot, pod, options))
     finally:
         if enabled:
@@ -353,7 +356,7 @@ def _why_item(snapshot: Snapshot, pod: Any, options: WhyOptions) -> CheckItem:
     return CheckItem(
         f"why {pod.key}",
         pod.name,
-        Phrase("check-why-expected"),
+        WHY_EXPECTED,
         "",
         diagnosis.findings,
         diagnosis=diagnosis,

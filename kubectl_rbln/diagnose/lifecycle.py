@@ -199,9 +199,13 @@ def _scheduler(ctx: PodContext) -> StageState:
     pod, snapshot = ctx.pod, ctx.snapshot
     name = pod.scheduler_name or DEFAULT_SCHEDULER
     facts: dict[str, Any] = {"schedulerName": name}
-    unallocated = [c for c in ctx.claims if not c.allocated and not c.hypothetical and not c.scheduler_built]
     if pod.node_name:
-        if unallocated and ctx.claims and pod.phase == "Pending":
+        unallocated = (
+            [c for c in ctx.claims if not c.allocated and not c.hypothetical and not c.scheduler_built]
+            if pod.phase == "Pending"
+            else []  # a bound Pod past Pending runs on what it was given: its claims are not asked
+        )
+        if unallocated and ctx.claims:
             # bound with claims nobody allocated: spec.nodeName was set at creation, or the scheduler
             # that bound it does not allocate claims (the kubelet then cannot prepare them)
             facts["claimsUnallocated"] = [c.claim_name or c.ref.name for c in unallocated]
@@ -313,9 +317,10 @@ def _admitted(ctx: PodContext) -> StageState:
     """A Pod the kubelet refuses ends Failed with a reason and no container ever started
     (pkg/kubelet/lifecycle: UnexpectedAdmissionError, OutOf<resource>, NodeAffinity...)."""
     pod = ctx.pod
-    started = any(s.state in ("running", "terminated") or s.restart_count for s in pod.container_states)
-    if pod.phase != "Failed" or started or not pod.reason:
+    if pod.phase != "Failed" or not pod.reason:
         return StageState("admitted", PASSED)
+    if any(s.state in ("running", "terminated") or s.restart_count for s in pod.container_states):
+        return StageState("admitted", PASSED)  # a container started: the kubelet admitted it
     quotes = [Quote("status.reason", pod.reason)]
     if pod.message:
         quotes.append(Quote("status.message", pod.message))
@@ -439,11 +444,21 @@ def allocation_drift(ctx: PodContext) -> tuple[list[Quote], dict[str, Any]] | No
         if claim is None or claim.allocation is None:
             continue
         verdicts = _DriftVerdicts.of(snapshot, claim.spec)
+        by_type = verdicts.by_type
         pool: tuple[str, str] = ("", "")
+        single = None
         for result in claim.allocation.results:
             if result.pool != pool[1] or result.driver != pool[0]:
                 pool = (result.driver, result.pool)  # a claim's results come pool by pool
-            found = locator.find_in(pool, result.device)
+                single = locator.single(pool)  # a pool of one typed slice: looked up once, not per device
+            found: tuple[ResourceSlice, int] | None
+            if single is not None:
+                at = single[1].get(result.device)
+                if at is not None and by_type.get((single[0].type_id, at, result.request), _UNSEEN) is None:
+                    continue  # the type's answer (`rejecting` keeps it): every selector still selects it
+                found = None if at is None else (single[0], at)
+            else:
+                found = locator.find_in(pool, result.device)
             if found is None:
                 gone.append(f"{result.driver}/{result.pool}/{result.device}")
                 continue
@@ -460,6 +475,9 @@ def allocation_drift(ctx: PodContext) -> tuple[list[Quote], dict[str, Any]] | No
     if gone:
         facts["devicesNoLongerPublished"] = gone
     return quotes, facts
+
+
+_UNSEEN = object()  # no answer kept for a (type, position, request) yet
 
 
 class _DriftVerdicts:
@@ -513,7 +531,7 @@ class _DriftVerdicts:
 def device_entries(ctx: PodContext) -> list[Any]:
     """pod-devices' entry (diagnose/pod_devices.py) of each container the input has a capture of."""
     pod = ctx.pod
-    if pod.phase != "Running":
+    if pod.phase != "Running" or not ctx.snapshot.captures:
         return []
     mine = ctx.snapshot.memo("captures-by-pod", lambda: _captures_by_pod(ctx.snapshot)).get(pod.key, [])
     containers = sorted({c.container for c in mine})
@@ -570,6 +588,8 @@ def recreated_siblings(snapshot: Snapshot, pod: Pod) -> list[str]:
     if not pod.generate_name or not pod.owner_name:
         return []
     failed = snapshot.memo("failed-pods-by-generate-name", lambda: _failed_by_generate_name(snapshot))
+    if not failed:
+        return []  # no Failed Pod in the cluster (most of them)
     return sorted(
         p.name for p in failed.get((pod.namespace, pod.generate_name, pod.owner_name), ()) if p is not pod
     )

@@ -398,8 +398,10 @@ SIMULATION_KINDS = ("ResourceSlice", "DeviceClass", "Node")
 
 def simulate_pod(ctx: PodView) -> SimulationFacts:
     """Every node, the Pod's unallocated claims, devices other claims hold taken out."""
+    if ctx.pod.node_name:  # bound: nothing is allocated for it any more (most Pods `check` reads)
+        return SimulationFacts()
     pairs = claims_to_allocate(ctx)
-    if not pairs or ctx.pod.node_name:
+    if not pairs:
         return SimulationFacts()
     if any(claim.spec.impossible for _, claim in pairs):  # a count or quantity the API server refuses:
         return SimulationFacts()  # nothing to simulate (source-degraded, case malformed, says which)

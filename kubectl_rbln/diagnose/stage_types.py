@@ -4,7 +4,9 @@ importing what decides it."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 STAGES: tuple[str, ...] = (
@@ -21,6 +23,10 @@ STAGES: tuple[str, ...] = (
     "devices",  # running with what it was given (pod-devices)
 )
 PASSED, STUCK, UNKNOWN = "passed", "stuck", "unknown"
+# What a stage without evidence holds: one empty tuple and one read-only empty mapping for every such
+# stage, not a new list and dict each (`check` decides 11 stages of 40,000 Pods at 20,000 nodes, most
+# of them passed with nothing to say). Neither can be changed, so no Pod's stage can leak into another's.
+NO_FACTS: Mapping[str, Any] = MappingProxyType({})
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,8 +50,8 @@ class StageState:
 
     stage: str
     status: str
-    quotes: list[Quote] = field(default_factory=list)
-    facts: dict[str, Any] = field(default_factory=dict)  # names and counts (not quotes)
+    quotes: Sequence[Quote] = ()
+    facts: Mapping[str, Any] = field(default_factory=lambda: NO_FACTS)  # names and counts (not quotes)
     assumption: str = ""  # what the API cannot show, said in `assumptions`
     # later stages it may be at as well, when nothing recorded tells them apart (events expire: a Pod
     # in ContainerCreating with no event may wait for its claims' preparation or for its sandbox)
@@ -67,10 +73,16 @@ class Life:
     """Every stage of one Pod, in order; `stuck` is the earliest stage not passed (None: it runs)."""
 
     stages: list[StageState]
+    # the stuck stage, found on the first read (`check` reads it four times a Pod); a stage's status is
+    # decided once, by decide_life, and never changes (stage_verdict may rename the stuck one, not undo it)
+    _stuck: StageState | None | bool = field(default=False, init=False, repr=False, compare=False)
 
     @property
     def stuck(self) -> StageState | None:
-        return next((s for s in self.stages if s.status == STUCK), None)
+        found = self._stuck
+        if found is False:
+            found = self._stuck = next((s for s in self.stages if s.status == STUCK), None)
+        return found  # type: ignore[return-value]
 
     def state(self, stage: str) -> StageState | None:
         return next((s for s in self.stages if s.stage == stage), None)

@@ -237,8 +237,6 @@ def diagnose_pod(
     """The Pod's stages first (from the objects alone), then the rules of the stage it is stuck at
     (`rules` replaces them: a test empties them to show the stages need none); the simulation, if a
     rule needed it, is kept in the context."""
-    from kubectl_rbln.diagnose.topology import closest_node  # noqa: PLC0415
-
     ctx = pod_context(snapshot, pod, options.features)
     if options.with_rct is not None:
         _apply_with_rct(ctx, options.with_rct)
@@ -252,5 +250,9 @@ def diagnose_pod(
         chosen, by_stage = tuple(rules), {}
     findings = stage_verdict(ctx, life, run_rules(ctx, chosen), by_stage)
     diagnosis = PodDiagnosis(pod=pod, findings=findings, context=ctx, features=options.assumptions)
-    diagnosis.closest_node = closest_node(diagnosis.nodes)
+    nodes = diagnosis.nodes
+    if nodes:  # no node simulated (a bound Pod, most of what `check` reads): none came closest
+        from kubectl_rbln.diagnose.topology import closest_node  # noqa: PLC0415
+
+        diagnosis.closest_node = closest_node(nodes)
     return diagnosis

@@ -132,6 +132,11 @@ class DeviceLocator:
             return found
         return {n: p for p, n in enumerate(slice_.device_names())}
 
+    def single(self, pool: tuple[str, str]) -> tuple[ResourceSlice, dict[str, int]] | None:
+        """The slice of a pool of one typed slice and its names' positions (None: another pool), for a
+        caller that reads many devices of one pool (`find_in` looks the pool up for each)."""
+        return self._single.get(pool)
+
     def find(self, key: tuple[str, str, str]) -> tuple[ResourceSlice, int] | None:
         """The slice and position of the device `key` names, or None when no slice publishes it."""
         return self.find_in(key[:2], key[2])
