@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from kubectl_rbln.cli.lang import said, warner
+from kubectl_rbln.cli.lifetime import keep
 from kubectl_rbln.cli.options import (
     Options,
     common_options,
@@ -109,6 +110,7 @@ def why(
         k8s_version=k8s_version,
         feature_gates=feature_gates,
         selector=tuple(label_selector(selector) or ()),
+        kept=True,
     )
     printed.replay(sys.stdout)
     return code
@@ -137,9 +139,12 @@ def _why_pieces(
     k8s_version: str | None,
     feature_gates: str | None,
     selector: tuple[Any, ...] = (),
+    kept: bool = False,
 ) -> tuple[Pieces, int]:
     """`run_why`, its text kept as written: the escaped JSON document stays the object the terminal
-    writer was told about (kubectl_rbln/terminal.py `vouch`), so it is not scanned again."""
+    writer was told about (kubectl_rbln/terminal.py `vouch`), so it is not scanned again. `kept`: one
+    diagnosis, then the process ends: its Snapshot and report go with it (cli/lifetime.py), not
+    freed object by object (never for `--watch`, which reads again and again)."""
     from kubectl_rbln.app.why import WhyRequest, why  # noqa: PLC0415
     from kubectl_rbln.catalog import sentence  # noqa: PLC0415
     from kubectl_rbln.catalog.cli_words import cli_line  # noqa: PLC0415
@@ -151,11 +156,15 @@ def _why_pieces(
 
     replacement = load_rct_file(with_rct) if with_rct else None
     snapshot, collected = load_snapshot(opts.source, warner(opts.lang))
+    if kept:
+        keep(snapshot)
     scope = namespace_scope(opts.source, collected, snapshot)
     if scope.note:
         click.echo(said(f"note: {scope.note}", opts.lang), err=True)
     request = WhyRequest(tuple(names), scope.namespace, replacement, k8s_version, feature_gates, selector)
     report = why(snapshot, request)
+    if kept:
+        keep(report)
     if report.hint:
         click.echo(f"{sentence('label-hint', opts.lang)}: {report.hint_in(opts.lang)}", err=True)
     note = clamped_note(report.assumptions, opts.lang)
