@@ -314,11 +314,15 @@ class LiveCollector:
         builder = SnapshotBuilder(source)
         crashed: list[tuple[dict[str, Any], str]] = []
         for (spec, _), items in zip(jobs, lists, strict=True):
+            noted = None  # a list's items share their apiVersion: noted once (`note_version` adds to a set)
+            place = builder.place
             for api_version, model, crashing in items:
-                if spec.kind != TAINT_RULES.kind:  # their version is not the DRA objects' version
+                if api_version != noted and spec.kind != TAINT_RULES.kind:  # not the DRA objects' version
                     builder.note_version(api_version)
-                builder.place(spec.kind, model)
-                crashed += crashing
+                    noted = api_version
+                place(spec.kind, model)
+                if crashing:
+                    crashed += crashing
         for meta, container in crashed:
             text = self.read_log(meta["namespace"], meta["name"], container)
             if text is not None:

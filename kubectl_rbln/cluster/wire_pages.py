@@ -30,7 +30,7 @@ from typing import Any, TypedDict
 import msgspec
 
 from kubectl_rbln.cluster import wire_templates
-from kubectl_rbln.cluster.wire_read import _template_decode, item_of
+from kubectl_rbln.cluster.wire_read import _template_decode, filling, item_of
 from kubectl_rbln.dra.wire import WIRE_SHAPES
 
 _RESTARTS = b'"restartCount"'
@@ -71,12 +71,13 @@ class PageReader:
         api_version = page.get("apiVersion", "")
         listed = (self.kind, api_version)
         templates = self._templates(api_version, listed)
+        decode = filling(self.kind, listed)
         read = []
         pods = self.kind == "Pod"
         for index, raw in enumerate(items):
             items[index] = None  # its object is read: the slice of the body goes with the page
             text = bytes(raw)
-            obj = item_of(text, self.kind, None if pods and _may_crash(text) else templates, listed)
+            obj = item_of(text, self.kind, None if pods and _may_crash(text) else templates, decode)
             read.append(obj if obj is not None else self.wire.decode(raw))
         page["items"] = read
         return page

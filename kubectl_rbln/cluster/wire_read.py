@@ -287,20 +287,22 @@ def _guessed(raw: Any, templates: wire_templates.Templates | None = None) -> Che
 
 
 Listed = tuple[str, Any]  # a live page's (item kind, apiVersion): what an item without its own has
+Decode = Callable[[Any], Any]
 
 
 def item_of(
-    raw: Any, kind: str, templates: wire_templates.Templates | None, listed: Listed | None = None
+    raw: Any, kind: str, templates: wire_templates.Templates | None, decode: Decode | None = None
 ) -> dict[str, Any] | None:
     """One item of `kind` from its text, the way both feeders read it (a `-f` file's line or List
     item, a live page's item: cluster/wire_pages.py): a Pod, claim or Node whose text matches a
     template (cluster/wire_templates.py), or a slice whose devices text matches its type's pattern, is
     not decoded (it comes with its model made); any other is decoded into its wire shape and its
     parts checked. None: not an object of `kind` in that shape (the caller reads it its own way).
-    `listed`: a live page's item kind and apiVersion, which an item without its own kind and
-    apiVersion takes (the API server writes none per item), as the live read always did."""
+    `decode`: `kind`'s wire decoder, or a live page's (`filling`: an item takes the list's kind and
+    apiVersion where it has none)."""
     text = None
-    decode = _DECODERS[kind].decode if listed is None else _filling(kind, listed)
+    if decode is None:
+        decode = _DECODERS[kind].decode
     if templates is not None and kind == "ResourceSlice":  # its devices from their text
         sliced = slice_from_text(bytes(raw), decode)
         if sliced is not None:
@@ -322,8 +324,9 @@ def item_of(
     return obj
 
 
-def _filling(kind: str, listed: Listed) -> Callable[[Any], Any]:
-    """`kind`'s wire decoder, whose object takes the list's kind and apiVersion where it has none."""
+def filling(kind: str, listed: Listed) -> Decode:
+    """`kind`'s wire decoder, whose object takes the list's kind and apiVersion where it has none (the
+    API server writes none per item), as the live read always gave them (`LiveClient._take`)."""
     decode = _DECODERS[kind].decode
     item_kind, api_version = listed
 
@@ -340,7 +343,7 @@ def _filling(kind: str, listed: Listed) -> Callable[[Any], Any]:
 def _template_decode(kind: str, text: bytes, listed: Listed | None = None) -> tuple[Any, Any]:
     """An item's wire object and model, read the usual way (`item_of`, then its normalizer): what a
     template is proven against (cluster/wire_templates.py)."""
-    obj = (_DECODERS[kind].decode if listed is None else _filling(kind, listed))(text)
+    obj = (_DECODERS[kind].decode if listed is None else filling(kind, listed))(text)
     if obj.get("kind") != kind:
         raise ValueError("another kind")
     _parts(kind, obj)
