@@ -95,8 +95,9 @@ class PageReader:
 def _may_crash(text: bytes) -> bool:
     """Whether a Pod's text may hold a container that restarted or crash-loops (cluster/source.py
     `crashing_containers`): a `restartCount` other than 0, `CrashLoopBackOff`, or a `\\u` escape that
-    may spell either. Found with `bytes.find` (a regex alternation scans ~20 us a Pod)."""
-    if b"CrashLoopBackOff" in text or b"\\u" in text:
+    may spell either. Found with `bytes.find` (a regex alternation scans ~20 us a Pod; a backslash,
+    one byte, is looked for before a `\\u`, whose search is ten times slower)."""
+    if b"CrashLoopBackOff" in text or (b"\\" in text and b"\\u" in text):
         return True
     at = text.find(_RESTARTS)
     while at >= 0:
