@@ -83,12 +83,13 @@ class PageReader:
         return page
 
     def _templates(self, api_version: Any, listed: Any) -> wire_templates.Templates | None:
+        """The templates of the pages of one apiVersion: a template is proven with the list's kind and
+        apiVersion filled in, and its items' views carry them (keyed by its text: any JSON value)."""
         if not self.on or self.kind not in (*wire_templates.KINDS, "ResourceSlice"):
             return None
         key = repr(api_version)
         if key not in self.templates:
-            decode = functools.partial(_template_decode, listed=listed)
-            self.templates[key] = wire_templates.Templates(lambda kind, text: decode(kind, text))
+            self.templates[key] = wire_templates.Templates(functools.partial(_template_decode, listed=listed))
         return self.templates[key]
 
 
