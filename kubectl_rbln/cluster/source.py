@@ -43,10 +43,11 @@ from kubectl_rbln.dra.model import REFUSED_CODES, Snapshot
 from kubectl_rbln.dra.normalize import (
     NORMALIZERS,
     PLUGIN_API_VERSION,
+    PREBUILT,
     VERSION_ORDER,
     SnapshotBuilder,
 )
-from kubectl_rbln.dra.wire import WIRE_SHAPES, page_shape
+from kubectl_rbln.dra.wire import WIRE_SHAPES
 from kubectl_rbln.errors import ClusterError, InputError
 
 Warn = Callable[[str], None]
@@ -313,11 +314,15 @@ class LiveCollector:
         builder = SnapshotBuilder(source)
         crashed: list[tuple[dict[str, Any], str]] = []
         for (spec, _), items in zip(jobs, lists, strict=True):
+            noted = None  # a list's items share their apiVersion: noted once (`note_version` adds to a set)
+            place = builder.place
             for api_version, model, crashing in items:
-                if spec.kind != TAINT_RULES.kind:  # their version is not the DRA objects' version
+                if api_version != noted and spec.kind != TAINT_RULES.kind:  # not the DRA objects' version
                     builder.note_version(api_version)
-                builder.place(spec.kind, model)
-                crashed += crashing
+                    noted = api_version
+                place(spec.kind, model)
+                if crashing:
+                    crashed += crashing
         for meta, container in crashed:
             text = self.read_log(meta["namespace"], meta["name"], container)
             if text is not None:
@@ -442,26 +447,31 @@ ExtraCollector = Callable[["LiveCollector", list[dict[str, Any]]], Iterable[dict
 Keep = Callable[[dict[str, Any]], Any]
 # the problems of the list a pool thread reads now (LiveCollector._lists), None outside of one
 _JOB = threading.local()
-_PAGE_DECODERS: dict[str, Any] = {}
 
 
 def _page_decoder(kind: str, keep: Keep | None) -> Any:
-    """The wire-shape decoder of a list page whose items are normalized as read (`keep`), else None:
-    `collect()` (for `dump`) keeps whole objects."""
+    """The reader of a list's pages whose items are normalized as read (`keep`), else None: `collect()`
+    (for `dump`) keeps whole objects. One per list read: it holds that list's templates
+    (cluster/wire_pages.py)."""
     if keep is None or kind not in WIRE_SHAPES:
         return None
-    if kind not in _PAGE_DECODERS:
-        import msgspec  # noqa: PLC0415
+    from kubectl_rbln.cluster.wire_pages import PageReader  # noqa: PLC0415
 
-        _PAGE_DECODERS[kind] = msgspec.json.Decoder(page_shape(kind))
-    return _PAGE_DECODERS[kind]
+    return PageReader(kind)
 
 
 def _normalizer(kind: str) -> Keep:
-    """Raw item -> (apiVersion, normalized object, crashed containers whose previous log to read)."""
+    """Raw item -> (apiVersion, normalized object, crashed containers whose previous log to read). An
+    item read from a template carries its model (PREBUILT), and is a Pod none of whose containers
+    restarted (cluster/wire_pages.py reads no other Pod so)."""
     normalize = NORMALIZERS[kind]
 
     def keep(item: dict[str, Any]) -> tuple[str, Any, list[tuple[dict[str, str], str]]]:
+        api_version = item.get("apiVersion")
+        api_version = api_version if isinstance(api_version, str) else ""
+        model = item.get(PREBUILT)
+        if model is not None:
+            return (api_version, model, [])
         crashing: list[tuple[dict[str, str], str]] = []
         if kind == "Pod":
             names = crashing_containers(item)  # its status: nearly always none, so rarely a spec to read
@@ -469,8 +479,7 @@ def _normalizer(kind: str) -> Keep:
                 meta = item.get("metadata") or {}
                 where = {"namespace": meta.get("namespace", ""), "name": meta.get("name", "")}
                 crashing = [(where, container) for container in names]
-        api_version = item.get("apiVersion")
-        return (api_version if isinstance(api_version, str) else "", normalize(item), crashing)
+        return (api_version, normalize(item), crashing)
 
     return keep
 

@@ -15,7 +15,7 @@ import json
 import mmap
 import os
 import re
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
 from typing import Any, TypedDict
 
 import msgspec
@@ -281,32 +281,51 @@ def _item(raw: Any, item_kind: str | None, api_version: Any, name: str, list_kin
 def _guessed(raw: Any, templates: wire_templates.Templates | None = None) -> Checked | None:
     """A list item in the wire shape of the kind its first bytes name, without a scan for its kind
     first: kept only when the decoded object's own `kind` is that one, so that it is what `_item`
-    would have made of it; None sends the item to `_item`. A Pod, claim or Node whose text matches a
-    template (cluster/wire_templates.py) is not decoded: it comes with its model made."""
+    would have made of it; None sends the item to `_item`."""
     found = _KIND_AHEAD.search(raw, 0, _KIND_WINDOW)
     kind = found.lastgroup if found is not None else None
     if kind is None:
         return None
+    obj = item_of(raw, kind, templates)
+    return None if obj is None else (obj, True)
+
+
+Listed = tuple[str, Any]  # a live page's (item kind, apiVersion): what an item without its own has
+Decode = Callable[[Any], Any]
+
+
+def item_of(
+    raw: Any, kind: str, templates: wire_templates.Templates | None, decode: Decode | None = None
+) -> dict[str, Any] | None:
+    """One item of `kind` from its text, the way both feeders read it (a `-f` file's line or List
+    item, a live page's item: cluster/wire_pages.py): a Pod, claim or Node whose text matches a
+    template (cluster/wire_templates.py), or a slice whose devices text matches its type's pattern, is
+    not decoded (it comes with its model made); any other is decoded into its wire shape and its
+    parts checked. None: not an object of `kind` in that shape (the caller reads it its own way).
+    `decode`: `kind`'s wire decoder, or a live page's (`filling`: an item takes the list's kind and
+    apiVersion where it has none)."""
     text = None
-    if templates is not None and kind == "ResourceSlice":  # a `-f` file's: its devices from their text
-        sliced = slice_from_text(bytes(raw), _DECODERS[kind].decode)
+    if decode is None:
+        decode = _DECODERS[kind].decode
+    if templates is not None and kind == "ResourceSlice":  # its devices from their text
+        sliced = slice_from_text(bytes(raw), decode)
         if sliced is not None:
-            return sliced, True
+            return sliced
     elif templates is not None and kind in wire_templates.KINDS:
         text = bytes(raw)
         made = templates.read(kind, text)
         if made is not None:
-            return made, True
+            return made
     try:
-        obj = _DECODERS[kind].decode(raw)
+        obj = decode(raw)
         if obj.get("kind") != kind:
             return None  # a nested `kind` came first, or the item has none (the list's kind is its)
         _parts(kind, obj)
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
-        return None  # `_item` reads it again and says the same as without a guess
+        return None  # read again by the caller, which says the same as without a guess
     if text is not None:
         templates.learn(kind, text)  # type: ignore[union-attr]
-    return obj, True
+    return obj
 
 
 @functools.cache
@@ -315,10 +334,26 @@ def _branches() -> frozenset[bytes]:
     return branch_texts([_parts, *(NORMALIZERS[kind] for kind in wire_templates.KINDS)])
 
 
-def _template_decode(kind: str, text: bytes) -> tuple[Any, Any]:
-    """An item's wire object and model, read the usual way (`_guessed`, then its normalizer): what a
+def filling(kind: str, listed: Listed) -> Decode:
+    """`kind`'s wire decoder, whose object takes the list's kind and apiVersion where it has none (the
+    API server writes none per item), as the live read always gave them (`LiveClient._take`)."""
+    decode = _DECODERS[kind].decode
+    item_kind, api_version = listed
+
+    def filled(raw: Any) -> Any:
+        obj = decode(raw)
+        if obj.__class__ is dict:
+            obj.setdefault("kind", item_kind)
+            obj.setdefault("apiVersion", api_version)
+        return obj
+
+    return filled
+
+
+def _template_decode(kind: str, text: bytes, listed: Listed | None = None) -> tuple[Any, Any]:
+    """An item's wire object and model, read the usual way (`item_of`, then its normalizer): what a
     template is proven against (cluster/wire_templates.py)."""
-    obj = _DECODERS[kind].decode(text)
+    obj = (_DECODERS[kind].decode if listed is None else filling(kind, listed))(text)
     if obj.get("kind") != kind:
         raise ValueError("another kind")
     _parts(kind, obj)
