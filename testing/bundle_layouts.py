@@ -33,3 +33,16 @@ def plain_snapshot(path: Path) -> Snapshot:
     for obj in iter_objects([str(path)]):
         builder.add(obj)
     return builder.finish()
+
+
+# what two reads of one input may differ in without being read differently: the source's name and the
+# indexes derived on demand (Snapshot.memo)
+_NOT_READ = frozenset({"source", "derived"})
+
+
+def compared_fields(*, besides: frozenset[str] = frozenset()) -> tuple[str, ...]:
+    """Every field of a Snapshot two reads of one input must agree on, less `besides` (a test's own
+    reason, said where it calls this); a field added to Snapshot is compared without a test edit."""
+    import dataclasses  # noqa: PLC0415
+
+    return tuple(f.name for f in dataclasses.fields(Snapshot) if f.name not in _NOT_READ | besides)

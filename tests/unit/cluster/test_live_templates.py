@@ -30,27 +30,12 @@ from kubectl_rbln.cluster.source import LiveCollector, _normalizer, crashing_con
 from kubectl_rbln.cluster.wire_pages import PageReader
 from kubectl_rbln.dra.normalize import PREBUILT
 from kubectl_rbln.replay.server import ReplayServer
-from testing.bundle_layouts import plain_snapshot, write_layout
+from testing.bundle_layouts import compared_fields, plain_snapshot, write_layout
 from testing.synthetic.builder import ClusterBuilder, Knobs
 from testing.synthetic.scenarios import SCENARIOS
 
 ROOT = Path(__file__).resolve().parents[3]
-FIELDS = (
-    "pods",
-    "nodes",
-    "events",
-    "slices",
-    "claims",
-    "templates",
-    "device_classes",
-    "namespaces",
-    "workloads",
-    "leases",
-    "logs",
-    "problems",
-    "notes",
-    "resource_api_version",
-)
+FIELDS = compared_fields()
 OBJECTS = ("pods", "nodes", "slices", "claims")  # compared with the plain read of the bundle too
 LISTS = {
     "Pod": "/api/v1/pods",

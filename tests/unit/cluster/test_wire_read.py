@@ -18,26 +18,11 @@ from kubectl_rbln.cluster.wire_read import iter_checked
 from kubectl_rbln.dra.normalize import NORMALIZERS, SnapshotBuilder
 from kubectl_rbln.dra.wire import WIRE_SHAPES, page_shape
 from kubectl_rbln.errors import InputError
+from testing.bundle_layouts import compared_fields
 from testing.synthetic.bundle import dumps_bundle
 from testing.synthetic.scenarios import SCENARIOS
 
-FIELDS = (
-    "pods",
-    "nodes",
-    "events",
-    "slices",
-    "claims",
-    "templates",
-    "device_classes",
-    "namespaces",
-    "taint_rules",
-    "logs",
-    "captures",
-    "problems",
-    "notes",
-    "resource_api_version",
-    "server_version",
-)
+FIELDS = compared_fields()
 
 
 def plain(path: str):

@@ -21,25 +21,10 @@ from kubectl_rbln.cluster import wire_templates
 from kubectl_rbln.cluster.source import read_inputs
 from kubectl_rbln.cluster.wire_read import iter_checked
 from kubectl_rbln.dra.normalize import PREBUILT
-from testing.bundle_layouts import plain_snapshot, write_layout
+from testing.bundle_layouts import compared_fields, plain_snapshot, write_layout
 from testing.synthetic.builder import ClusterBuilder, Knobs
 
-FIELDS = (
-    "pods",
-    "nodes",
-    "events",
-    "slices",
-    "claims",
-    "templates",
-    "device_classes",
-    "namespaces",
-    "workloads",
-    "leases",
-    "problems",
-    "notes",
-    "resource_api_version",
-    "server_version",
-)
+FIELDS = compared_fields()
 
 
 def _cluster() -> list[dict[str, Any]]:
