@@ -12,6 +12,7 @@ import gc
 import ipaddress
 import os
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import click
@@ -201,9 +202,11 @@ def serve(
         settings = TlsSettings(files, require_client_cert=require_client_cert, require_token=require_token)
 
     def ready(server: ReplayServer) -> None:
-        """Print the kubeconfig and the startup lines, then write --kubeconfig-out last: a script that
+        """Print the kubeconfig and the startup lines; --kubeconfig-out is written first (a path that
+        cannot be written fails before a line says to use it) but put in place last: a script that
         waits for that file (as tests and CI do) then finds every warning already written."""
         text = server.kubeconfig_yaml()
+        publish = _write_private(kubeconfig_out, text) if kubeconfig_out else None
         sys.stdout.write(text)
         sys.stdout.flush()
         count = len(objects)
@@ -214,27 +217,35 @@ def serve(
         store = server.store
         click.echo(versions_line(store.server_version, store.server_version_known, language), err=True)
         sys.stderr.flush()
-        if kubeconfig_out:
-            _write_private(kubeconfig_out, text)
+        if publish is not None:
+            publish()
 
     gc.enable()  # main() turns it off for one-shot commands; a server runs until Ctrl-C
     run(objects, address, port, ready, reload_paths=bundle, tls=settings, lang=language)
     return 0
 
 
-def _write_private(path: str, text: str) -> None:
-    """The kubeconfig, readable by its owner only (it may carry a token); a path that cannot be written
-    is the user's to fix (exit 2), not a traceback."""
+def _write_private(path: str, text: str) -> Callable[[], None]:
+    """The kubeconfig written beside `path`, readable by its owner only (it may carry a token), and
+    what renames it over `path` whole (a waiting reader never sees half a file); a path that cannot
+    be written is the user's to fix (exit 2), not a traceback."""
     from kubectl_rbln.errors import InputError  # noqa: PLC0415
 
-    partial = f"{path}.partial"  # renamed over `path` whole: a waiting reader never sees half a file
+    partial = f"{path}.partial"
+
+    def publish() -> None:
+        try:
+            os.replace(partial, path)
+        except OSError as exc:
+            raise InputError(f"--kubeconfig-out {path}: {exc.strerror or exc}") from None
+
     try:
         fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
-        os.replace(partial, path)
     except OSError as exc:
         raise InputError(f"--kubeconfig-out {path}: {exc.strerror or exc}") from None
+    return publish
 
 
 def versions_line(kubernetes: str, from_bundle: bool, lang: str) -> str:

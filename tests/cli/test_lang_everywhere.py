@@ -189,6 +189,8 @@ def test_serve_lang_en_wins_over_a_korean_locale(tmp_path: Path) -> None:
 def test_serve_errors_in_korean(args: list[str], expected: str, inprocess_rbln, english_locale) -> None:
     code, _, err = inprocess_rbln("serve", *args, "--lang", "ko")
     assert code == 2 and expected in err, err
+    if "--kubeconfig-out" in args:  # the error alone: no startup line first says to use the file
+        assert len(err.strip().splitlines()) == 1, err
     assert not _english_words(err), err
 
 
