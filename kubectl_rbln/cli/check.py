@@ -85,7 +85,7 @@ def _every_namespace(opts: Options) -> bool:
 def _one(opts: Options, asked: _Asked) -> int:
     from kubectl_rbln.app.check import CheckRequest, run_check  # noqa: PLC0415 - heavy imports
     from kubectl_rbln.cluster.source import default_namespace, load_snapshot  # noqa: PLC0415
-    from kubectl_rbln.render.check_table import render_check  # noqa: PLC0415
+    from kubectl_rbln.render.check_table import MAX_PASSING_POD_ROWS, render_check  # noqa: PLC0415
     from kubectl_rbln.render.output import emit  # noqa: PLC0415
 
     snapshot, collected = keep(load_snapshot(opts.source, warner(opts.lang)))
@@ -109,7 +109,7 @@ def _one(opts: Options, asked: _Asked) -> int:
         raw_output=opts.jq_raw,
         lang=opts.lang,
         text=lambda: render_check(
-            keep(report.to_document(opts.lang)),
+            keep(report.to_document(opts.lang, None if opts.output == "wide" else MAX_PASSING_POD_ROWS)),
             color=opts.color,
             wide=opts.output == "wide",
             lang=opts.lang,

@@ -89,3 +89,26 @@ def test_why_items_cover_every_device_pod():
     pods = {f"why {ns}/{name}" for ns, name in c.builder.running_pods() + c.builder.pending_pods()}
     assert why == pods
     assert items[f"why {c.namespace}/{c.pod}"].status == "fail"
+
+
+def test_a_folded_table_prints_what_the_whole_document_prints():
+    """More than 20 passing device Pods fold into one row; their items then go to the table as id and
+    status only (app/check.py `fold_beyond`), and the table must not change: one namespace and -A, a
+    crashing Pod among them (a warning, never folded), both languages."""
+    from kubectl_rbln.render.check_table import MAX_PASSING_POD_ROWS, render_check
+
+    c = cluster(npu_nodes=12, prefill_running=12, decode_running=12, decode_pending=1, memlock_crash=True)
+    snapshot = c.snapshot()
+    every = CheckRequest("", DEFAULT_RCT, all_namespaces=True)
+    for request in (CheckRequest(c.namespace, DEFAULT_RCT), every):
+        report = run_check(snapshot, request)
+        passing = [i for i in report.items if i.id.startswith("why ") and i.status == "pass"]
+        assert len(passing) > MAX_PASSING_POD_ROWS  # the fold is what this test is about
+        assert any(i.id.startswith("why ") and i.status != "pass" for i in report.items)
+        for lang in ("en", "ko"):
+            whole = render_check(report.to_document(lang), color=False, wide=False, lang=lang)
+            folded = render_check(
+                report.to_document(lang, MAX_PASSING_POD_ROWS), color=False, wide=False, lang=lang
+            )
+            assert folded == whole
+            assert str(len(passing)) in whole
