@@ -16,8 +16,6 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from kubectl_rbln.catalog.fill import fill
 
 CLI_WORDS_FILE = "cli_ko.yaml"
@@ -42,6 +40,8 @@ def language_of_arguments(args: Sequence[str], environ: Mapping[str, str] | None
 
 @lru_cache(maxsize=1)
 def _document() -> dict[str, Any]:
+    import yaml  # noqa: PLC0415 - English `--help` translates nothing: yaml stays out of its start
+
     text = (Path(__file__).parent / CLI_WORDS_FILE).read_text(encoding="utf-8")
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:

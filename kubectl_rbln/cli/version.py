@@ -16,7 +16,6 @@ from kubectl_rbln.catalog.cli_words import cli_line, error_text
 from kubectl_rbln.cli.lang import LANG_MESSAGES_HELP
 from kubectl_rbln.cli.options import Options, common_options
 from kubectl_rbln.errors import RblnError
-from kubectl_rbln.render.output import emit_document
 
 
 @click.command()
@@ -63,6 +62,8 @@ def _live(document: dict[str, Any], opts: Options) -> str:
 
 
 def _print(document: dict[str, Any], opts: Options, note: str) -> None:
+    from kubectl_rbln.render.output import emit_document  # noqa: PLC0415 - yaml stays out of --help
+
     if opts.output in ("json", "yaml") or opts.jq:
         emit_document(document, opts.output, opts.jq, raw_output=opts.jq_raw)
         return

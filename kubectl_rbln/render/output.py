@@ -13,7 +13,7 @@ from typing import Any, Protocol, TextIO
 
 import yaml
 
-from kubectl_rbln.catalog import machine_document
+from kubectl_rbln.catalog import Said, machine_document
 from kubectl_rbln.errors import InputError
 from kubectl_rbln.render.json_text import indented_json, json_line
 from kubectl_rbln.terminal import vouch
@@ -45,6 +45,7 @@ def _represent_str(dumper: yaml.SafeDumper, data: str) -> yaml.ScalarNode:
 
 
 _PlainDumper.add_representer(str, _represent_str)
+_PlainDumper.add_representer(Said, _represent_str)  # a catalog sentence, quoted as any other text
 
 
 def to_yaml(document: Any) -> str:
