@@ -18,6 +18,7 @@ from typing import Any
 from kubectl_rbln.catalog.entries import (
     LANGUAGES,
     SEVERITIES,
+    YAML_TEACHERS,
     CatalogEntry,
     Line,
     Words,
@@ -283,6 +284,9 @@ def said_as_yaml_str(yaml: Any) -> None:
     first read (entries.py), which is before any Said exists: yaml stays out of `--help` (~17 ms)."""
     for dumper in (yaml.SafeDumper, yaml.Dumper):
         dumper.add_representer(Said, yaml.representer.SafeRepresenter.represent_str)
+
+
+YAML_TEACHERS.append(said_as_yaml_str)
 
 
 # Data (evidence values, the simulation's reasons) is said in the reader's language for a table,

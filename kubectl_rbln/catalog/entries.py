@@ -8,6 +8,7 @@ values; the render layer fills the words (catalog/fill.py).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -172,15 +173,19 @@ def parse_sentences(data: Any) -> dict[str, dict[str, str]]:
     return {str(key): _texts(texts, f"sentence {key}", "text") for key, texts in data.items()}
 
 
+# Run with the yaml module when a catalog file is first read, before any sentence exists: the package
+# registers how its sentence type is written (catalog/__init__.py `said_as_yaml_str`).
+YAML_TEACHERS: list[Callable[[Any], None]] = []
+
+
 @lru_cache(maxsize=1)
 def _document() -> dict[str, Any]:
     # beside this module, read as a plain file: importlib.resources would import zipfile, tempfile and
     # shutil (~10 ms of every command's start) for a package that is always installed as files
     import yaml  # noqa: PLC0415 - English `--help` reads no catalog file: yaml is ~17 ms of its start
 
-    from kubectl_rbln.catalog import said_as_yaml_str  # noqa: PLC0415 - the package imports this module
-
-    said_as_yaml_str(yaml)
+    for teach in YAML_TEACHERS:
+        teach(yaml)
     text = (Path(__file__).parent / CATALOG_FILE).read_text(encoding="utf-8")
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     data = yaml.load(text, Loader=loader)  # a safe loader, C-accelerated when available
