@@ -75,8 +75,8 @@ class CheckReport:
 
         `fold_beyond`: the table's document (render/check_table.py), where more passing device Pods than
         that in one table fold into one counted row. Those Pods' items are then only their id and
-        status (`folded_item`): the table reads nothing else of them, and writing 40,000 verdicts and
-        cleaning them of control sequences cost ~1 s at 20,000 nodes for one line of output."""
+        status (`folded_item`): the table reads nothing else of them, and writing 40,000 verdicts for
+        one line of output took the document from 0.08 to 0.24 s at 20,000 nodes (measured)."""
         statuses = [item.status for item in self.items]  # once each: 10,000 items at 5,000 nodes
         folded = _folded_ids(self.items, statuses, fold_beyond)
         document: dict[str, Any] = {
